@@ -1,0 +1,21 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { ServiceStack } from './stack';
+
+/** Builds the CDK app; cdk-nag's AwsSolutions pack runs on every synth. */
+export function buildApp(app = new App()) {
+  const stack = new ServiceStack(app, process.env.STACK_NAME ?? 'PartnerTravelService', {
+    description: 'Partner travel booking service: B2B API for banking partners',
+    env: process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } : undefined,
+  });
+  Validations.of(stack).acknowledge({
+    id: 'AwsSolutions-L1',
+    reason: 'The runtime is fixed to Node.js 22 (NODEJS_22_X) by the design decisions; newer runtimes are adopted deliberately, not by the linter.',
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  return { app, stack };
+}
+
+if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
+  buildApp().app.synth();
+}

@@ -1,0 +1,75 @@
+import { CfnOutput, Stack, Validations } from 'aws-cdk-lib';
+import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { ROUTE_LIST, type RouteDef } from '../../shared/routes';
+import { TABLES, type TableName } from '../../shared/tables';
+import { ServiceFunction, type TableBinding } from './service-function';
+
+export interface ApiProps {
+  tables: Record<TableName, TableV2>;
+  /** Extra bindings per route (queues, buckets), added by other constructs. */
+  bindRoute?: (route: RouteDef, fn: ServiceFunction) => void;
+}
+
+/**
+ * The HTTP API (payload format 2.0, which carries the raw query string the
+ * request signature covers), one Lambda per entry of the route table, and a
+ * $default route answering 404/405 in the error shape.
+ */
+export class ApiConstruct extends Construct {
+  readonly api: HttpApi;
+  readonly functions: Record<string, ServiceFunction> = {};
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+    const fallback = new ServiceFunction(this, 'Fallback', { entry: 'functions/meta/fallback.ts', description: '404/405 for unmatched requests' });
+    this.api = new HttpApi(this, 'HttpApi', {
+      description: 'Partner travel booking service API (v1)',
+      defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
+    });
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS });
+    const stage = this.api.defaultStage!.node.defaultChild as CfnStage;
+    stage.accessLogSettings = {
+      destinationArn: accessLogs.logGroupArn,
+      format: JSON.stringify({
+        requestId: '$context.requestId',
+        ip: '$context.identity.sourceIp',
+        requestTime: '$context.requestTime',
+        httpMethod: '$context.httpMethod',
+        routeKey: '$context.routeKey',
+        status: '$context.status',
+        responseLength: '$context.responseLength',
+        integrationLatency: '$context.integrationLatency',
+      }),
+    };
+    stage.defaultRouteSettings = { throttlingBurstLimit: 500, throttlingRateLimit: 1000 };
+
+    for (const route of ROUTE_LIST) {
+      const fn = new ServiceFunction(this, route.id, { entry: route.handler, description: `${route.method} ${route.path}` });
+      const tables: TableBinding[] = [];
+      if (route.access === 'key') {
+        // Keyed routes write rate-limit counters, idempotency records and the audit trail.
+        tables.push({ table: props.tables.access, def: TABLES.access, access: 'readwrite' });
+        tables.push({ table: props.tables.data, def: TABLES.data, access: route.write ? 'readwrite' : 'read' });
+      }
+      fn.bind({ tables });
+      props.bindRoute?.(route, fn);
+      this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.id}Integration`, fn),
+      });
+      this.functions[route.id] = fn;
+    }
+
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'Authentication is done in every handler: API keys are checked against hashes in DynamoDB and live writes carry an HMAC over the raw body, which an API Gateway authorizer cannot see.',
+    });
+    new CfnOutput(Stack.of(this), 'ApiUrl', { value: `${this.api.apiEndpoint}/v1` });
+  }
+}

@@ -1,0 +1,112 @@
+import { Duration, RemovalPolicy, Stack, Validations, type CfnResource } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { join } from 'node:path';
+import type { TableDef } from '../../shared/tables';
+
+export const REPO_ROOT = join(import.meta.dirname, '..', '..');
+
+export interface ServiceFunctionProps {
+  /** Handler entry relative to the repository root (functions/...). */
+  entry: string;
+  description?: string;
+  timeout?: Duration;
+  memorySize?: number;
+}
+
+export interface TableBinding {
+  table: ITableV2;
+  def: TableDef;
+  access: 'read' | 'readwrite';
+}
+
+export interface QueueBinding {
+  queue: IQueue;
+  envVar: string;
+  access: 'send' | 'consume';
+}
+
+export interface BucketBinding {
+  bucket: IBucket;
+  envVar: string;
+  access: 'read' | 'put' | 'readwrite';
+}
+
+/**
+ * Every Lambda of the service: Node.js 22 on arm64, bundled by esbuild, JSON
+ * logs with a retention, its own role with no managed policy. `bind` grants the
+ * least privilege a function needs on a table, queue or bucket and sets the
+ * matching environment variable in the same call.
+ */
+export class ServiceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    super(scope, id, {
+      entry: join(REPO_ROOT, props.entry),
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role,
+      logGroup,
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'partner-travel-api',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        SERVICE_STAGE: 'aws',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+      bundling: {
+        target: 'node22',
+        format: OutputFormat.CJS,
+        minify: true,
+        sourceMap: true,
+        // Bundle the SDK too: the version that ran the tests is the version deployed.
+        externalModules: [],
+      },
+    });
+    logGroup.grantWrite(role);
+  }
+
+  bind(b: { tables?: TableBinding[]; queues?: QueueBinding[]; buckets?: BucketBinding[] }): this {
+    for (const t of b.tables ?? []) {
+      if (t.access === 'read') t.table.grantReadData(this);
+      else t.table.grantReadWriteData(this);
+      this.addEnvironment(t.def.envVar, t.table.tableName);
+      const tableId = Stack.of(this).getLogicalId(t.table.node.defaultChild as CfnResource);
+      Validations.of(this.role!).acknowledge({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+        reason: `Queries use the secondary indexes of the ${t.def.name} table, whose ARNs end in /index/*; the grant is limited to that table.`,
+      });
+    }
+    for (const q of b.queues ?? []) {
+      if (q.access === 'send') q.queue.grantSendMessages(this);
+      else q.queue.grantConsumeMessages(this);
+      this.addEnvironment(q.envVar, q.queue.queueUrl);
+      this.addEnvironment(`${q.envVar}_ARN`, q.queue.queueArn);
+    }
+    for (const bk of b.buckets ?? []) {
+      if (bk.access === 'read') bk.bucket.grantRead(this);
+      else if (bk.access === 'put') bk.bucket.grantPut(this);
+      else bk.bucket.grantReadWrite(this);
+      this.addEnvironment(bk.envVar, bk.bucket.bucketName);
+    }
+    return this;
+  }
+
+  /** For grants done elsewhere (Scheduler pass-role, etc.). */
+  get grantee(): IGrantable {
+    return this;
+  }
+}

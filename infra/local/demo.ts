@@ -1,0 +1,32 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface DemoPartner {
+  partner_id: string;
+  member_id: string;
+  test_key: string;
+  live_key: string;
+}
+
+/**
+ * The demo partner created on first start. Its keys are kept in .local/ (never
+ * committed) so that every start can print a working sandbox key; the service
+ * itself stores only their hashes.
+ */
+export async function ensureDemoPartner(stateDir: string): Promise<DemoPartner> {
+  const { accessRepository } = await import('../../shared/access/repository');
+  const file = join(stateDir, 'demo-partner.json');
+  if (existsSync(file)) {
+    const demo = JSON.parse(readFileSync(file, 'utf8')) as DemoPartner;
+    if (await accessRepository.getPartner(demo.partner_id)) return demo;
+  }
+  const created = await accessRepository.createPartner({ name: 'Demo Bank', email: 'demo-admin@demo-bank.example' });
+  const demo: DemoPartner = {
+    partner_id: created.partner.partner_id,
+    member_id: created.member.member_id,
+    test_key: created.testKey.key,
+    live_key: created.liveKey.key,
+  };
+  writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  return demo;
+}

@@ -1,0 +1,118 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+  type AttributeDefinition,
+} from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { TABLES, type TableDef } from '../../shared/tables';
+import { QUEUES } from '../../shared/queues';
+import { BUCKETS } from '../../shared/buckets';
+
+const S = 'S' as const;
+
+function attributeDefinitions(def: TableDef): AttributeDefinition[] {
+  const names = new Set([def.partitionKey, def.sortKey, ...def.indexes.flatMap((i) => [i.partitionKey, i.sortKey])]);
+  return [...names].map((AttributeName) => ({ AttributeName, AttributeType: S }));
+}
+
+/** Creates the tables of shared/tables.ts on DynamoDB Local (and adds indexes added since). */
+export async function provisionTables(ddb: DynamoDBClient): Promise<void> {
+  for (const def of Object.values(TABLES) as TableDef[]) {
+    let existing: Set<string> | undefined;
+    try {
+      const d = await ddb.send(new DescribeTableCommand({ TableName: def.name }));
+      existing = new Set((d.Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName!));
+    } catch (e) {
+      if (!(e instanceof ResourceNotFoundException)) throw e;
+    }
+    if (!existing) {
+      await ddb.send(
+        new CreateTableCommand({
+          TableName: def.name,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: attributeDefinitions(def),
+          KeySchema: [
+            { AttributeName: def.partitionKey, KeyType: 'HASH' },
+            { AttributeName: def.sortKey, KeyType: 'RANGE' },
+          ],
+          GlobalSecondaryIndexes: def.indexes.map((i) => ({
+            IndexName: i.name,
+            KeySchema: [
+              { AttributeName: i.partitionKey, KeyType: 'HASH' },
+              { AttributeName: i.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          })),
+        }),
+      );
+      await ddb.send(
+        new UpdateTimeToLiveCommand({ TableName: def.name, TimeToLiveSpecification: { AttributeName: def.ttlAttribute, Enabled: true } }),
+      );
+      continue;
+    }
+    for (const i of def.indexes.filter((x) => !existing!.has(x.name))) {
+      await ddb.send(
+        new UpdateTableCommand({
+          TableName: def.name,
+          AttributeDefinitions: attributeDefinitions(def),
+          GlobalSecondaryIndexUpdates: [
+            {
+              Create: {
+                IndexName: i.name,
+                KeySchema: [
+                  { AttributeName: i.partitionKey, KeyType: 'HASH' },
+                  { AttributeName: i.sortKey, KeyType: 'RANGE' },
+                ],
+                Projection: { ProjectionType: 'ALL' },
+              },
+            },
+          ],
+        }),
+      );
+    }
+  }
+}
+
+export interface ProvisionedQueue {
+  name: string;
+  url: string;
+  arn: string;
+  dlqUrl: string;
+}
+
+/** Creates each queue of shared/queues.ts with its DLQ and redrive policy. */
+export async function provisionQueues(sqs: SQSClient): Promise<Record<string, ProvisionedQueue>> {
+  const out: Record<string, ProvisionedQueue> = {};
+  for (const [key, q] of Object.entries(QUEUES)) {
+    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${q.name}-dlq`, Attributes: { MessageRetentionPeriod: '1209600' } }));
+    const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    const main = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: q.name,
+        Attributes: {
+          VisibilityTimeout: String(q.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: q.maxReceiveCount }),
+        },
+      }),
+    );
+    const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: main.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    out[key] = { name: q.name, url: main.QueueUrl!, arn, dlqUrl: dlq.QueueUrl! };
+  }
+  return out;
+}
+
+export async function provisionBuckets(s3: S3Client): Promise<void> {
+  for (const b of Object.values(BUCKETS)) {
+    try {
+      await s3.send(new CreateBucketCommand({ Bucket: b.name }));
+    } catch (e) {
+      const name = (e as { name?: string }).name;
+      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw e;
+    }
+  }
+}

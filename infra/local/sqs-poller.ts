@@ -1,0 +1,96 @@
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { lambdaContext, loadHandler } from './lambda';
+
+export interface PollerTarget {
+  queueUrl: string;
+  queueArn: string;
+  /** Handler entry under functions/. */
+  consumer: string;
+  batchSize: number;
+}
+
+function toRecord(m: Message, arn: string): SQSRecord {
+  const a = m.Attributes ?? {};
+  return {
+    messageId: m.MessageId!,
+    receiptHandle: m.ReceiptHandle!,
+    body: m.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: a.ApproximateReceiveCount ?? '1',
+      SentTimestamp: a.SentTimestamp ?? String(Date.now()),
+      SenderId: a.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: Object.fromEntries(
+      Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [
+        k,
+        { stringValue: v.StringValue, binaryValue: v.BinaryValue ? Buffer.from(v.BinaryValue).toString('base64') : undefined, stringListValues: [], binaryListValues: [], dataType: v.DataType ?? 'String' },
+      ]),
+    ),
+    md5OfBody: m.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: arn,
+    awsRegion: 'us-east-1',
+  };
+}
+
+/**
+ * The Lambda event source mapping, emulated: long-polls the queue, invokes the
+ * consumer with an SQS batch event, deletes what succeeded and leaves the
+ * `batchItemFailures` (or the whole batch if the handler throws) to reappear
+ * after the visibility timeout, so the redrive policy moves them to the DLQ.
+ */
+export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: string) => void) {
+  let running = true;
+  let inflight: Promise<void> = Promise.resolve();
+  const loop = async () => {
+    while (running) {
+      let messages: Message[] = [];
+      try {
+        const r = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: target.queueUrl,
+            MaxNumberOfMessages: Math.min(10, target.batchSize),
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+        );
+        messages = r.Messages ?? [];
+      } catch (e) {
+        if (!running) return;
+        log(`[sqs] receive failed on ${target.queueUrl}: ${(e as Error).message}`);
+        await new Promise((r) => setTimeout(r, 1000));
+        continue;
+      }
+      if (messages.length === 0) continue;
+      const event: SQSEvent = { Records: messages.map((m) => toRecord(m, target.queueArn)) };
+      let failed = new Set<string>();
+      try {
+        const handler = await loadHandler(target.consumer);
+        const res = (await handler(event, lambdaContext(target.consumer, 60_000))) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
+        failed = new Set((res?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+      } catch (e) {
+        log(`[sqs] consumer ${target.consumer} threw: ${(e as Error).message}`);
+        failed = new Set(messages.map((m) => m.MessageId!));
+      }
+      const done = messages.filter((m) => !failed.has(m.MessageId!));
+      if (done.length > 0) {
+        await sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: target.queueUrl,
+            Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+          }),
+        );
+      }
+    }
+  };
+  inflight = loop();
+  return {
+    stop: async () => {
+      running = false;
+      await inflight.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Server } from 'node:http';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { S3Client } from '@aws-sdk/client-s3';
+import { TABLES } from '../../shared/tables';
+import { QUEUES, JOBS } from '../../shared/queues';
+import { BUCKETS } from '../../shared/buckets';
+import { startApiGateway } from './api-gateway';
+import { startCron } from './cron';
+import { ROOT } from './lambda';
+import { provisionBuckets, provisionQueues, provisionTables } from './provision';
+import { startScheduler } from './scheduler';
+import { closeServer, freePort, startDynamo, startS3, startSqs } from './services';
+import { startPoller } from './sqs-poller';
+
+export interface LocalStackOptions {
+  port: number;
+  stateDir: string;
+  reset?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface RuntimeInfo {
+  pid: number;
+  javaPid?: number;
+  port: number;
+  baseUrl: string;
+  stateDir: string;
+  /** Environment a process needs to act on this stack (the admin CLI applies it). */
+  env: Record<string, string>;
+}
+
+const LOCAL_CREDENTIALS = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' };
+
+export function defaultStateDir(): string {
+  const dir = process.env.LOCAL_STATE_DIR ?? '.local';
+  return isAbsolute(dir) ? dir : resolve(ROOT, dir);
+}
+
+export const runtimeFile = (stateDir: string, port: number) => join(stateDir, `runtime-${port}.json`);
+
+export function readRuntime(stateDir: string, port: number): RuntimeInfo | undefined {
+  const f = runtimeFile(stateDir, port);
+  if (!existsSync(f)) return undefined;
+  const info = JSON.parse(readFileSync(f, 'utf8')) as RuntimeInfo;
+  try {
+    process.kill(info.pid, 0);
+    return info;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Kills a DynamoDB Local left behind by a stack that was killed without cleanup. */
+function reapStale(stateDir: string, port: number) {
+  const f = runtimeFile(stateDir, port);
+  if (!existsSync(f)) return;
+  const info = JSON.parse(readFileSync(f, 'utf8')) as RuntimeInfo;
+  try {
+    process.kill(info.pid, 0);
+    throw new Error(`a local stack (pid ${info.pid}) is already running on port ${port} with state in ${stateDir}`);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+  }
+  if (info.javaPid) {
+    try {
+      process.kill(info.javaPid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  rmSync(f, { force: true });
+}
+
+/**
+ * Boots the embedded local stack: DynamoDB Local, the SQS and S3 servers, the
+ * Scheduler emulation, tables/queues/buckets from the shared definitions, the
+ * SQS pollers, the cron runner and the API Gateway emulation.
+ */
+export async function startLocalStack(opts: LocalStackOptions) {
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const stateDir = opts.stateDir;
+  if (opts.reset) rmSync(stateDir, { recursive: true, force: true });
+  mkdirSync(stateDir, { recursive: true });
+  reapStale(stateDir, opts.port);
+
+  const [ddbPort, sqsPort, s3Port, schedPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+    rmSync(runtimeFile(stateDir, opts.port), { force: true });
+  };
+
+  try {
+    const dynamoP = startDynamo(join(stateDir, 'dynamodb'), ddbPort);
+    const sqsH = await startSqs(sqsPort);
+    stops.push(sqsH.stop);
+    const s3H = await startS3(join(stateDir, 's3'), s3Port);
+    stops.push(s3H.stop);
+    const dynamoH = await dynamoP;
+    stops.push(dynamoH.stop);
+
+    const clientConfig = { region: LOCAL_CREDENTIALS.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+    const ddb = new DynamoDBClient({ ...clientConfig, endpoint: dynamoH.endpoint });
+    const sqs = new SQSClient({ ...clientConfig, endpoint: sqsH.endpoint });
+    const s3 = new S3Client({ ...clientConfig, endpoint: s3H.endpoint, forcePathStyle: true });
+    await provisionTables(ddb);
+    const queues = await provisionQueues(sqs);
+    await provisionBuckets(s3);
+
+    const scheduler = await startScheduler({
+      port: schedPort,
+      file: join(stateDir, 'schedules.json'),
+      sqs,
+      queueUrlForArn: (arn) => Object.values(queues).find((q) => q.arn === arn)?.url,
+      log,
+    });
+    stops.push(scheduler.stop);
+
+    const env: Record<string, string> = {
+      ...LOCAL_CREDENTIALS,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoH.endpoint,
+      AWS_ENDPOINT_URL_SQS: sqsH.endpoint,
+      AWS_ENDPOINT_URL_S3: s3H.endpoint,
+      AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
+      S3_FORCE_PATH_STYLE: 'true',
+      SERVICE_STAGE: 'local',
+      LOCAL_STATE_DIR: stateDir,
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'WARN',
+    };
+    for (const t of Object.values(TABLES)) env[t.envVar] = t.name;
+    for (const [k, q] of Object.entries(QUEUES)) {
+      env[q.envVar] = queues[k]!.url;
+      env[`${q.envVar}_ARN`] = queues[k]!.arn;
+      env[`${q.envVar}_DLQ`] = queues[k]!.dlqUrl;
+    }
+    for (const b of Object.values(BUCKETS)) env[b.envVar] = b.name;
+    // Handlers run in this process: they read the same variables the CDK sets in AWS.
+    Object.assign(process.env, env);
+
+    for (const [k, q] of Object.entries(QUEUES)) {
+      const p = startPoller(sqs, { queueUrl: queues[k]!.url, queueArn: queues[k]!.arn, consumer: q.consumer, batchSize: q.batchSize }, log);
+      stops.push(p.stop);
+    }
+    const cron = startCron(JOBS, log);
+    stops.push(cron.stop);
+
+    const api: Server = await startApiGateway(opts.port);
+    stops.push(() => closeServer(api));
+    const baseUrl = `http://127.0.0.1:${opts.port}/v1`;
+    const runtime: RuntimeInfo = { pid: process.pid, javaPid: dynamoH.process.pid, port: opts.port, baseUrl, stateDir, env };
+    writeFileSync(runtimeFile(stateDir, opts.port), JSON.stringify(runtime, null, 2));
+    return { baseUrl, runtime, queues, stop: stopAll };
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+}

@@ -1,0 +1,49 @@
+import '../../scripts/quiet-sdk';
+import { MissingJavaError } from './services';
+import { defaultStateDir, startLocalStack } from './stack';
+import { ensureDemoPartner } from './demo';
+
+// A closed terminal or pipe must not abort the shutdown that stops DynamoDB Local.
+process.stdout.on('error', () => undefined);
+process.stderr.on('error', () => undefined);
+
+const started = Date.now();
+const reset = process.argv.includes('--reset');
+const port = Number(process.env.PORT ?? 3000);
+const stateDir = defaultStateDir();
+
+try {
+  const stack = await startLocalStack({ port, stateDir, reset });
+  const demo = await ensureDemoPartner(stateDir);
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(
+    [
+      '',
+      'Partner travel booking service: local stack is up',
+      `  Base URL     ${stack.baseUrl}`,
+      `  Sandbox key  ${demo.test_key}   (Demo Bank, PARTNER_ADMIN)`,
+      `  Try          curl -s -H "Authorization: Bearer ${demo.test_key}" ${stack.baseUrl}/me`,
+      `  State        ${stateDir}   (npm start -- --reset starts empty)`,
+      `Ready in ${secs} s. Press Ctrl-C to stop.`,
+      '',
+    ].join('\n'),
+  );
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping the local stack...`);
+    await stack.stop();
+    console.log('Stopped.');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+} catch (e) {
+  if (e instanceof MissingJavaError) {
+    console.error(e.message);
+  } else {
+    console.error(`The local stack failed to start: ${(e as Error).message}`);
+  }
+  process.exit(1);
+}

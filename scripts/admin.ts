@@ -1,0 +1,56 @@
+import './quiet-sdk';
+import { parseArgs } from 'node:util';
+import { COMMANDS } from './admin/commands';
+import { connect, UsageError } from './admin/target';
+import { AccessError } from '../shared/access/repository';
+
+/**
+ * The operators' CLI: npm run -s admin -- <command> [--flags] [--json].
+ * With --json, stdout carries exactly one JSON document; errors go to stderr
+ * with a non-zero exit (2 for usage errors, 1 otherwise).
+ */
+function help(): string {
+  const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.description}`);
+  return `Usage: npm run -s admin -- <command> [flags] [--json]\n\nCommands:\n${lines.join('\n')}\n\nTarget: the running local stack (same PORT and LOCAL_STATE_DIR as npm start);\nADMIN_TARGET=aws [STACK_NAME=...] acts on a deployed stack.`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help') {
+    process.stdout.write(`${help()}\n`);
+    return name ? 0 : 2;
+  }
+  const cmd = COMMANDS[name];
+  const json = rest.includes('--json');
+  try {
+    if (!cmd) throw new UsageError(`unknown command '${name}'; run 'npm run -s admin -- help' for the list`);
+    const { values } = parseArgs({ args: rest.filter((a) => a !== '--json'), options: optionsFor(cmd.flags), strict: true, allowPositionals: false });
+    const parsed = cmd.flags.safeParse(values);
+    if (!parsed.success) {
+      const msg = parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ');
+      throw new UsageError(`${msg}\nusage: ${cmd.usage}`);
+    }
+    await connect();
+    const out = await cmd.run(parsed.data as Record<string, unknown>);
+    process.stdout.write(json ? `${JSON.stringify(out.json)}\n` : `${out.text}\n`);
+    return 0;
+  } catch (e) {
+    const err = e as Error;
+    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const message = err instanceof AccessError || usage ? err.message : `${err.name}: ${err.message}`;
+    if (json) process.stderr.write(`${JSON.stringify({ error: { message, kind: err instanceof AccessError ? err.kind : usage ? 'usage' : 'failure' } })}\n`);
+    else process.stderr.write(`error: ${message}\n`);
+    return usage ? 2 : 1;
+  }
+}
+
+function optionsFor(schema: import('zod').ZodObject) {
+  const opts: Record<string, { type: 'string' | 'boolean' }> = {};
+  for (const [k, v] of Object.entries(schema.shape)) {
+    const inner = (v as { unwrap?: () => unknown }).unwrap?.() ?? v;
+    opts[k] = { type: (inner as { def?: { type?: string } }).def?.type === 'boolean' ? 'boolean' : 'string' };
+  }
+  return opts;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ROLES } from '../../shared/access/roles';
+import { UsageError } from './target';
+
+export interface Command {
+  usage: string;
+  description: string;
+  flags: z.ZodObject;
+  run(flags: Record<string, unknown>): Promise<{ json: unknown; text: string }>;
+}
+
+const env = z.enum(['live', 'test']);
+const role = z.enum(ROLES);
+const repo = async () => (await import('../../shared/access/repository')).accessRepository;
+
+/** Every operator command. Each returns one JSON document and a human summary. */
+export const COMMANDS: Record<string, Command> = {
+  'partner:create': {
+    usage: 'partner:create --name NAME [--email EMAIL]',
+    description: 'Create a partner, its first PARTNER_ADMIN member, and one live and one sandbox key for that member.',
+    flags: z.object({ name: z.string().min(1), email: z.email().optional() }),
+    async run(f) {
+      const r = await (await repo()).createPartner({ name: f.name as string, email: f.email as string | undefined });
+      return {
+        json: { partner_id: r.partner.partner_id, member_id: r.member.member_id, live_key: r.liveKey.key, test_key: r.testKey.key, live_key_id: r.liveKey.key_id, test_key_id: r.testKey.key_id },
+        text: [
+          `Partner ${r.partner.name} created: ${r.partner.partner_id}`,
+          `Admin member: ${r.member.member_id} (${r.member.email})`,
+          `Live key:    ${r.liveKey.key}`,
+          `Sandbox key: ${r.testKey.key}`,
+          'The secrets are shown once: store them now.',
+        ].join('\n'),
+      };
+    },
+  },
+  'partner:list': {
+    usage: 'partner:list',
+    description: 'List partners.',
+    flags: z.object({}),
+    async run() {
+      const data = await (await repo()).listPartners();
+      return {
+        json: { data },
+        text: data.length ? data.map((p) => `${p.partner_id}  ${p.name}  (created ${p.created_at})`).join('\n') : 'No partners.',
+      };
+    },
+  },
+  'partner:set-rate-limit': {
+    usage: 'partner:set-rate-limit --partner ID (--per-minute N | --default)',
+    description: 'Set the per-key request rate of a partner (requests per minute), or go back to the default of 600.',
+    flags: z.object({ partner: z.uuid(), 'per-minute': z.coerce.number().int().min(1).max(100_000).optional(), default: z.boolean().optional() }),
+    async run(f) {
+      if ((f['per-minute'] === undefined) === (f.default !== true)) throw new UsageError('give exactly one of --per-minute N or --default');
+      const p = await (await repo()).setRateLimit(f.partner as string, f.default ? null : (f['per-minute'] as number));
+      return { json: { partner_id: p.partner_id, rate_limit_per_minute: p.rate_limit_per_minute ?? 600 }, text: `Partner ${p.partner_id}: ${p.rate_limit_per_minute ?? 600} requests per minute per key.` };
+    },
+  },
+  'member:add': {
+    usage: 'member:add --partner ID --email EMAIL --role ROLE [--first-name F] [--last-name L]',
+    description: `Add a console member. Roles: ${ROLES.join(', ')}.`,
+    flags: z.object({ partner: z.uuid(), email: z.email(), role, 'first-name': z.string().optional(), 'last-name': z.string().optional() }),
+    async run(f) {
+      const m = await (await repo()).addMember(f.partner as string, {
+        email: f.email as string,
+        role: f.role as (typeof ROLES)[number],
+        first_name: f['first-name'] as string | undefined,
+        last_name: f['last-name'] as string | undefined,
+      });
+      return { json: { member_id: m.member_id, partner_id: m.partner_id, email: m.email, role: m.role }, text: `Member ${m.member_id} (${m.email}, ${m.role}) added.` };
+    },
+  },
+  'member:list': {
+    usage: 'member:list --partner ID',
+    description: 'List the console members of a partner.',
+    flags: z.object({ partner: z.uuid() }),
+    async run(f) {
+      const data = await (await repo()).listMembers(f.partner as string);
+      return { json: { data }, text: data.map((m) => `${m.member_id}  ${m.email}  ${m.role}${m.enabled ? '' : '  (disabled)'}`).join('\n') || 'No members.' };
+    },
+  },
+  'key:issue': {
+    usage: 'key:issue --partner ID --member MEMBER_ID --env live|test',
+    description: 'Issue an API key for a member in one environment. The secret is printed once.',
+    flags: z.object({ partner: z.uuid(), member: z.uuid(), env }),
+    async run(f) {
+      const k = await (await repo()).issueKey(f.partner as string, f.member as string, f.env as 'live' | 'test');
+      return { json: { key_id: k.key_id, key: k.key, env: k.env }, text: `Key ${k.key_id} (${k.env}): ${k.key}\nThe secret is shown once: store it now.` };
+    },
+  },
+  'key:revoke': {
+    usage: 'key:revoke --key-id KEY_ID',
+    description: 'Revoke an API key; it stops working at once.',
+    flags: z.object({ 'key-id': z.string().regex(/^[a-z0-9]{12}$/, 'a key id is the 12 characters after sk_live_ / sk_test_') }),
+    async run(f) {
+      const k = await (await repo()).revokeKey(f['key-id'] as string);
+      return { json: { key_id: k.key_id, revoked: true, revoked_at: k.revoked_at }, text: `Key ${k.key_id} revoked at ${k.revoked_at}.` };
+    },
+  },
+};
+
+/** Reads a JSON file given to a command, with a clear error. */
+export function readJsonFile(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`cannot read JSON from ${path}: ${(e as Error).message}`);
+  }
+}

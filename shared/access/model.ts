@@ -1,0 +1,44 @@
+import type { Env } from './keys';
+import type { Role } from './roles';
+
+export interface Partner {
+  partner_id: string;
+  name: string;
+  email?: string;
+  /** Requests per minute per key; absent means the service default. */
+  rate_limit_per_minute?: number;
+  /** Number of enabled PARTNER_ADMIN members, kept in the same transactions that change roles. */
+  admin_count: number;
+  created_at: string;
+}
+
+export interface Member {
+  member_id: string;
+  partner_id: string;
+  email: string;
+  role: Role;
+  enabled: boolean;
+  first_name: string;
+  last_name: string;
+  created_at: string;
+}
+
+export interface ApiKeyRecord {
+  key_id: string;
+  partner_id: string;
+  member_id: string;
+  env: Env;
+  secret_hash: string;
+  created_at: string;
+  revoked_at?: string;
+  expires_at?: string;
+}
+
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+
+export const accessKeys = {
+  partner: (pid: string) => ({ pk: `PARTNER#${pid}`, sk: 'PARTNER' }),
+  member: (pid: string, mid: string) => ({ pk: `PARTNER#${pid}`, sk: `MEMBER#${mid}` }),
+  memberEmail: (pid: string, email: string) => ({ pk: `PARTNER#${pid}`, sk: `EMAIL#${email.toLowerCase()}` }),
+  apiKey: (keyId: string) => ({ pk: `KEY#${keyId}`, sk: 'KEY' }),
+};

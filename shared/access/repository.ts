@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ddb } from '../aws';
+import { accessTableName } from '../config';
+import { formatKey, hashSecret, newKeyPrefix, newKeySecret, type Env } from './keys';
+import { accessKeys, type ApiKeyRecord, type Member, type Partner } from './model';
+import type { Role } from './roles';
+
+export class AccessError extends Error {
+  constructor(
+    readonly kind: 'not_found' | 'conflict' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface NewMember {
+  email: string;
+  role: Role;
+  first_name?: string;
+  last_name?: string;
+}
+
+export interface IssuedKey {
+  key_id: string;
+  key: string;
+  env: Env;
+}
+
+const strip = <T extends Record<string, unknown>>(item: T | undefined) => {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ...rest } = item;
+  return rest;
+};
+
+function newKeyItem(partnerId: string, memberId: string, env: Env, now: string) {
+  const keyId = newKeyPrefix();
+  const secret = newKeySecret();
+  const record: ApiKeyRecord = { key_id: keyId, partner_id: partnerId, member_id: memberId, env, secret_hash: hashSecret(secret), created_at: now };
+  return {
+    issued: { key_id: keyId, key: formatKey(env, keyId, secret), env } satisfies IssuedKey,
+    item: { ...accessKeys.apiKey(keyId), type: 'api_key', gsi1pk: `PARTNER#${partnerId}#KEYS`, gsi1sk: `${now}#${keyId}`, ...record },
+  };
+}
+
+function memberItem(partnerId: string, m: NewMember, now: string): Member & Record<string, unknown> {
+  const member: Member = {
+    member_id: randomUUID(),
+    partner_id: partnerId,
+    email: m.email,
+    role: m.role,
+    enabled: true,
+    first_name: m.first_name ?? '',
+    last_name: m.last_name ?? '',
+    created_at: now,
+  };
+  return { ...accessKeys.member(partnerId, member.member_id), type: 'member', ...member };
+}
+
+const isConditionFailure = (e: unknown) =>
+  e instanceof ConditionalCheckFailedException ||
+  (e instanceof TransactionCanceledException && (e.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed'));
+
+/** Partners, console members and API keys in the access table. */
+export const accessRepository = {
+  async createPartner(input: { name: string; email?: string; now?: Date }) {
+    const now = (input.now ?? new Date()).toISOString();
+    const partnerId = randomUUID();
+    const partner: Partner = { partner_id: partnerId, name: input.name, email: input.email, admin_count: 1, created_at: now };
+    const email = input.email ?? `admin+${partnerId.slice(0, 8)}@example.invalid`;
+    const member = memberItem(partnerId, { email, role: 'PARTNER_ADMIN', first_name: 'Admin', last_name: input.name }, now);
+    const live = newKeyItem(partnerId, member.member_id, 'live', now);
+    const test = newKeyItem(partnerId, member.member_id, 'test', now);
+    const TableName = accessTableName();
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName, Item: { ...accessKeys.partner(partnerId), type: 'partner', gsi1pk: 'PARTNERS', gsi1sk: `${now}#${partnerId}`, ...partner }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName, Item: member, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName, Item: { ...accessKeys.memberEmail(partnerId, email), type: 'member_email', member_id: member.member_id } } },
+          { Put: { TableName, Item: live.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName, Item: test.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+    return { partner, member: strip(member) as unknown as Member, liveKey: live.issued, testKey: test.issued };
+  },
+
+  async addMember(partnerId: string, m: NewMember): Promise<Member> {
+    const now = new Date().toISOString();
+    const item = memberItem(partnerId, m, now);
+    const TableName = accessTableName();
+    try {
+      await ddb.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName,
+                Key: accessKeys.partner(partnerId),
+                ConditionExpression: 'attribute_exists(pk)',
+                UpdateExpression: 'ADD admin_count :n',
+                ExpressionAttributeValues: { ':n': m.role === 'PARTNER_ADMIN' ? 1 : 0 },
+              },
+            },
+            { Put: { TableName, Item: { ...accessKeys.memberEmail(partnerId, m.email), type: 'member_email', member_id: item.member_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            { Put: { TableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+    } catch (e) {
+      if (e instanceof TransactionCanceledException) {
+        const [partner, email] = e.CancellationReasons ?? [];
+        if (partner?.Code === 'ConditionalCheckFailed') throw new AccessError('not_found', `partner ${partnerId} does not exist`);
+        if (email?.Code === 'ConditionalCheckFailed') throw new AccessError('conflict', `a member with e-mail ${m.email} already exists in partner ${partnerId}`);
+      }
+      throw e;
+    }
+    return strip(item) as unknown as Member;
+  },
+
+  async issueKey(partnerId: string, memberId: string, env: Env): Promise<IssuedKey> {
+    const now = new Date().toISOString();
+    const k = newKeyItem(partnerId, memberId, env, now);
+    const TableName = accessTableName();
+    try {
+      await ddb.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { ConditionCheck: { TableName, Key: accessKeys.member(partnerId, memberId), ConditionExpression: 'attribute_exists(pk) AND enabled = :t', ExpressionAttributeValues: { ':t': true } } },
+            { Put: { TableName, Item: k.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+    } catch (e) {
+      if (isConditionFailure(e)) throw new AccessError('not_found', `member ${memberId} does not exist in partner ${partnerId} or is disabled`);
+      throw e;
+    }
+    return k.issued;
+  },
+
+  async revokeKey(keyId: string, now = new Date()): Promise<ApiKeyRecord> {
+    try {
+      const r = await ddb.send(
+        new UpdateCommand({
+          TableName: accessTableName(),
+          Key: accessKeys.apiKey(keyId),
+          ConditionExpression: 'attribute_exists(pk)',
+          UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+          ExpressionAttributeValues: { ':now': now.toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return strip(r.Attributes) as unknown as ApiKeyRecord;
+    } catch (e) {
+      if (isConditionFailure(e)) throw new AccessError('not_found', `key ${keyId} does not exist`);
+      throw e;
+    }
+  },
+
+  async listPartners(): Promise<Partner[]> {
+    const out: Partner[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const r = await ddb.send(
+        new QueryCommand({
+          TableName: accessTableName(),
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :p',
+          ExpressionAttributeValues: { ':p': 'PARTNERS' },
+          ExclusiveStartKey,
+        }),
+      );
+      out.push(...(r.Items ?? []).map((i) => strip(i) as unknown as Partner));
+      ExclusiveStartKey = r.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return out;
+  },
+
+  async getPartner(partnerId: string): Promise<Partner | undefined> {
+    const r = await ddb.send(new GetCommand({ TableName: accessTableName(), Key: accessKeys.partner(partnerId) }));
+    return strip(r.Item) as unknown as Partner | undefined;
+  },
+
+  async listMembers(partnerId: string): Promise<Member[]> {
+    const r = await ddb.send(
+      new QueryCommand({
+        TableName: accessTableName(),
+        KeyConditionExpression: 'pk = :p AND begins_with(sk, :m)',
+        ExpressionAttributeValues: { ':p': `PARTNER#${partnerId}`, ':m': 'MEMBER#' },
+      }),
+    );
+    return (r.Items ?? []).map((i) => strip(i) as unknown as Member);
+  },
+
+  async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const r = await ddb.send(new GetCommand({ TableName: accessTableName(), Key: accessKeys.apiKey(keyId) }));
+    return strip(r.Item) as unknown as ApiKeyRecord | undefined;
+  },
+
+  /** Member and partner in one round trip (BatchGetItem). */
+  async getMemberAndPartner(partnerId: string, memberId: string): Promise<{ member?: Member; partner?: Partner }> {
+    const TableName = accessTableName();
+    const r = await ddb.send(
+      new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [accessKeys.member(partnerId, memberId), accessKeys.partner(partnerId)] } } }),
+    );
+    const items = r.Responses?.[TableName] ?? [];
+    return {
+      member: strip(items.find((i) => i.sk === `MEMBER#${memberId}`)) as unknown as Member | undefined,
+      partner: strip(items.find((i) => i.sk === 'PARTNER')) as unknown as Partner | undefined,
+    };
+  },
+
+  async setRateLimit(partnerId: string, perMinute: number | null): Promise<Partner> {
+    try {
+      const r = await ddb.send(
+        new UpdateCommand({
+          TableName: accessTableName(),
+          Key: accessKeys.partner(partnerId),
+          ConditionExpression: 'attribute_exists(pk)',
+          UpdateExpression: perMinute === null ? 'REMOVE rate_limit_per_minute' : 'SET rate_limit_per_minute = :n',
+          ExpressionAttributeValues: perMinute === null ? undefined : { ':n': perMinute },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return strip(r.Attributes) as unknown as Partner;
+    } catch (e) {
+      if (isConditionFailure(e)) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
+      throw e;
+    }
+  },
+};
+
+export type AccessRepository = typeof accessRepository;

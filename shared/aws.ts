@@ -1,0 +1,12 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * AWS clients, created once per container. Endpoints come from the standard
+ * AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_<SERVICE> variables, so the same code
+ * talks to AWS, LocalStack or the embedded local stack.
+ */
+export const dynamo = new DynamoDBClient({});
+export const ddb = DynamoDBDocumentClient.from(dynamo, {
+  marshallOptions: { removeUndefinedValues: true },
+});

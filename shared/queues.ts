@@ -1,0 +1,28 @@
+/**
+ * SQS queues and their consumers: used by the CDK (queue, DLQ, event source
+ * mapping with partial batch failures) and by the local runtime (queue
+ * creation on the SQS server, poller invoking the same handler).
+ */
+export interface QueueDef {
+  name: string;
+  envVar: string;
+  /** Consumer handler entry, relative to the repository root. */
+  consumer: string;
+  batchSize: number;
+  visibilityTimeoutSeconds: number;
+  /** Receives after which a message moves to the DLQ. */
+  maxReceiveCount: number;
+}
+
+export const QUEUES: Record<string, QueueDef> = {};
+
+/** Scheduled jobs (EventBridge cron in AWS, the local cron runner locally). */
+export interface JobDef {
+  id: string;
+  /** EventBridge cron expression, UTC: cron(minutes hours day-of-month month day-of-week year). */
+  schedule: string;
+  handler: string;
+  description: string;
+}
+
+export const JOBS: JobDef[] = [];

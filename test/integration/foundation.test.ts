@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { admin, api } from './helpers';
+
+describe('GET /v1/health', () => {
+  it('answers ok without a key and carries a request id', async () => {
+    const r = await api('GET', '/health');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ status: 'ok' });
+    expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('router errors use the error shape', () => {
+  it('unknown route -> 404 with request_id equal to the X-Request-Id header', async () => {
+    const r = await api('GET', '/no-such-thing');
+    expect(r.status).toBe(404);
+    expect(r.body.code).toBe('request.route.not_found');
+    expect(r.body.message).toMatch(/GET \/v1\/no-such-thing/);
+    expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
+  });
+
+  it('wrong method on a public route -> 405 with Allow', async () => {
+    const r = await api('DELETE', '/health');
+    expect(r.status).toBe(405);
+    expect(r.body.code).toBe('request.method.not_allowed');
+    expect(r.headers.get('allow')).toBe('GET');
+    expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
+  });
+});
+
+describe('admin CLI', () => {
+  it('partner:create prints one JSON document with the partner, its admin and two keys', async () => {
+    const r = await admin(['partner:create', '--name', 'CLI Bank', '--email', 'ops@cli-bank.example', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.json.partner_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.json.member_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.json.live_key).toMatch(/^sk_live_[a-z0-9]{12}_[A-Za-z0-9]{32}$/);
+    expect(r.json.test_key).toMatch(/^sk_test_[a-z0-9]{12}_[A-Za-z0-9]{32}$/);
+
+    const list = await admin(['partner:list', '--json']);
+    expect(list.code).toBe(0);
+    const mine = list.json.data.find((p: { partner_id: string }) => p.partner_id === r.json.partner_id);
+    expect(mine).toMatchObject({ name: 'CLI Bank', email: 'ops@cli-bank.example' });
+    // Only hashes are stored: no listing ever carries a key.
+    expect(list.stdout).not.toContain(r.json.live_key.split('_')[3]);
+  });
+
+  it('member:add, key:issue and key:revoke return their JSON fields; one member holds both environments', async () => {
+    const p = (await admin(['partner:create', '--name', 'Member Bank', '--json'])).json;
+    const m = await admin(['member:add', '--partner', p.partner_id, '--email', 'dev@member-bank.example', '--role', 'DEVELOPER', '--first-name', 'Dana', '--last-name', 'Dev', '--json']);
+    expect(m.code).toBe(0);
+    expect(m.json.member_id).toMatch(/^[0-9a-f-]{36}$/);
+
+    const live = await admin(['key:issue', '--partner', p.partner_id, '--member', m.json.member_id, '--env', 'live', '--json']);
+    const test = await admin(['key:issue', '--partner', p.partner_id, '--member', m.json.member_id, '--env', 'test', '--json']);
+    expect(live.json.key).toMatch(new RegExp(`^sk_live_${live.json.key_id}_`));
+    expect(test.json.key).toMatch(new RegExp(`^sk_test_${test.json.key_id}_`));
+
+    const revoked = await admin(['key:revoke', '--key-id', live.json.key_id, '--json']);
+    expect(revoked.json).toMatchObject({ key_id: live.json.key_id, revoked: true });
+  });
+
+  it('errors go to stderr with a non-zero exit and nothing on stdout', async () => {
+    const dup = await admin(['partner:create', '--name', 'Dup Bank', '--json']);
+    await admin(['member:add', '--partner', dup.json.partner_id, '--email', 'a@dup.example', '--role', 'VIEWER', '--json']);
+    const again = await admin(['member:add', '--partner', dup.json.partner_id, '--email', 'a@dup.example', '--role', 'VIEWER', '--json']);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toMatch(/already exists/);
+
+    const bad = await admin(['member:add', '--partner', dup.json.partner_id, '--email', 'b@dup.example', '--role', 'KING', '--json']);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/PARTNER_ADMIN/);
+
+    const foreign = await admin(['key:issue', '--partner', dup.json.partner_id, '--member', '00000000-0000-4000-8000-000000000000', '--env', 'test', '--json']);
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toMatch(/does not exist/);
+  });
+});

@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { freePort } from '../../infra/local/services';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    port: number;
+    stateDir: string;
+    demoTestKey: string;
+    startupMs: number;
+  }
+}
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+let child: ChildProcess | undefined;
+let stateDir: string | undefined;
+
+/** Boots the local stack exactly as `npm start` does, on a free port and a fresh state dir. */
+export default async function setup(project: TestProject) {
+  const port = await freePort();
+  stateDir = mkdtempSync(join(tmpdir(), 'ptbs-it-'));
+  const started = Date.now();
+  child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--reset'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), LOCAL_STATE_DIR: stateDir, WEBHOOK_WAIT_SCALE: process.env.WEBHOOK_WAIT_SCALE ?? '0.001' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const ready = await new Promise<string>((resolveReady, reject) => {
+    const timer = setTimeout(() => reject(new Error(`local stack not ready in 60 s:\n${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /Sandbox key\s+(sk_test_\S+)/.exec(out);
+      if (m && out.includes('Ready in')) {
+        clearTimeout(timer);
+        resolveReady(m[1]!);
+      }
+    };
+    child!.stdout!.on('data', onData);
+    child!.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child!.once('exit', (code) => reject(new Error(`local stack exited with ${code}:\n${out}`)));
+  });
+  project.provide('baseUrl', `http://127.0.0.1:${port}/v1`);
+  project.provide('port', port);
+  project.provide('stateDir', stateDir);
+  project.provide('demoTestKey', ready);
+  project.provide('startupMs', Date.now() - started);
+  return teardown;
+}
+
+async function teardown() {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((r) => child!.once('exit', r));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+}
