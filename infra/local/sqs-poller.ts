@@ -52,8 +52,12 @@ export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: st
           new ReceiveMessageCommand({
             QueueUrl: target.queueUrl,
             MaxNumberOfMessages: Math.min(10, target.batchSize),
-            WaitTimeSeconds: 1,
+            // Short polls: the local server's long poll keeps collecting until the wait ends,
+            // past the visibility timeout of what it already holds.
+            WaitTimeSeconds: 0,
             MessageSystemAttributeNames: ['All'],
+            // The local server still reads the older parameter name.
+            AttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
         );
@@ -64,7 +68,10 @@ export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: st
         await new Promise((r) => setTimeout(r, 1000));
         continue;
       }
-      if (messages.length === 0) continue;
+      if (messages.length === 0) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
       const event: SQSEvent = { Records: messages.map((m) => toRecord(m, target.queueArn)) };
       let failed = new Set<string>();
       try {
@@ -77,12 +84,13 @@ export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: st
       }
       const done = messages.filter((m) => !failed.has(m.MessageId!));
       if (done.length > 0) {
-        await sqs.send(
+        const del = await sqs.send(
           new DeleteMessageBatchCommand({
             QueueUrl: target.queueUrl,
             Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
           }),
         );
+        for (const f of del.Failed ?? []) log(`[sqs] delete failed on ${target.queueUrl}: ${f.Code} ${f.Message ?? ''}`);
       }
     }
   };
