@@ -1,5 +1,19 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { Health } from './schemas/common';
+import { pageQuery } from './http/pagination';
+import {
+  ApiKey,
+  ApiKeyPage,
+  ApiKeyWithSecret,
+  AuditEventPage,
+  CreateApiKeyBody,
+  KeyIdParams,
+  Me,
+  TeamMember,
+  TeamMemberList,
+  UpdateRoleBody,
+  UserIdParams,
+} from './schemas/platform';
 
 /**
  * The route table: the one source of truth for the CDK API Gateway routes, the
@@ -21,6 +35,7 @@ export const SCOPES = [
   'files:write',
   'team:read',
   'team:manage',
+  'keys:manage',
   'audit:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -76,6 +91,92 @@ export const ROUTES = defineRoutes({
     tag: 'Meta',
     summary: 'Service health',
     responses: { 200: { description: 'The service is up.', schema: Health } },
+  },
+  getOpenApi: {
+    method: 'GET',
+    path: '/v1/openapi.json',
+    handler: 'functions/meta/openapi.ts',
+    access: 'public',
+    tag: 'Meta',
+    summary: 'This OpenAPI 3.1 document',
+    responses: { 200: { description: 'The OpenAPI document of the API.', schema: z.record(z.string(), z.unknown()) } },
+  },
+  getMe: {
+    method: 'GET',
+    path: '/v1/me',
+    handler: 'functions/meta/me.ts',
+    access: 'key',
+    scope: 'meta:read',
+    tag: 'Meta',
+    summary: 'Metadata of the current key',
+    description: 'Partner, environment, key, member, role, scopes and rate limit of the key making the request.',
+    responses: { 200: { description: 'The current key.', schema: Me } },
+  },
+  listTeamMembers: {
+    method: 'GET',
+    path: '/v1/team/members',
+    handler: 'functions/team/list-members.ts',
+    access: 'key',
+    scope: 'team:read',
+    tag: 'Team',
+    summary: 'List the console members of your partner',
+    responses: { 200: { description: 'The members; is_you marks the caller.', schema: TeamMemberList } },
+  },
+  updateTeamMemberRole: {
+    method: 'PATCH',
+    path: '/v1/team/members/{user_id}/role',
+    handler: 'functions/team/update-role.ts',
+    access: 'key',
+    scope: 'team:manage',
+    tag: 'Team',
+    summary: "Change a member's role",
+    description: 'Refused for your own role (403 team.role.self_change) and when it would leave no PARTNER_ADMIN (409 team.role.last_admin).',
+    request: { params: UserIdParams, body: UpdateRoleBody },
+    responses: { 200: { description: 'Role updated.', schema: TeamMember } },
+  },
+  listApiKeys: {
+    method: 'GET',
+    path: '/v1/api-keys',
+    handler: 'functions/keys/list.ts',
+    access: 'key',
+    scope: 'keys:manage',
+    tag: 'Team',
+    summary: 'List the API keys of this environment',
+    request: { query: pageQuery },
+    responses: { 200: { description: 'Keys, most recent first; secrets are never shown.', schema: ApiKeyPage } },
+  },
+  createApiKey: {
+    method: 'POST',
+    path: '/v1/api-keys',
+    handler: 'functions/keys/create.ts',
+    access: 'key',
+    scope: 'keys:manage',
+    tag: 'Team',
+    summary: 'Issue an API key for a member, in the environment of the calling key',
+    request: { body: CreateApiKeyBody },
+    responses: { 201: { description: 'The key; `key` is shown only here.', schema: ApiKeyWithSecret } },
+  },
+  revokeApiKey: {
+    method: 'DELETE',
+    path: '/v1/api-keys/{key_id}',
+    handler: 'functions/keys/revoke.ts',
+    access: 'key',
+    scope: 'keys:manage',
+    tag: 'Team',
+    summary: 'Revoke an API key; it stops working at once',
+    request: { params: KeyIdParams },
+    responses: { 200: { description: 'The revoked key.', schema: ApiKey } },
+  },
+  listAuditEvents: {
+    method: 'GET',
+    path: '/v1/audit-events',
+    handler: 'functions/audit/list.ts',
+    access: 'key',
+    scope: 'audit:read',
+    tag: 'Meta',
+    summary: 'Audit trail of the writes made with your keys in this environment',
+    request: { query: pageQuery },
+    responses: { 200: { description: 'Audit events, most recent first.', schema: AuditEventPage } },
   },
 });
 

@@ -79,12 +79,30 @@ export const COMMANDS: Record<string, Command> = {
       return { json: { data }, text: data.map((m) => `${m.member_id}  ${m.email}  ${m.role}${m.enabled ? '' : '  (disabled)'}`).join('\n') || 'No members.' };
     },
   },
-  'key:issue': {
-    usage: 'key:issue --partner ID --member MEMBER_ID --env live|test',
-    description: 'Issue an API key for a member in one environment. The secret is printed once.',
-    flags: z.object({ partner: z.uuid(), member: z.uuid(), env }),
+  'member:disable': {
+    usage: 'member:disable --partner ID --member MEMBER_ID',
+    description: "Disable a member: their keys stop working at once (the last enabled PARTNER_ADMIN can't be disabled).",
+    flags: z.object({ partner: z.uuid(), member: z.uuid() }),
     async run(f) {
-      const k = await (await repo()).issueKey(f.partner as string, f.member as string, f.env as 'live' | 'test');
+      const m = await (await repo()).setMemberEnabled(f.partner as string, f.member as string, false);
+      return { json: { member_id: m.member_id, enabled: m.enabled }, text: `Member ${m.member_id} disabled.` };
+    },
+  },
+  'member:enable': {
+    usage: 'member:enable --partner ID --member MEMBER_ID',
+    description: 'Enable a disabled member again.',
+    flags: z.object({ partner: z.uuid(), member: z.uuid() }),
+    async run(f) {
+      const m = await (await repo()).setMemberEnabled(f.partner as string, f.member as string, true);
+      return { json: { member_id: m.member_id, enabled: m.enabled }, text: `Member ${m.member_id} enabled.` };
+    },
+  },
+  'key:issue': {
+    usage: 'key:issue --partner ID --member MEMBER_ID --env live|test [--expires-at ISO_DATE_TIME]',
+    description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',
+    flags: z.object({ partner: z.uuid(), member: z.uuid(), env, 'expires-at': z.iso.datetime().optional() }),
+    async run(f) {
+      const k = await (await repo()).issueKey(f.partner as string, f.member as string, f.env as 'live' | 'test', f['expires-at'] as string | undefined);
       return { json: { key_id: k.key_id, key: k.key, env: k.env }, text: `Key ${k.key_id} (${k.env}): ${k.key}\nThe secret is shown once: store it now.` };
     },
   },

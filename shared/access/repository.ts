@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ddb } from '../aws';
+import { queryPage } from '../db';
 import { accessTableName } from '../config';
 import { formatKey, hashSecret, newKeyPrefix, newKeySecret, type Env } from './keys';
 import { accessKeys, type ApiKeyRecord, type Member, type Partner } from './model';
@@ -35,13 +36,15 @@ const strip = <T extends Record<string, unknown>>(item: T | undefined) => {
   return rest;
 };
 
+const keysPartition = (partnerId: string, env: Env) => `PARTNER#${partnerId}#KEYS#${env}`;
+
 function newKeyItem(partnerId: string, memberId: string, env: Env, now: string) {
   const keyId = newKeyPrefix();
   const secret = newKeySecret();
   const record: ApiKeyRecord = { key_id: keyId, partner_id: partnerId, member_id: memberId, env, secret_hash: hashSecret(secret), created_at: now };
   return {
     issued: { key_id: keyId, key: formatKey(env, keyId, secret), env } satisfies IssuedKey,
-    item: { ...accessKeys.apiKey(keyId), type: 'api_key', gsi1pk: `PARTNER#${partnerId}#KEYS`, gsi1sk: `${now}#${keyId}`, ...record },
+    item: { ...accessKeys.apiKey(keyId), type: 'api_key', gsi1pk: keysPartition(partnerId, env), gsi1sk: `${now}#${keyId}`, ...record },
   };
 }
 
@@ -121,9 +124,10 @@ export const accessRepository = {
     return strip(item) as unknown as Member;
   },
 
-  async issueKey(partnerId: string, memberId: string, env: Env): Promise<IssuedKey> {
+  async issueKey(partnerId: string, memberId: string, env: Env, expiresAt?: string): Promise<IssuedKey> {
     const now = new Date().toISOString();
     const k = newKeyItem(partnerId, memberId, env, now);
+    if (expiresAt) (k.item as ApiKeyRecord).expires_at = expiresAt;
     const TableName = accessTableName();
     try {
       await ddb.send(
@@ -158,6 +162,143 @@ export const accessRepository = {
       if (isConditionFailure(e)) throw new AccessError('not_found', `key ${keyId} does not exist`);
       throw e;
     }
+  },
+
+  /** Keys of one partner and environment, most recent first. */
+  async listKeys(partnerId: string, env: Env, limit: number, after?: string) {
+    const pk = keysPartition(partnerId, env);
+    const { items, hasMore } = await queryPage(
+      { TableName: accessTableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': pk }, ScanIndexForward: false },
+      limit,
+      after ? { gsi1pk: pk, gsi1sk: after, ...accessKeys.apiKey(after.split('#')[1]!) } : undefined,
+    );
+    return { items: items.map((i) => strip(i) as unknown as ApiKeyRecord), next: hasMore ? (items.at(-1)!.gsi1sk as string) : undefined };
+  },
+
+  /** Revokes a key only if it belongs to this partner and environment. */
+  async revokeOwnKey(partnerId: string, env: Env, keyId: string, now = new Date()): Promise<ApiKeyRecord> {
+    try {
+      const r = await ddb.send(
+        new UpdateCommand({
+          TableName: accessTableName(),
+          Key: accessKeys.apiKey(keyId),
+          ConditionExpression: 'attribute_exists(pk) AND partner_id = :p AND env = :e',
+          UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+          ExpressionAttributeValues: { ':now': now.toISOString(), ':p': partnerId, ':e': env },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return strip(r.Attributes) as unknown as ApiKeyRecord;
+    } catch (e) {
+      if (isConditionFailure(e)) throw new AccessError('not_found', `key ${keyId} does not exist`);
+      throw e;
+    }
+  },
+
+  async getMember(partnerId: string, memberId: string): Promise<Member | undefined> {
+    const r = await ddb.send(new GetCommand({ TableName: accessTableName(), Key: accessKeys.member(partnerId, memberId), ConsistentRead: true }));
+    return strip(r.Item) as unknown as Member | undefined;
+  },
+
+  /**
+   * Changes a member's role in one transaction that keeps the partner's count
+   * of enabled admins (never below 1) and re-checks that the caller is still
+   * an enabled admin. Retries when a concurrent change moved the member.
+   */
+  async changeRole(partnerId: string, callerId: string, memberId: string, role: Role): Promise<Member> {
+    const TableName = accessTableName();
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const member = await this.getMember(partnerId, memberId);
+      if (!member) throw new AccessError('not_found', `member ${memberId} does not exist`);
+      if (member.role === role) return member;
+      const now = new Date().toISOString();
+      const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+        {
+          Update: {
+            TableName,
+            Key: accessKeys.member(partnerId, memberId),
+            UpdateExpression: 'SET #r = :new, updated_at = :now',
+            ConditionExpression: '#r = :old',
+            ExpressionAttributeNames: { '#r': 'role' },
+            ExpressionAttributeValues: { ':new': role, ':old': member.role, ':now': now },
+          },
+        },
+        {
+          ConditionCheck: {
+            TableName,
+            Key: accessKeys.member(partnerId, callerId),
+            ConditionExpression: '#r = :admin AND enabled = :t',
+            ExpressionAttributeNames: { '#r': 'role' },
+            ExpressionAttributeValues: { ':admin': 'PARTNER_ADMIN', ':t': true },
+          },
+        },
+      ];
+      const delta = !member.enabled ? 0 : member.role === 'PARTNER_ADMIN' ? -1 : role === 'PARTNER_ADMIN' ? 1 : 0;
+      if (delta !== 0) {
+        items.push({
+          Update: {
+            TableName,
+            Key: accessKeys.partner(partnerId),
+            UpdateExpression: 'ADD admin_count :d',
+            ConditionExpression: delta < 0 ? 'admin_count > :one' : 'attribute_exists(pk)',
+            ExpressionAttributeValues: delta < 0 ? { ':d': -1, ':one': 1 } : { ':d': 1 },
+          },
+        });
+      }
+      try {
+        await ddb.send(new TransactWriteCommand({ TransactItems: items }));
+        return { ...member, role };
+      } catch (e) {
+        if (!(e instanceof TransactionCanceledException)) throw e;
+        const [memberReason, callerReason, partnerReason] = e.CancellationReasons ?? [];
+        if (partnerReason?.Code === 'ConditionalCheckFailed') throw new AccessError('conflict', 'last_admin');
+        if (callerReason?.Code === 'ConditionalCheckFailed') throw new AccessError('invalid', 'caller_not_admin');
+        if (memberReason?.Code === 'ConditionalCheckFailed' || (e.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict')) {
+          await new Promise((r) => setTimeout(r, 20 + Math.random() * 50 * (attempt + 1)));
+          continue;
+        }
+        throw e;
+      }
+    }
+    throw new Error('role change kept conflicting with concurrent changes');
+  },
+
+  /** Enables or disables a member; disabling the last enabled admin is refused. */
+  async setMemberEnabled(partnerId: string, memberId: string, enabled: boolean): Promise<Member> {
+    const member = await this.getMember(partnerId, memberId);
+    if (!member) throw new AccessError('not_found', `member ${memberId} does not exist in partner ${partnerId}`);
+    if (member.enabled === enabled) return member;
+    const TableName = accessTableName();
+    const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+      {
+        Update: {
+          TableName,
+          Key: accessKeys.member(partnerId, memberId),
+          UpdateExpression: 'SET enabled = :e',
+          ConditionExpression: 'enabled = :was AND #r = :role',
+          ExpressionAttributeNames: { '#r': 'role' },
+          ExpressionAttributeValues: { ':e': enabled, ':was': member.enabled, ':role': member.role },
+        },
+      },
+    ];
+    if (member.role === 'PARTNER_ADMIN') {
+      items.push({
+        Update: {
+          TableName,
+          Key: accessKeys.partner(partnerId),
+          UpdateExpression: 'ADD admin_count :d',
+          ConditionExpression: enabled ? 'attribute_exists(pk)' : 'admin_count > :one',
+          ExpressionAttributeValues: enabled ? { ':d': 1 } : { ':d': -1, ':one': 1 },
+        },
+      });
+    }
+    try {
+      await ddb.send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (e) {
+      if (isConditionFailure(e)) throw new AccessError('conflict', `member ${memberId} changed concurrently or is the last enabled PARTNER_ADMIN`);
+      throw e;
+    }
+    return { ...member, enabled };
   },
 
   async listPartners(): Promise<Partner[]> {

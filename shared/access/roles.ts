@@ -30,6 +30,7 @@ export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
     'reviews:write',
     'files:write',
     'team:manage',
+    'keys:manage',
     'audit:read',
   ],
   FINANCE: ['meta:read', 'bookings:read', 'bookings:write', 'settlements:read'],

@@ -10,6 +10,9 @@ export interface Principal {
   role: string;
   scopes: ReadonlySet<string>;
   rateLimitPerMinute: number;
+  rateRemaining: number;
+  /** Unix seconds when the rate-limit window resets. */
+  rateReset: number;
   /** Plain secret from the Authorization header, kept in memory for signature checks only. */
   secret: string;
 }
@@ -23,6 +26,8 @@ export interface RequestState {
   headers: Record<string, string>;
   /** Raw body exactly as received (decoded from base64 when needed). */
   rawBody: string;
+  /** Validated Idempotency-Key of a write. */
+  idempotencyKey?: string;
 }
 
 const STATE = Symbol('requestState');

@@ -3,6 +3,8 @@ import type { z } from 'zod';
 import type { RouteDef } from '../routes';
 import { httpContext } from './middleware/http-context';
 import { parseRequest, type ParsedInput } from './middleware/parse-request';
+import { platform } from './middleware/platform';
+import { runIdempotent } from '../platform/idempotency';
 import { toResult } from './respond';
 import { getState, type Principal } from './context';
 import type { ApiEvent, ApiResult, HandlerResult, LambdaContext } from './types';
@@ -26,6 +28,7 @@ export interface RouteInput<R extends RouteDef> {
 export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) => Promise<HandlerResult>) {
   return middy<ApiEvent, ApiResult, Error, LambdaContext>()
     .use(httpContext(def))
+    .use(platform(def))
     .use(parseRequest(def))
     .handler(async (event) => {
       const state = getState(event);
@@ -40,6 +43,6 @@ export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) =
             principal: state.principal,
           } as RouteInput<R>),
         );
-      return run();
+      return def.write && state.principal ? runIdempotent(event, state, run) : run();
     });
 }

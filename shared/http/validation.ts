@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ApiError } from '../errors';
+import { PAGINATION_FIELD_CODES } from './pagination';
 
 export type Location = 'body' | 'query' | 'path' | 'header';
 
@@ -26,16 +27,26 @@ export function fieldErrors(issues: z.core.$ZodIssue[], location: Location): Fie
   });
 }
 
+const isMissing = (e: FieldError) => e.message.includes('received undefined');
+
+/** `validation.required.field` when the first problem is an absent field, `validation.field.invalid` otherwise. */
 export function validationError(errors: FieldError[]): ApiError {
   const first = errors[0];
-  const message = first
-    ? `Invalid ${first.location} field '${first.field}': ${first.message}`
-    : 'The request failed validation.';
-  return new ApiError('validation.request.invalid', message, { errors });
+  if (first && isMissing(first)) {
+    return new ApiError('validation.required.field', `Missing required ${first.location} field '${first.field}'.`, { errors });
+  }
+  const message = first ? `Invalid ${first.location} field '${first.field}': ${first.message}` : 'The request failed validation.';
+  return new ApiError('validation.field.invalid', message, { errors });
 }
 
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, location: Location): z.infer<S> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw validationError(fieldErrors(parsed.error.issues, location));
+  if (!parsed.success) {
+    const errors = fieldErrors(parsed.error.issues, location);
+    const first = errors[0];
+    const pagingCode = location === 'query' && first ? PAGINATION_FIELD_CODES[first.field as keyof typeof PAGINATION_FIELD_CODES] : undefined;
+    if (pagingCode) throw new ApiError(pagingCode, `Invalid ${first!.field}: ${first!.message}`, { errors });
+    throw validationError(errors);
+  }
   return parsed.data;
 }

@@ -57,3 +57,32 @@ export async function newPartner(name = `Bank ${Math.random().toString(36).slice
   if (r.code !== 0) throw new Error(`partner:create failed: ${r.stderr}`);
   return r.json as { partner_id: string; member_id: string; live_key: string; test_key: string; live_key_id: string; test_key_id: string };
 }
+
+export { sign } from '../../shared/platform/signature';
+import { randomUUID } from 'node:crypto';
+import { sign as signRequest } from '../../shared/platform/signature';
+
+/** The secret part of a key: what live writes sign with. */
+export const secretOf = (key: string) => key.split('_')[3]!;
+
+export function signatureHeaders(key: string, method: string, pathWithQuery: string, body: string, ts = Math.floor(Date.now() / 1000)) {
+  return { 'x-timestamp': String(ts), 'x-signature': signRequest(secretOf(key), String(ts), method, `/v1${pathWithQuery}`, body) };
+}
+
+/** A write as a well-behaved client sends it: JSON body, Idempotency-Key, and a signature with live keys. */
+export async function write<T = any>(method: string, path: string, key: string, body?: unknown, opts: { idempotencyKey?: string; headers?: Record<string, string> } = {}) {
+  const raw = body === undefined ? '' : JSON.stringify(body);
+  const headers: Record<string, string> = { 'idempotency-key': opts.idempotencyKey ?? randomUUID(), ...opts.headers };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (key.startsWith('sk_live_')) Object.assign(headers, signatureHeaders(key, method, path, raw));
+  return api<T>(method, path, { key, rawBody: raw || undefined, headers });
+}
+
+/** A partner with one extra member of the given role and a key for it in each environment. */
+export async function memberWithRole(role: string, partner?: Awaited<ReturnType<typeof newPartner>>) {
+  const p = partner ?? (await newPartner());
+  const m = await admin(['member:add', '--partner', p.partner_id, '--email', `${role.toLowerCase()}-${randomUUID().slice(0, 8)}@bank.example`, '--role', role, '--json']);
+  const test = await admin(['key:issue', '--partner', p.partner_id, '--member', m.json.member_id, '--env', 'test', '--json']);
+  const live = await admin(['key:issue', '--partner', p.partner_id, '--member', m.json.member_id, '--env', 'live', '--json']);
+  return { partner: p, memberId: m.json.member_id as string, testKey: test.json.key as string, liveKey: live.json.key as string };
+}

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../errors';
 import { logger } from '../../logger';
 import type { RouteDef } from '../../routes';
+import { recordAudit } from '../../platform/audit';
 import { setState, getState, type RequestState } from '../context';
 import { errorResult } from '../respond';
 import type { ApiEvent, ApiResult, LambdaContext } from '../types';
@@ -14,8 +15,11 @@ import type { ApiEvent, ApiResult, LambdaContext } from '../types';
  * deprecation).
  */
 export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, LambdaContext> {
-  const finish = (state: RequestState, result: ApiResult): ApiResult => {
-    const headers: Record<string, string> = { ...result.headers, ...state.headers, 'x-request-id': state.requestId };
+  const finish = async (event: ApiEvent, state: RequestState, result: ApiResult): Promise<ApiResult> => {
+    const replayed = result.headers['idempotent-replayed'] === 'true';
+    // A replay is the stored response: it keeps the request id of the request that produced it.
+    const requestId = replayed ? result.headers['x-request-id']! : state.requestId;
+    const headers: Record<string, string> = { ...result.headers, ...state.headers, 'x-request-id': requestId };
     if (def.deprecated) {
       headers['deprecation'] = `@${Math.floor(Date.parse(def.deprecated.since) / 1000)}`;
       headers['sunset'] = new Date(def.deprecated.sunset).toUTCString();
@@ -25,7 +29,28 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
       status: result.statusCode,
       duration_ms: Date.now() - state.startedAt,
       ...(state.principal ? { key_id: state.principal.keyId, env: state.principal.env } : {}),
+      ...(replayed ? { replay_of: requestId } : {}),
     });
+    if (def.write && state.principal) {
+      const p = state.principal;
+      try {
+        await recordAudit(p.partnerId, {
+          id: state.requestId,
+          occurred_at: new Date(state.startedAt).toISOString(),
+          member_id: p.memberId,
+          key_prefix: p.keyId,
+          environment: p.env,
+          method: def.method,
+          path: event.rawPath,
+          status: result.statusCode ?? 200,
+          request_id: state.requestId,
+          idempotent_replayed: replayed,
+        });
+      } catch (e) {
+        // The operation's outcome stands; a lost audit line is logged, not turned into a failure.
+        logger.error('audit write failed', { error: (e as Error).message });
+      }
+    }
     return { ...result, headers };
   };
 
@@ -40,7 +65,7 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
       setState(event, { requestId, route: def, startedAt: Date.now(), headers: {}, rawBody });
     },
     after: async (request) => {
-      request.response = finish(getState(request.event), request.response!);
+      request.response = await finish(request.event, getState(request.event), request.response!);
     },
     onError: async (request) => {
       let state: RequestState;
@@ -58,7 +83,7 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
         logger.error('unhandled error', { error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
         apiError = new ApiError('internal.error', 'An internal error occurred. Retry later and quote the request id if it persists.');
       }
-      request.response = finish(state, errorResult(apiError, state.requestId));
+      request.response = await finish(request.event, state, errorResult(apiError, state.requestId));
     },
   };
 }

@@ -27,10 +27,6 @@ export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, 
       const query = schemas.query ? parseWith(schemas.query, event.queryStringParameters ?? {}, 'query') : {};
       let body: unknown;
       if (schemas.body) {
-        const contentType = headerValue(event, 'content-type');
-        if (state.rawBody.length > 0 && contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
-          throw new ApiError('request.content_type.unsupported', `Content-Type must be application/json, got '${contentType}'.`);
-        }
         let json: unknown;
         if (state.rawBody.trim().length === 0) {
           json = undefined;
@@ -38,7 +34,7 @@ export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, 
           try {
             json = JSON.parse(state.rawBody);
           } catch (e) {
-            throw new ApiError('request.body.malformed_json', 'The request body is not valid JSON.', {
+            throw new ApiError('request.body.malformed_json', 'The request body is not valid JSON (write bodies are JSON documents).', {
               parser_message: e instanceof Error ? e.message : undefined,
             });
           }

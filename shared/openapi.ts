@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { ERROR_CODES } from './errors';
+import { ErrorBody } from './schemas/common';
+import { ROUTE_LIST, type RouteDef } from './routes';
+import { ROLE_SCOPES } from './access/roles';
+
+type Json = Record<string, unknown>;
+
+const TAGS: Record<string, string> = {
+  Meta: 'Metadata for the current key, service health, the audit trail and this document.',
+  Catalog: 'Browse adventures and their availability.',
+  Quotes: 'Price-locked quotes with a 30 minute time to live.',
+  Bookings: 'Create, retrieve and cancel bookings.',
+  Settlements: 'Monthly payout invoices from the service to the partner.',
+  Webhooks: 'Endpoints that receive signed events, and their deliveries.',
+  Team: 'Members of the partner console, their roles, and API keys.',
+  Reviews: 'Traveler reviews.',
+  Files: 'Presigned uploads.',
+};
+
+const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
+
+/**
+ * The OpenAPI 3.1 document, generated from the route table and its zod
+ * schemas: every route, its scope, parameters, bodies, responses, the error
+ * shape and the headers the platform adds.
+ */
+export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
+  const schemas: Record<string, unknown> = {};
+  const convert = (schema: z.ZodType): Json => {
+    const raw = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+    const fixed = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
+    const { $schema: _s, $defs, ...rest } = fixed;
+    Object.assign(schemas, ($defs as Json) ?? {});
+    return rest;
+  };
+  const errorRef = { $ref: `#/components/schemas/${(convert(ErrorBody).$ref as string).split('/').pop()}` };
+
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const r of routes) {
+    const rel = r.path.replace(/^\/v1/, '');
+    const params: Json[] = [];
+    for (const [loc, schema] of [['path', r.request?.params], ['query', r.request?.query]] as const) {
+      if (!schema) continue;
+      const js = convert(schema) as { properties?: Record<string, Json>; required?: string[] };
+      for (const [name, s] of Object.entries(js.properties ?? {})) {
+        const { description, ...sch } = s;
+        params.push({ name, in: loc, required: loc === 'path' || (js.required ?? []).includes(name), ...(description ? { description } : {}), schema: sch });
+      }
+    }
+    if (r.write) params.push({ $ref: '#/components/parameters/IdempotencyKey' }, { $ref: '#/components/parameters/XTimestamp' }, { $ref: '#/components/parameters/XSignature' });
+
+    const commonHeaders: Json = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
+    if (r.access === 'key') {
+      commonHeaders['X-RateLimit-Limit'] = { $ref: '#/components/headers/XRateLimitLimit' };
+      commonHeaders['X-RateLimit-Remaining'] = { $ref: '#/components/headers/XRateLimitRemaining' };
+      commonHeaders['X-RateLimit-Reset'] = { $ref: '#/components/headers/XRateLimitReset' };
+    }
+    if (r.deprecated) {
+      commonHeaders.Deprecation = { $ref: '#/components/headers/Deprecation' };
+      commonHeaders.Sunset = { $ref: '#/components/headers/Sunset' };
+    }
+    const responses: Record<string, Json> = {};
+    for (const [status, res] of Object.entries(r.responses)) {
+      const headers = { ...commonHeaders, ...(r.write ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) };
+      responses[status] = {
+        description: res.description,
+        headers,
+        ...(res.schema ? { content: { [res.contentType ?? 'application/json']: { schema: convert(res.schema) } } } : {}),
+      };
+    }
+    const error = (description: string, extra: Json = {}) => ({
+      description,
+      headers: { ...commonHeaders, ...extra },
+      content: { 'application/json': { schema: errorRef } },
+    });
+    responses['400'] = error('Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.');
+    if (r.access === 'key') {
+      responses['401'] = error('Missing or invalid key; for live writes, bad timestamp or signature.');
+      responses['403'] = error('The key\'s member lacks the required scope, or the operation is refused for this caller.');
+      responses['429'] = error('Rate limit exceeded.', { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
+    }
+    if (r.request?.params) responses['404'] = error('No such resource for this partner and environment.');
+    if (r.write) {
+      responses['409'] = error('Idempotency-Key reused with another request or still in progress, or a conflict of the operation.');
+      responses['413'] = error('Body too large.');
+    }
+    responses['500'] = error('Internal error; quote the request id.');
+
+    const op: Json = {
+      operationId: r.id,
+      summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
+      tags: [r.tag],
+      security: r.access === 'public' ? [] : [{ ApiKey: [] }],
+      ...(r.scope ? { 'x-required-scope': r.scope } : {}),
+      ...(params.length ? { parameters: params } : {}),
+      ...(r.request?.body ? { requestBody: { required: true, content: { 'application/json': { schema: convert(r.request.body) } } } } : {}),
+      responses,
+      ...(r.deprecated ? { deprecated: true, 'x-sunset': r.deprecated.sunset } : {}),
+    };
+    (paths[rel] ??= {})[r.method.toLowerCase()] = op;
+  }
+
+  const usedTags = [...new Set(routes.map((r) => r.tag))];
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Partner travel booking service',
+      version: '1.0.0',
+      description:
+        'B2B API through which banking partners browse a travel catalog, take price-locked quotes, book, cancel, read settlements, receive webhooks and manage their team. The environment follows the key: sk_live_ keys act in production, sk_test_ keys in the sandbox.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/v1', description: 'The host serving this document; base URLs end with /v1.' }],
+    security: [{ ApiKey: [] }],
+    tags: usedTags.map((name) => ({ name, description: TAGS[name] ?? name })),
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Authorization: Bearer sk_live_<prefix>_<secret> or sk_test_<prefix>_<secret>. Live writes also carry X-Timestamp and X-Signature = hex(HMAC-SHA256(secret, timestamp LF METHOD LF path?query LF body)).',
+        },
+      },
+      parameters: {
+        IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: true, description: 'Unique per logical operation (UUID v4 recommended), at most 255 characters, retained 24 hours.', schema: { type: 'string', minLength: 1, maxLength: 255 } },
+        XTimestamp: { name: 'X-Timestamp', in: 'header', required: false, description: 'Live writes only: Unix time in seconds, within 300 s of server time.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+        XSignature: { name: 'X-Signature', in: 'header', required: false, description: 'Live writes only: 64 lowercase hex characters of HMAC-SHA256.', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+      },
+      headers: {
+        XRequestId: header('Unique request id; equals request_id in error bodies.'),
+        XRateLimitLimit: header('Requests allowed per minute for this key.', { type: 'integer' }),
+        XRateLimitRemaining: header('Requests left in the current window.', { type: 'integer' }),
+        XRateLimitReset: header('Unix time (seconds) when the window resets.', { type: 'integer', format: 'int64' }),
+        RetryAfter: header('Seconds to wait before retrying.', { type: 'integer' }),
+        IdempotentReplayed: header('true when the response is the stored response of an earlier request with the same Idempotency-Key.', { type: 'string', enum: ['true'] }),
+        ...(routes.some((r) => r.deprecated)
+          ? { Deprecation: header('RFC 9745 deprecation date of the route (@unix-seconds).'), Sunset: header('RFC 8594 date after which the route is removed.') }
+          : {}),
+      },
+      schemas,
+    },
+    'x-error-codes': Object.entries(ERROR_CODES).map(([code, v]) => ({ code, status: v.status, description: v.description })),
+    'x-role-scopes': ROLE_SCOPES,
+  };
+}

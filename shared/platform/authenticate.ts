@@ -1,0 +1,49 @@
+import { parseKey, secretMatches } from '../access/keys';
+import { accessRepository } from '../access/repository';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../access/model';
+import { scopesFor } from '../access/roles';
+import { ApiError } from '../errors';
+import type { Principal } from '../http/context';
+import { countRequest, evaluate, type RateLimitState } from './rate-limit';
+
+const invalid = () => new ApiError('auth.api_key.invalid', 'The API key is invalid, revoked or expired.');
+
+/**
+ * Resolves the bearer key to a principal in two round trips: the key by its
+ * prefix, then the member and partner (one BatchGetItem) in parallel with the
+ * shared rate-limit counter. Every failure of the key answers the same 401.
+ */
+export async function authenticate(authorization: string | undefined, nowMs = Date.now()): Promise<{ principal: Principal; rate: RateLimitState }> {
+  if (!authorization || authorization.trim() === '') {
+    throw new ApiError('auth.api_key.missing', 'The Authorization header is missing; send Authorization: Bearer <API key>.');
+  }
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  const parsed = m ? parseKey(m[1]!) : undefined;
+  if (!parsed) throw invalid();
+  const key = await accessRepository.getKey(parsed.prefix);
+  if (!key || key.env !== parsed.env || !secretMatches(parsed.secret, key.secret_hash)) throw invalid();
+  if (key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= nowMs)) throw invalid();
+
+  const [{ member, partner }, count] = await Promise.all([
+    accessRepository.getMemberAndPartner(key.partner_id, key.member_id),
+    countRequest(key.key_id, nowMs),
+  ]);
+  if (!member || !partner || !member.enabled) throw invalid();
+  const limit = partner.rate_limit_per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+  const rate = evaluate(count, limit, nowMs);
+  return {
+    principal: {
+      partnerId: key.partner_id,
+      memberId: key.member_id,
+      keyId: key.key_id,
+      env: key.env,
+      role: member.role,
+      scopes: scopesFor(member.role),
+      rateLimitPerMinute: limit,
+      rateRemaining: rate.remaining,
+      rateReset: rate.reset,
+      secret: parsed.secret,
+    },
+    rate,
+  };
+}

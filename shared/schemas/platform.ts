@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { ROLES } from '../access/roles';
+import { page } from './common';
+
+const Role = z.enum(ROLES).meta({ id: 'Role', description: 'Console role' });
+const Environment = z.enum(['live', 'test']).meta({ id: 'Environment', description: 'live = production (sk_live_ keys), test = sandbox (sk_test_ keys)' });
+
+export const TeamMember = z
+  .object({
+    id: z.uuid().describe('Identity-provider user id'),
+    email: z.string(),
+    role: Role,
+    enabled: z.boolean().describe('false = account disabled; its API keys stop working'),
+    is_you: z.boolean().describe('true for the member authenticated on the current request'),
+    first_name: z.string(),
+    last_name: z.string(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'TeamMember' });
+
+export const TeamMemberList = z.object({ data: z.array(TeamMember) }).meta({ id: 'TeamMemberList' });
+export const UpdateRoleBody = z.object({ role: Role }).strict().meta({ id: 'UpdateRoleRequest' });
+export const UserIdParams = z.object({ user_id: z.uuid().describe('Console user id, from GET /team/members') });
+
+export const Me = z
+  .object({
+    partner: z.object({ id: z.uuid(), name: z.string() }),
+    environment: Environment,
+    test_mode: z.boolean(),
+    key: z.object({ id: z.string().describe('Key id: the prefix after sk_live_ / sk_test_'), created_at: z.iso.datetime() }),
+    member: z.object({ id: z.uuid(), email: z.string(), role: Role }),
+    scopes: z.array(z.string()),
+    rate_limit: z.object({ limit_per_minute: z.number().int(), remaining: z.number().int(), reset: z.number().int() }),
+  })
+  .meta({ id: 'Me' });
+
+export const ApiKey = z
+  .object({
+    id: z.string().describe('Key id, the public prefix of the key'),
+    member_id: z.uuid(),
+    environment: Environment,
+    status: z.enum(['ACTIVE', 'REVOKED']),
+    created_at: z.iso.datetime(),
+    revoked_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'ApiKey' });
+export const ApiKeyWithSecret = ApiKey.extend({ key: z.string().describe('The full key, shown only in this response') }).meta({ id: 'ApiKeyWithSecret' });
+export const CreateApiKeyBody = z
+  .object({ member_id: z.uuid().describe('Member who will own the key; the key acts in the environment of the key that creates it') })
+  .strict()
+  .meta({ id: 'CreateApiKeyRequest' });
+export const KeyIdParams = z.object({ key_id: z.string().regex(/^[a-z0-9]{12}$/).describe('Key id (12 characters)') });
+export const ApiKeyPage = page(ApiKey).meta({ id: 'ApiKeyPage' });
+
+export const AuditEvent = z
+  .object({
+    id: z.string(),
+    occurred_at: z.iso.datetime(),
+    member_id: z.uuid(),
+    key_prefix: z.string(),
+    environment: Environment,
+    method: z.string(),
+    path: z.string(),
+    status: z.number().int(),
+    request_id: z.string(),
+    idempotent_replayed: z.boolean(),
+  })
+  .meta({ id: 'AuditEvent' });
+export const AuditEventPage = page(AuditEvent).meta({ id: 'AuditEventPage' });

@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { admin, api, memberWithRole, newPartner, signatureHeaders, write } from './helpers';
+
+describe('authentication', () => {
+  it('401 auth.api_key.missing without Authorization', async () => {
+    const r = await api('GET', '/me');
+    expect(r.status).toBe(401);
+    expect(r.body.code).toBe('auth.api_key.missing');
+    expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
+  });
+
+  it('401 auth.api_key.invalid for malformed, unknown, wrong-secret, revoked and expired keys', async () => {
+    const p = await newPartner();
+    const [, , , prefix, secret] = ['', ...p.test_key.split('_')];
+    const wrongSecret = `sk_test_${prefix}_${secret!.slice(0, -1)}${secret!.endsWith('a') ? 'b' : 'a'}`;
+    const wrongEnv = p.test_key.replace('sk_test_', 'sk_live_');
+    for (const key of ['nonsense', 'sk_test_abc', `sk_test_zzzzzzzzzzzz_${'A'.repeat(32)}`, wrongSecret, wrongEnv]) {
+      const r = await api('GET', '/me', { key });
+      expect(r.status, key).toBe(401);
+      expect(r.body.code).toBe('auth.api_key.invalid');
+    }
+    expect((await api('GET', '/me', { headers: { authorization: `Basic ${p.test_key}` } })).body.code).toBe('auth.api_key.invalid');
+
+    expect((await api('GET', '/me', { key: p.test_key })).status).toBe(200);
+    await admin(['key:revoke', '--key-id', p.test_key_id, '--json']);
+    expect((await api('GET', '/me', { key: p.test_key })).body.code).toBe('auth.api_key.invalid');
+
+    const expired = await admin(['key:issue', '--partner', p.partner_id, '--member', p.member_id, '--env', 'test', '--expires-at', '2020-01-01T00:00:00Z', '--json']);
+    expect((await api('GET', '/me', { key: expired.json.key })).body.code).toBe('auth.api_key.invalid');
+  });
+
+  it("a disabled member's keys stop working, and work again once enabled", async () => {
+    const dev = await memberWithRole('DEVELOPER');
+    expect((await api('GET', '/me', { key: dev.testKey })).status).toBe(200);
+    await admin(['member:disable', '--partner', dev.partner.partner_id, '--member', dev.memberId, '--json']);
+    expect((await api('GET', '/me', { key: dev.testKey })).body.code).toBe('auth.api_key.invalid');
+    expect((await api('GET', '/me', { key: dev.liveKey })).body.code).toBe('auth.api_key.invalid');
+    await admin(['member:enable', '--partner', dev.partner.partner_id, '--member', dev.memberId, '--json']);
+    expect((await api('GET', '/me', { key: dev.testKey })).status).toBe(200);
+  });
+
+  it('GET /me describes the key: partner, environment, member, role, scopes, rate limit', async () => {
+    const p = await newPartner('Me Bank');
+    const test = await api('GET', '/me', { key: p.test_key });
+    const live = await api('GET', '/me', { key: p.live_key });
+    expect(test.body).toMatchObject({ partner: { id: p.partner_id, name: 'Me Bank' }, environment: 'test', test_mode: true, key: { id: p.test_key_id }, member: { id: p.member_id, role: 'PARTNER_ADMIN' } });
+    expect(test.body.scopes).toContain('team:manage');
+    expect(test.body.rate_limit.limit_per_minute).toBe(600);
+    expect(live.body).toMatchObject({ environment: 'live', test_mode: false, key: { id: p.live_key_id }, member: { id: p.member_id } });
+  });
+});
+
+describe('environments', () => {
+  it('keys and audit events are scoped to (partner, environment); foreign ids answer 404', async () => {
+    const a = await newPartner();
+    const b = await newPartner();
+    const created = await write('POST', '/api-keys', a.test_key, { member_id: a.member_id });
+    expect(created.status).toBe(201);
+    expect(created.body.environment).toBe('test');
+
+    const testKeys = (await api('GET', '/api-keys', { key: a.test_key })).body.data.map((k: { id: string }) => k.id);
+    const liveKeys = (await api('GET', '/api-keys', { key: a.live_key })).body.data.map((k: { id: string }) => k.id);
+    expect(testKeys).toContain(created.body.id);
+    expect(liveKeys).not.toContain(created.body.id);
+    expect(liveKeys).toEqual([a.live_key_id]);
+
+    const liveAudit = (await api('GET', '/audit-events', { key: a.live_key })).body.data;
+    expect(liveAudit.every((e: { environment: string }) => e.environment === 'live')).toBe(true);
+    expect(liveAudit.some((e: { request_id: string }) => e.request_id === created.headers.get('x-request-id'))).toBe(false);
+
+    // Partner B cannot see or touch partner A's key or member.
+    expect((await write('DELETE', `/api-keys/${created.body.id}`, b.test_key)).status).toBe(404);
+    expect((await write('DELETE', `/api-keys/${created.body.id}`, a.live_key)).status).toBe(404);
+    expect((await write('PATCH', `/team/members/${a.member_id}/role`, b.test_key, { role: 'VIEWER' })).status).toBe(404);
+    expect((await api('GET', '/team/members', { key: b.test_key })).body.data.map((m: { id: string }) => m.id)).not.toContain(a.member_id);
+  });
+});
+
+describe('request signatures (live writes)', () => {
+  const path = '/api-keys';
+
+  it('accepts a correctly signed live write and refuses bad timestamps and signatures', async () => {
+    const p = await newPartner();
+    const body = JSON.stringify({ member_id: p.member_id });
+    const send = (headers: Record<string, string>) => api('POST', path, { key: p.live_key, rawBody: body, headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), ...headers } });
+
+    expect((await send(signatureHeaders(p.live_key, 'POST', path, body))).status).toBe(201);
+
+    const noTs = await send({ 'x-signature': signatureHeaders(p.live_key, 'POST', path, body)['x-signature'] });
+    expect(noTs.status).toBe(401);
+    expect(noTs.body.code).toBe('auth.timestamp.skew');
+
+    const old = Math.floor(Date.now() / 1000) - 301;
+    const stale = await send(signatureHeaders(p.live_key, 'POST', path, body, old));
+    expect(stale.body.code).toBe('auth.timestamp.skew');
+    const future = await send(signatureHeaders(p.live_key, 'POST', path, body, Math.floor(Date.now() / 1000) + 400));
+    expect(future.body.code).toBe('auth.timestamp.skew');
+
+    const noSig = await send({ 'x-timestamp': String(Math.floor(Date.now() / 1000)) });
+    expect(noSig.body.code).toBe('auth.signature.invalid');
+
+    // Reformatting the body after signing breaks the signature.
+    const h = signatureHeaders(p.live_key, 'POST', path, body);
+    const reformatted = await api('POST', path, { key: p.live_key, rawBody: JSON.stringify({ member_id: p.member_id }, null, 2), headers: { ...h, 'idempotency-key': crypto.randomUUID() } });
+    expect(reformatted.body.code).toBe('auth.signature.invalid');
+
+    // The query string is part of what is signed.
+    const q = await api('POST', `${path}?note=1`, { key: p.live_key, rawBody: body, headers: { ...signatureHeaders(p.live_key, 'POST', path, body), 'idempotency-key': crypto.randomUUID() } });
+    expect(q.body.code).toBe('auth.signature.invalid');
+    const qOk = await api('POST', `${path}?note=1`, { key: p.live_key, rawBody: body, headers: { ...signatureHeaders(p.live_key, 'POST', `${path}?note=1`, body), 'idempotency-key': crypto.randomUUID() } });
+    expect(qOk.status).toBe(201);
+
+    // Uppercase hex is not the documented format.
+    const upper = signatureHeaders(p.live_key, 'POST', path, body);
+    const up = await send({ ...upper, 'x-signature': upper['x-signature'].toUpperCase() });
+    expect(up.body.code).toBe('auth.signature.invalid');
+  });
+
+  it('exempts sandbox writes and live reads', async () => {
+    const p = await newPartner();
+    const r = await api('POST', path, { key: p.test_key, body: { member_id: p.member_id }, headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(r.status).toBe(201);
+    expect((await api('GET', '/me', { key: p.live_key })).status).toBe(200);
+  });
+
+  it('signs DELETE too (empty body)', async () => {
+    const p = await newPartner();
+    const k = await write('POST', path, p.live_key, { member_id: p.member_id });
+    const unsigned = await api('DELETE', `${path}/${k.body.id}`, { key: p.live_key, headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(unsigned.body.code).toBe('auth.timestamp.skew');
+    const signed = await write('DELETE', `${path}/${k.body.id}`, p.live_key);
+    expect(signed.status).toBe(200);
+    expect(signed.body.status).toBe('REVOKED');
+  });
+});
+
+describe('scopes', () => {
+  it('enforces the role -> scope mapping on every route with 403 auth.scope.insufficient', async () => {
+    const p = await newPartner();
+    const viewer = await memberWithRole('VIEWER', p);
+    const dev = await memberWithRole('DEVELOPER', p);
+    const fin = await memberWithRole('FINANCE', p);
+
+    expect((await api('GET', '/team/members', { key: viewer.testKey })).status).toBe(200);
+    const viewerWrite = await write('PATCH', `/team/members/${dev.memberId}/role`, viewer.testKey, { role: 'VIEWER' });
+    expect(viewerWrite.status).toBe(403);
+    expect(viewerWrite.body).toMatchObject({ code: 'auth.scope.insufficient', details: { required_scope: 'team:manage', role: 'VIEWER' } });
+
+    expect((await api('GET', '/team/members', { key: dev.testKey })).body.code).toBe('auth.scope.insufficient');
+    expect((await api('GET', '/audit-events', { key: dev.testKey })).status).toBe(200);
+    expect((await api('GET', '/audit-events', { key: fin.testKey })).body.code).toBe('auth.scope.insufficient');
+    expect((await api('GET', '/audit-events', { key: viewer.testKey })).body.code).toBe('auth.scope.insufficient');
+    expect((await api('GET', '/api-keys', { key: dev.testKey })).body.code).toBe('auth.scope.insufficient');
+    for (const k of [viewer.testKey, dev.testKey, fin.testKey]) expect((await api('GET', '/me', { key: k })).status).toBe(200);
+  });
+});
