@@ -15,6 +15,9 @@ export interface Principal {
   rateReset: number;
   /** Plain secret from the Authorization header, kept in memory for signature checks only. */
   secret: string;
+  partnerName: string;
+  memberEmail: string;
+  keyCreatedAt: string;
 }
 
 export interface RequestState {
@@ -28,6 +31,8 @@ export interface RequestState {
   rawBody: string;
   /** Validated Idempotency-Key of a write. */
   idempotencyKey?: string;
+  /** Writes still in flight that must land before the response leaves (idempotency result). */
+  pending: Promise<unknown>[];
 }
 
 const STATE = Symbol('requestState');

@@ -43,6 +43,9 @@ export async function authenticate(authorization: string | undefined, nowMs = Da
       rateRemaining: rate.remaining,
       rateReset: rate.reset,
       secret: parsed.secret,
+      partnerName: partner.name,
+      memberEmail: member.email,
+      keyCreatedAt: key.created_at,
     },
     rate,
   };

@@ -116,7 +116,8 @@ export async function runIdempotent(event: ApiEvent, state: RequestState, run: (
     }
   }
   const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
-  await ddb.send(
+  // Awaited by the HTTP layer together with the audit write, before the response leaves.
+  const stored = ddb.send(
     new UpdateCommand({
       TableName,
       Key,
@@ -130,6 +131,7 @@ export async function runIdempotent(event: ApiEvent, state: RequestState, run: (
       },
     }),
   );
+  state.pending.push(stored);
   return result;
 }
 

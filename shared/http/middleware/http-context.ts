@@ -33,8 +33,11 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
     });
     if (def.write && state.principal) {
       const p = state.principal;
-      try {
-        await recordAudit(p.partnerId, {
+      // The idempotency result and the audit line land together, before the response leaves.
+      // If one fails the operation's outcome still stands: it is logged, not turned into an error.
+      const outcomes = await Promise.allSettled([
+        ...state.pending,
+        recordAudit(p.partnerId, {
           id: state.requestId,
           occurred_at: new Date(state.startedAt).toISOString(),
           member_id: p.memberId,
@@ -45,11 +48,9 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
           status: result.statusCode ?? 200,
           request_id: state.requestId,
           idempotent_replayed: replayed,
-        });
-      } catch (e) {
-        // The operation's outcome stands; a lost audit line is logged, not turned into a failure.
-        logger.error('audit write failed', { error: (e as Error).message });
-      }
+        }),
+      ]);
+      for (const o of outcomes) if (o.status === 'rejected') logger.error('post-operation write failed', { error: (o.reason as Error).message });
     }
     return { ...result, headers };
   };
@@ -62,7 +63,7 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
       logger.appendKeys({ request_id: requestId });
       const raw = event.body ?? '';
       const rawBody = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-      setState(event, { requestId, route: def, startedAt: Date.now(), headers: {}, rawBody });
+      setState(event, { requestId, route: def, startedAt: Date.now(), headers: {}, rawBody, pending: [] });
     },
     after: async (request) => {
       request.response = await finish(request.event, getState(request.event), request.response!);
@@ -72,7 +73,7 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
       try {
         state = getState(request.event);
       } catch {
-        state = { requestId: request.event.requestContext?.requestId || randomUUID(), route: def, startedAt: Date.now(), headers: {}, rawBody: '' };
+        state = { requestId: request.event.requestContext?.requestId || randomUUID(), route: def, startedAt: Date.now(), headers: {}, rawBody: '', pending: [] };
       }
       const err = request.error;
       let apiError: ApiError;

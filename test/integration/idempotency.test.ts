@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { readRuntime } from '../../infra/local/stack';
+import { api, newPartner, write } from './helpers';
+
+const keyCount = async (key: string) => (await api('GET', '/api-keys?limit=100', { key })).body.data.length as number;
+
+describe('Idempotency-Key', () => {
+  it('is required on writes: missing, blank or over 255 characters -> 400', async () => {
+    const p = await newPartner();
+    const send = (headers: Record<string, string>) => api('POST', '/api-keys', { key: p.test_key, body: { member_id: p.member_id }, headers });
+    expect((await send({})).body.code).toBe('idempotency.key.missing');
+    expect((await send({ 'idempotency-key': '   ' })).body.code).toBe('idempotency.key.invalid');
+    const long = await send({ 'idempotency-key': 'x'.repeat(256) });
+    expect(long.status).toBe(400);
+    expect(long.body.code).toBe('idempotency.key.invalid');
+    expect((await send({ 'idempotency-key': 'x'.repeat(255) })).status).toBe(201);
+  });
+
+  it('replays the stored response for the same request without running it again', async () => {
+    const p = await newPartner();
+    const idem = randomUUID();
+    const first = await write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem });
+    const again = await write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('x-request-id')).toBe(first.headers.get('x-request-id'));
+    expect(await keyCount(p.test_key)).toBe(2); // the partner's own key + one created
+  });
+
+  it('same key with a different body, method or path -> 409 idempotency.key.reused', async () => {
+    const p = await newPartner();
+    const idem = randomUUID();
+    await write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem });
+    const other = await write('POST', '/api-keys', p.test_key, { member_id: randomUUID() }, { idempotencyKey: idem });
+    expect(other.status).toBe(409);
+    expect(other.body.code).toBe('idempotency.key.reused');
+    const otherPath = await write('PATCH', `/team/members/${randomUUID()}/role`, p.test_key, { role: 'VIEWER' }, { idempotencyKey: idem });
+    expect(otherPath.body.code).toBe('idempotency.key.reused');
+  });
+
+  it('is scoped to (partner, environment, key)', async () => {
+    const a = await newPartner();
+    const b = await newPartner();
+    const idem = randomUUID();
+    const t = await write('POST', '/api-keys', a.test_key, { member_id: a.member_id }, { idempotencyKey: idem });
+    const l = await write('POST', '/api-keys', a.live_key, { member_id: a.member_id }, { idempotencyKey: idem });
+    const other = await write('POST', '/api-keys', b.test_key, { member_id: b.member_id }, { idempotencyKey: idem });
+    for (const r of [t, l, other]) {
+      expect(r.status).toBe(201);
+      expect(r.headers.get('idempotent-replayed')).toBeNull();
+    }
+  });
+
+  it('does not store validation failures (the request never ran) but stores business outcomes', async () => {
+    const p = await newPartner();
+    const idem = randomUUID();
+    const invalid = await write('POST', '/api-keys', p.test_key, { member_id: 'not-a-uuid' }, { idempotencyKey: idem });
+    expect(invalid.status).toBe(400);
+    const fixed = await write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem });
+    expect(fixed.status).toBe(201);
+
+    const idem2 = randomUUID();
+    const missing = await write('PATCH', `/team/members/${randomUUID()}/role`, p.test_key, { role: 'VIEWER' }, { idempotencyKey: idem2 });
+    expect(missing.status).toBe(404);
+    const replayed = await write('PATCH', `/team/members/${missing.body.details.id}/role`, p.test_key, { role: 'VIEWER' }, { idempotencyKey: idem2 });
+    expect(replayed.status).toBe(404);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body.request_id).toBe(missing.body.request_id);
+    expect(replayed.headers.get('x-request-id')).toBe(replayed.body.request_id);
+  });
+
+  it('20 concurrent identical writes run the operation exactly once', async () => {
+    const p = await newPartner();
+    const before = await keyCount(p.test_key);
+    const idem = randomUUID();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem })));
+    const created = answers.filter((a) => a.status === 201);
+    const inProgress = answers.filter((a) => a.status === 409);
+    expect(created.length + inProgress.length).toBe(20);
+    expect(inProgress.every((a) => a.body.code === 'idempotency.request.in_progress')).toBe(true);
+    expect(new Set(created.map((a) => a.body.id)).size).toBe(1);
+    expect(created.filter((a) => a.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+    expect(await keyCount(p.test_key)).toBe(before + 1);
+  });
+
+  it('a request whose worker died mid-flight is taken over once its lock has expired', async () => {
+    const p = await newPartner();
+    const runtime = readRuntime(inject('stateDir'), inject('port'))!;
+    const ddb = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ region: 'us-east-1', endpoint: runtime.env.AWS_ENDPOINT_URL_DYNAMODB, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    );
+    const body = JSON.stringify({ member_id: p.member_id });
+    const { fingerprint } = await import('../../shared/platform/idempotency');
+    const put = (idem: string, lockedUntil: number) =>
+      ddb.send(
+        new PutCommand({
+          TableName: runtime.env.ACCESS_TABLE,
+          Item: {
+            pk: `IDEM#${p.partner_id}#test#${idem}`,
+            sk: 'IDEM',
+            fingerprint: fingerprint('POST', '/v1/api-keys', body),
+            state: 'IN_PROGRESS',
+            lock_token: 'dead-worker',
+            locked_until: lockedUntil,
+            expires_at: Date.now() + 3_600_000,
+            request_id: 'dead',
+          },
+        }),
+      );
+    const live = randomUUID();
+    await put(live, Date.now() + 60_000);
+    const blocked = await api('POST', '/api-keys', { key: p.test_key, rawBody: body, headers: { 'idempotency-key': live } });
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.code).toBe('idempotency.request.in_progress');
+
+    const dead = randomUUID();
+    await put(dead, Date.now() - 1);
+    const retried = await api('POST', '/api-keys', { key: p.test_key, rawBody: body, headers: { 'idempotency-key': dead } });
+    expect(retried.status).toBe(201);
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { admin, api, newPartner, write } from './helpers';
+
+describe('rate limits', () => {
+  it('carries the rate-limit headers on every keyed response, errors included, and answers 429 over the limit', async () => {
+    const p = await newPartner();
+    const set = await admin(['partner:set-rate-limit', '--partner', p.partner_id, '--per-minute', '5', '--json']);
+    expect(set.json).toMatchObject({ partner_id: p.partner_id, rate_limit_per_minute: 5 });
+    // Stay inside one window so the count is deterministic.
+    const secs = new Date().getUTCSeconds();
+    if (secs > 50) await new Promise((r) => setTimeout(r, (61 - secs) * 1000));
+
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await api('GET', i === 2 ? '/audit-events?limit=0' : '/me', { key: p.test_key }));
+    expect(answers.map((a) => a.headers.get('x-ratelimit-remaining'))).toEqual(['4', '3', '2', '1', '0']);
+    expect(answers[2]!.status).toBe(400); // an error still carries the headers
+    for (const a of answers) {
+      expect(a.headers.get('x-ratelimit-limit')).toBe('5');
+      expect(Number(a.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+    }
+    const over = await api('GET', '/me', { key: p.test_key });
+    expect(over.status).toBe(429);
+    expect(over.body.code).toBe('rate_limit.exceeded');
+    const retryAfter = Number(over.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(over.headers.get('x-ratelimit-remaining')).toBe('0');
+
+    // Per key: another key of the same partner has its own counter.
+    expect((await api('GET', '/me', { key: p.live_key })).status).toBe(200);
+    await admin(['partner:set-rate-limit', '--partner', p.partner_id, '--default', '--json']);
+    expect((await api('GET', '/me', { key: p.live_key })).headers.get('x-ratelimit-limit')).toBe('600');
+  });
+
+  it('counts across concurrent requests without losing updates (shared atomic counter)', async () => {
+    const p = await newPartner();
+    await admin(['partner:set-rate-limit', '--partner', p.partner_id, '--per-minute', '1000', '--json']);
+    const secs = new Date().getUTCSeconds();
+    if (secs > 50) await new Promise((r) => setTimeout(r, (61 - secs) * 1000));
+    const rs = await Promise.all(Array.from({ length: 30 }, () => api('GET', '/me', { key: p.test_key })));
+    const remaining = rs.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b);
+    expect(remaining).toEqual(Array.from({ length: 30 }, (_, i) => 970 + i));
+  });
+});
+
+describe('errors', () => {
+  it('malformed JSON -> 400 request.body.malformed_json', async () => {
+    const p = await newPartner();
+    const r = await api('POST', '/api-keys', { key: p.test_key, rawBody: '{"member_id": ', headers: { 'idempotency-key': crypto.randomUUID(), 'content-type': 'application/json' } });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('request.body.malformed_json');
+    expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
+  });
+
+  it('validation failures name the field and what was expected', async () => {
+    const p = await newPartner();
+    const bad = await write('PATCH', `/team/members/${p.member_id}/role`, p.test_key, { role: 'KING' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('validation.field.invalid');
+    expect(bad.body.details.errors[0]).toMatchObject({ field: 'role', location: 'body', expected: ['PARTNER_ADMIN', 'FINANCE', 'DEVELOPER', 'VIEWER'] });
+
+    const missing = await write('POST', '/api-keys', p.test_key, {});
+    expect(missing.body.code).toBe('validation.required.field');
+    expect(missing.body.details.errors[0]).toMatchObject({ field: 'member_id', location: 'body' });
+
+    const unknown = await write('POST', '/api-keys', p.test_key, { member_id: p.member_id, admin: true });
+    expect(unknown.body.code).toBe('validation.field.invalid');
+
+    const path = await write('PATCH', '/team/members/not-a-uuid/role', p.test_key, { role: 'VIEWER' });
+    expect(path.body.details.errors[0]).toMatchObject({ field: 'user_id', location: 'path' });
+  });
+
+  it('an oversized body is answered with 413, by the handler and by the gateway', async () => {
+    const p = await newPartner();
+    const big = JSON.stringify({ member_id: p.member_id, pad: 'x'.repeat(300 * 1024) });
+    const r = await api('POST', '/api-keys', { key: p.test_key, rawBody: big, headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(r.status).toBe(413);
+    expect(r.body.code).toBe('request.body.too_large');
+
+    const huge = 'x'.repeat(11 * 1024 * 1024);
+    const g = await api('POST', '/api-keys', { key: p.test_key, rawBody: huge, headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(g.status).toBe(413);
+    expect(g.body.code).toBe('request.body.too_large');
+    expect(g.body.request_id).toBe(g.headers.get('x-request-id'));
+  });
+});
