@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Health } from './schemas/common';
-import { pageQuery } from './http/pagination';
+import { pageQuery } from './schemas/pagination';
 import {
   ApiKey,
   ApiKeyPage,

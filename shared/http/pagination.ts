@@ -1,26 +1,9 @@
-import { z } from 'zod';
 import { ApiError } from '../errors';
-import { decodeCursor, encodeCursor, MAX_CURSOR_LENGTH } from '../platform/cursor';
+import { decodeCursor, encodeCursor } from '../platform/cursor';
 import { cursorKey } from '../platform/service-secret';
 import type { Principal } from './context';
 
-export const DEFAULT_PAGE_SIZE = 25;
-export const MAX_PAGE_SIZE = 100;
-
-/** `limit` and `cursor` of every list endpoint; extend with the endpoint's own filters. */
-export const pageQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .transform((n) => Math.min(n, MAX_PAGE_SIZE))
-    .default(DEFAULT_PAGE_SIZE)
-    .describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); larger values are clamped to ${MAX_PAGE_SIZE}.`),
-  cursor: z.string().max(MAX_CURSOR_LENGTH).optional().describe('Opaque cursor from meta.next_cursor of the previous page.'),
-});
-
-/** Validation failures of these query fields get the pagination codes. */
-export const PAGINATION_FIELD_CODES = { limit: 'pagination.limit.invalid', cursor: 'pagination.cursor.invalid' } as const;
+export { pageQuery, PAGINATION_FIELD_CODES, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../schemas/pagination';
 
 export interface Pager<P> {
   position: P | undefined;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ApiError } from '../errors';
-import { PAGINATION_FIELD_CODES } from './pagination';
+import { PAGINATION_FIELD_CODES } from '../schemas/pagination';
 
 export type Location = 'body' | 'query' | 'path' | 'header';
 
