@@ -14,6 +14,19 @@ const env = z.enum(['live', 'test']);
 const role = z.enum(ROLES);
 const repo = async () => (await import('../../shared/access/repository')).accessRepository;
 
+function memberEnabled(enabled: boolean): Command {
+  const verb = enabled ? 'enable' : 'disable';
+  return {
+    usage: `member:${verb} --partner ID --member MEMBER_ID`,
+    description: enabled ? 'Enable a disabled member again.' : "Disable a member: their keys stop working at once (the last enabled PARTNER_ADMIN can't be disabled).",
+    flags: z.object({ partner: z.uuid(), member: z.uuid() }),
+    async run(f) {
+      const m = await (await repo()).setMemberEnabled(f.partner as string, f.member as string, enabled);
+      return { json: { member_id: m.member_id, enabled: m.enabled }, text: `Member ${m.member_id} ${verb}d.` };
+    },
+  };
+}
+
 /** Every operator command. Each returns one JSON document and a human summary. */
 export const COMMANDS: Record<string, Command> = {
   'partner:create': {
@@ -79,24 +92,8 @@ export const COMMANDS: Record<string, Command> = {
       return { json: { data }, text: data.map((m) => `${m.member_id}  ${m.email}  ${m.role}${m.enabled ? '' : '  (disabled)'}`).join('\n') || 'No members.' };
     },
   },
-  'member:disable': {
-    usage: 'member:disable --partner ID --member MEMBER_ID',
-    description: "Disable a member: their keys stop working at once (the last enabled PARTNER_ADMIN can't be disabled).",
-    flags: z.object({ partner: z.uuid(), member: z.uuid() }),
-    async run(f) {
-      const m = await (await repo()).setMemberEnabled(f.partner as string, f.member as string, false);
-      return { json: { member_id: m.member_id, enabled: m.enabled }, text: `Member ${m.member_id} disabled.` };
-    },
-  },
-  'member:enable': {
-    usage: 'member:enable --partner ID --member MEMBER_ID',
-    description: 'Enable a disabled member again.',
-    flags: z.object({ partner: z.uuid(), member: z.uuid() }),
-    async run(f) {
-      const m = await (await repo()).setMemberEnabled(f.partner as string, f.member as string, true);
-      return { json: { member_id: m.member_id, enabled: m.enabled }, text: `Member ${m.member_id} enabled.` };
-    },
-  },
+  'member:disable': memberEnabled(false),
+  'member:enable': memberEnabled(true),
   'key:issue': {
     usage: 'key:issue --partner ID --member MEMBER_ID --env live|test [--expires-at ISO_DATE_TIME]',
     description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',

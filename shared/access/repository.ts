@@ -145,15 +145,16 @@ export const accessRepository = {
     return k.issued;
   },
 
-  async revokeKey(keyId: string, now = new Date()): Promise<ApiKeyRecord> {
+  /** Revokes a key at once; with `owner`, only if it belongs to that partner and environment. */
+  async revokeKey(keyId: string, owner?: { partnerId: string; env: Env }, now = new Date()): Promise<ApiKeyRecord> {
     try {
       const r = await ddb.send(
         new UpdateCommand({
           TableName: accessTableName(),
           Key: accessKeys.apiKey(keyId),
-          ConditionExpression: 'attribute_exists(pk)',
+          ConditionExpression: owner ? 'attribute_exists(pk) AND partner_id = :p AND env = :e' : 'attribute_exists(pk)',
           UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-          ExpressionAttributeValues: { ':now': now.toISOString() },
+          ExpressionAttributeValues: { ':now': now.toISOString(), ...(owner ? { ':p': owner.partnerId, ':e': owner.env } : {}) },
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -173,26 +174,6 @@ export const accessRepository = {
       after ? { gsi1pk: pk, gsi1sk: after, ...accessKeys.apiKey(after.split('#')[1]!) } : undefined,
     );
     return { items: items.map((i) => strip(i) as unknown as ApiKeyRecord), next: hasMore ? (items.at(-1)!.gsi1sk as string) : undefined };
-  },
-
-  /** Revokes a key only if it belongs to this partner and environment. */
-  async revokeOwnKey(partnerId: string, env: Env, keyId: string, now = new Date()): Promise<ApiKeyRecord> {
-    try {
-      const r = await ddb.send(
-        new UpdateCommand({
-          TableName: accessTableName(),
-          Key: accessKeys.apiKey(keyId),
-          ConditionExpression: 'attribute_exists(pk) AND partner_id = :p AND env = :e',
-          UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-          ExpressionAttributeValues: { ':now': now.toISOString(), ':p': partnerId, ':e': env },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return strip(r.Attributes) as unknown as ApiKeyRecord;
-    } catch (e) {
-      if (isConditionFailure(e)) throw new AccessError('not_found', `key ${keyId} does not exist`);
-      throw e;
-    }
   },
 
   async getMember(partnerId: string, memberId: string): Promise<Member | undefined> {

@@ -68,7 +68,7 @@ export async function createKey(principal: Principal, memberId: string) {
 
 export async function revokeKey(principal: Principal, keyId: string) {
   try {
-    return keyView(await accessRepository.revokeOwnKey(principal.partnerId, principal.env, keyId));
+    return keyView(await accessRepository.revokeKey(keyId, { partnerId: principal.partnerId, env: principal.env }));
   } catch (e) {
     if (e instanceof AccessError) throw notFound('API key', keyId);
     throw e;

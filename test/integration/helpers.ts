@@ -86,3 +86,16 @@ export async function memberWithRole(role: string, partner?: Awaited<ReturnType<
   const live = await admin(['key:issue', '--partner', p.partner_id, '--member', m.json.member_id, '--env', 'live', '--json']);
   return { partner: p, memberId: m.json.member_id as string, testKey: test.json.key as string, liveKey: live.json.key as string };
 }
+
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { readRuntime } from '../../infra/local/stack';
+
+/** Direct access to the test stack's DynamoDB, for tests that stage what HTTP cannot (a dead worker, an aged record). */
+export function testDb() {
+  const runtime = readRuntime(inject('stateDir'), inject('port'))!;
+  const ddb = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region: 'us-east-1', endpoint: runtime.env.AWS_ENDPOINT_URL_DYNAMODB, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
+  return { ddb, accessTable: runtime.env.ACCESS_TABLE!, dataTable: runtime.env.DATA_TABLE! };
+}

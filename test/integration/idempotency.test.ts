@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
-import { readRuntime } from '../../infra/local/stack';
-import { api, newPartner, write } from './helpers';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { api, newPartner, testDb, write } from './helpers';
 
 const keyCount = async (key: string) => (await api('GET', '/api-keys?limit=100', { key })).body.data.length as number;
 
@@ -91,16 +89,13 @@ describe('Idempotency-Key', () => {
 
   it('a request whose worker died mid-flight is taken over once its lock has expired', async () => {
     const p = await newPartner();
-    const runtime = readRuntime(inject('stateDir'), inject('port'))!;
-    const ddb = DynamoDBDocumentClient.from(
-      new DynamoDBClient({ region: 'us-east-1', endpoint: runtime.env.AWS_ENDPOINT_URL_DYNAMODB, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
-    );
+    const { ddb, accessTable } = testDb();
     const body = JSON.stringify({ member_id: p.member_id });
     const { fingerprint } = await import('../../shared/platform/idempotency');
     const put = (idem: string, lockedUntil: number) =>
       ddb.send(
         new PutCommand({
-          TableName: runtime.env.ACCESS_TABLE,
+          TableName: accessTable,
           Item: {
             pk: `IDEM#${p.partner_id}#test#${idem}`,
             sk: 'IDEM',
@@ -123,5 +118,25 @@ describe('Idempotency-Key', () => {
     await put(dead, Date.now() - 1);
     const retried = await api('POST', '/api-keys', { key: p.test_key, rawBody: body, headers: { 'idempotency-key': dead } });
     expect(retried.status).toBe(201);
+  });
+
+  it('forgets a key after 24 hours even before TTL deletes the record', async () => {
+    const p = await newPartner();
+    const { ddb, accessTable } = testDb();
+    const idem = randomUUID();
+    const first = await write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem });
+    // Age the record past its retention; TTL has not removed it yet.
+    await ddb.send(
+      new UpdateCommand({
+        TableName: accessTable,
+        Key: { pk: `IDEM#${p.partner_id}#test#${idem}`, sk: 'IDEM' },
+        UpdateExpression: 'SET expires_at = :past',
+        ExpressionAttributeValues: { ':past': Date.now() - 1000 },
+      }),
+    );
+    const later = await write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem });
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(later.body.id).not.toBe(first.body.id);
   });
 });
