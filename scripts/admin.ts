@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { COMMANDS } from './admin/commands';
 import { connect, UsageError } from './admin/target';
 import { AccessError } from '../shared/access/repository';
+import { CatalogFileError } from '../shared/catalog/operations';
 
 /**
  * The operators' CLI: npm run -s admin -- <command> [--flags] [--json].
@@ -24,10 +25,12 @@ async function main(argv: string[]): Promise<number> {
   const json = rest.includes('--json');
   try {
     if (!cmd) throw new UsageError(`unknown command '${name}'; run 'npm run -s admin -- help' for the list`);
-    const { values } = parseArgs({ args: rest.filter((a) => a !== '--json'), options: optionsFor(cmd.flags), strict: true, allowPositionals: false });
-    const parsed = cmd.flags.safeParse(values);
+    const { values, positionals } = parseArgs({ args: rest.filter((a) => a !== '--json'), options: optionsFor(cmd.flags), strict: true, allowPositionals: true });
+    const named = cmd.positionals ?? [];
+    if (positionals.length > named.length) throw new UsageError(`unexpected argument '${positionals[named.length]}'\nusage: ${cmd.usage}`);
+    const parsed = cmd.flags.safeParse({ ...values, ...Object.fromEntries(positionals.map((v, i) => [named[i]!, v])) });
     if (!parsed.success) {
-      const msg = parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ');
+      const msg = parsed.error.issues.map((i) => `${named.includes(String(i.path[0])) ? String(i.path[0]).toUpperCase() : `--${i.path.join('.')}`}: ${i.message}`).join('; ');
       throw new UsageError(`${msg}\nusage: ${cmd.usage}`);
     }
     await connect();
@@ -37,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (e) {
     const err = e as Error;
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    const message = err instanceof AccessError || usage ? err.message : `${err.name}: ${err.message}`;
+    const message = err instanceof AccessError || err instanceof CatalogFileError || usage ? err.message : `${err.name}: ${err.message}`;
     if (json) process.stderr.write(`${JSON.stringify({ error: { message, kind: err instanceof AccessError ? err.kind : usage ? 'usage' : 'failure' } })}\n`);
     else process.stderr.write(`error: ${message}\n`);
     return usage ? 2 : 1;

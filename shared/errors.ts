@@ -27,6 +27,14 @@ export const ERROR_CODES = {
   'team.role.self_change': { status: 403, description: 'Members cannot change their own role.' },
   'team.role.last_admin': { status: 409, description: 'The change would leave the partner without a PARTNER_ADMIN.' },
   'resource.not_found': { status: 404, description: 'The resource does not exist in this partner and environment.' },
+  'quote.rate_pack.not_found': { status: 404, description: 'POST /quotes: no such rate pack in the catalog of this environment.' },
+  'quote.start_date.in_past': { status: 422, description: 'POST /quotes: start_date is before today (Morocco time).' },
+  'quote.start_time.invalid': { status: 422, description: 'POST /quotes: start_time is not a departure of a SCHEDULED pack, or is given for a FLEXIBLE pack.' },
+  'quote.slot.not_sellable': { status: 422, description: 'POST /quotes: the adventure or slot is not sold then (`details.reason`: not_operating, beyond_booking_window, sales_closed, slot_closed, adventure_withdrawn).' },
+  'quote.party.too_large': { status: 422, description: 'POST /quotes: more travelers than the rate pack takes per booking.' },
+  'quote.party.too_small': { status: 422, description: 'POST /quotes: fewer travelers than the rate pack needs.' },
+  'quote.traveler.age_out_of_range': { status: 422, description: 'POST /quotes: a traveler fits no age bracket (`details.travelers` lists them).' },
+  'quote.capacity.insufficient': { status: 422, description: 'POST /quotes: fewer places left in the slot than travelers.' },
   'internal.error': { status: 500, description: 'Unexpected failure; retry later and quote the request id.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

@@ -25,4 +25,11 @@ export interface JobDef {
   description: string;
 }
 
-export const JOBS: JobDef[] = [];
+export const JOBS: JobDef[] = [
+  {
+    id: 'refreshSandboxCatalogs',
+    schedule: 'cron(0 3 ? * SUN *)',
+    handler: 'functions/jobs/refresh-sandbox.ts',
+    description: "Weekly refresh of every tenant's sandbox catalog from production (Sunday 03:00 UTC)",
+  },
+];

@@ -30,3 +30,14 @@ export async function ensureDemoPartner(stateDir: string): Promise<DemoPartner> 
   writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   return demo;
 }
+
+/** On the first start, the production catalog is imported from data/catalog/production.json. */
+export async function ensureCatalog(): Promise<string> {
+  const { catalogRepository, PROD } = await import('../../shared/catalog/repository');
+  const meta = await catalogRepository.meta(PROD);
+  if (meta) return `${meta.adventure_count} adventures (index version ${meta.version})`;
+  const { importCatalog } = await import('../../shared/catalog/operations');
+  const file = join(import.meta.dirname, '..', '..', 'data', 'catalog', 'production.json');
+  const r = await importCatalog(JSON.parse(readFileSync(file, 'utf8')));
+  return `${r.adventures} adventures imported from data/catalog/production.json`;
+}

@@ -1,7 +1,7 @@
 import '../../scripts/quiet-sdk';
 import { MissingJavaError } from './services';
 import { defaultStateDir, startLocalStack } from './stack';
-import { ensureDemoPartner } from './demo';
+import { ensureCatalog, ensureDemoPartner } from './demo';
 
 // A closed terminal or pipe must not abort the shutdown that stops DynamoDB Local.
 process.stdout.on('error', () => undefined);
@@ -14,6 +14,7 @@ const stateDir = defaultStateDir();
 
 try {
   const stack = await startLocalStack({ port, stateDir, reset });
+  const catalog = await ensureCatalog();
   const demo = await ensureDemoPartner(stateDir);
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   console.log(
@@ -23,6 +24,7 @@ try {
       `  Base URL     ${stack.baseUrl}`,
       `  Sandbox key  ${demo.test_key}   (Demo Bank, PARTNER_ADMIN)`,
       `  Try          curl -s -H "Authorization: Bearer ${demo.test_key}" ${stack.baseUrl}/me`,
+      `  Catalog      ${catalog}`,
       `  State        ${stateDir}   (npm start -- --reset starts empty)`,
       `Ready in ${secs} s. Press Ctrl-C to stop.`,
       '',

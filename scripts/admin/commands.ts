@@ -7,6 +7,8 @@ export interface Command {
   usage: string;
   description: string;
   flags: z.ZodObject;
+  /** Names of positional arguments, parsed into the flags object. */
+  positionals?: string[];
   run(flags: Record<string, unknown>): Promise<{ json: unknown; text: string }>;
 }
 
@@ -94,6 +96,47 @@ export const COMMANDS: Record<string, Command> = {
   },
   'member:disable': memberEnabled(false),
   'member:enable': memberEnabled(true),
+  'catalog:import': {
+    usage: 'catalog:import FILE',
+    description: 'Import the production catalog from a JSON file (format: shared/catalog/schema.ts); adventures missing from it are withdrawn.',
+    flags: z.object({ file: z.string().min(1) }),
+    positionals: ['file'],
+    async run(f) {
+      const { importCatalog } = await import('../../shared/catalog/operations');
+      const r = await importCatalog(readJsonFile(f.file as string), progress);
+      return { json: r, text: `Imported ${r.adventures} adventures (index version ${r.index_version}); withdrawn: ${r.withdrawn.join(', ') || 'none'}.` };
+    },
+  },
+  'catalog:refresh-sandbox': {
+    usage: 'catalog:refresh-sandbox',
+    description: "Refresh every tenant's sandbox catalog from production now (the weekly job does it Sundays 03:00 UTC).",
+    flags: z.object({}),
+    async run() {
+      const { refreshSandboxes } = await import('../../shared/catalog/operations');
+      const r = await refreshSandboxes(progress);
+      return { json: r, text: `Sandbox snapshot ${r.snapshot}: ${r.tenants} tenants refreshed, ${r.events} adventure.unavailable events.` };
+    },
+  },
+  'catalog:withdraw': {
+    usage: 'catalog:withdraw --slug SLUG',
+    description: 'Withdraw a production adventure from sale (stays listed, not bookable); partners with open quotes get adventure.unavailable.',
+    flags: z.object({ slug: z.string().min(1) }),
+    async run(f) {
+      const { withdrawAdventure } = await import('../../shared/catalog/operations');
+      const r = await withdrawAdventure(f.slug as string);
+      return { json: r, text: `${r.slug} withdrawn; ${r.events} partner(s) notified.` };
+    },
+  },
+  'catalog:close-slot': {
+    usage: 'catalog:close-slot --rate-pack ID --date YYYY-MM-DD [--time HH:MM]',
+    description: 'Close one production departure (or FLEXIBLE day, without --time) to sale; partners with open quotes on it get adventure.unavailable.',
+    flags: z.object({ 'rate-pack': z.uuid(), date: z.iso.date(), time: z.string().regex(/^\d{2}:\d{2}$/).optional() }),
+    async run(f) {
+      const { closeSlot } = await import('../../shared/catalog/operations');
+      const r = await closeSlot(f['rate-pack'] as string, f.date as string, (f.time as string | undefined) ?? null);
+      return { json: r, text: `Closed ${r.date} ${r.start_time ?? '(day)'} of ${r.rate_pack_id}; ${r.events} partner(s) notified.` };
+    },
+  },
   'key:issue': {
     usage: 'key:issue --partner ID --member MEMBER_ID --env live|test [--expires-at ISO_DATE_TIME]',
     description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',
@@ -113,6 +156,9 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+/** Progress of long commands goes to stderr, so stdout stays one JSON document. */
+const progress = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Reads a JSON file given to a command, with a clear error. */
 export function readJsonFile(path: string): unknown {

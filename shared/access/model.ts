@@ -9,6 +9,8 @@ export interface Partner {
   rate_limit_per_minute?: number;
   /** Number of enabled PARTNER_ADMIN members, kept in the same transactions that change roles. */
   admin_count: number;
+  /** Sandbox catalog snapshot of this tenant, set by the weekly refresh. */
+  sandbox_catalog?: string;
   created_at: string;
 }
 

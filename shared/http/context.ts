@@ -16,6 +16,8 @@ export interface Principal {
   /** Plain secret from the Authorization header, kept in memory for signature checks only. */
   secret: string;
   partnerName: string;
+  /** The sandbox catalog snapshot this tenant browses (test keys); unset until the first refresh. */
+  sandboxCatalog?: string;
   memberEmail: string;
   keyCreatedAt: string;
 }

@@ -14,7 +14,7 @@ export interface Pager<P> {
  * Decodes the request's cursor for this endpoint and caller, and encodes the
  * next one. Cursors are bound to the endpoint, the partner and the environment.
  */
-export async function pager<P>(endpoint: string, principal: Principal, cursor: string | undefined): Promise<Pager<P>> {
+export async function pager<P>(endpoint: string, principal: Principal, cursor: string | undefined, queryHash?: string): Promise<Pager<P>> {
   const key = await cursorKey();
   const scope = { endpoint, partnerId: principal.partnerId, env: principal.env };
   let position: P | undefined;
@@ -27,6 +27,9 @@ export async function pager<P>(endpoint: string, principal: Principal, cursor: s
       throw new ApiError('pagination.cursor.invalid', 'The cursor is invalid: pass meta.next_cursor unchanged, with the key that received it.');
     }
     position = r.position;
+    if (queryHash !== undefined && (position as { h?: string } | undefined)?.h !== queryHash) {
+      throw new ApiError('pagination.cursor.invalid', 'This cursor belongs to a different query: keep the same filters and sort while paging.');
+    }
   }
   return { position, next: async (p) => (p === undefined ? null : encodeCursor(key, scope, p)) };
 }

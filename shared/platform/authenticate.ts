@@ -44,6 +44,7 @@ export async function authenticate(authorization: string | undefined, nowMs = Da
       rateReset: rate.reset,
       secret: parsed.secret,
       partnerName: partner.name,
+      sandboxCatalog: partner.sandbox_catalog,
       memberEmail: member.email,
       keyCreatedAt: key.created_at,
     },
