@@ -17,9 +17,13 @@ function help(): string {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === 'help' || name === '--help') {
-    process.stdout.write(`${help()}\n`);
-    return name ? 0 : 2;
+  if (!name) {
+    process.stderr.write(`${help()}\n`);
+    return 2;
+  }
+  if (name === 'help' || name === '--help') {
+    process.stdout.write(rest.includes('--json') ? `${JSON.stringify({ commands: Object.entries(COMMANDS).map(([n, c]) => ({ name: n, usage: c.usage, description: c.description })) })}\n` : `${help()}\n`);
+    return 0;
   }
   const cmd = COMMANDS[name];
   const json = rest.includes('--json');

@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   'pagination.cursor.invalid': { status: 400, description: 'The cursor is too long, corrupted, forged, or from another partner or environment.' },
   'pagination.cursor.wrong_endpoint': { status: 400, description: 'The cursor was issued by another list endpoint.' },
   'team.role.self_change': { status: 403, description: 'Members cannot change their own role.' },
+  'team.key.other_admin': { status: 403, description: 'POST /api-keys for another PARTNER_ADMIN: only that admin (or the operators) may issue their keys.' },
   'team.role.last_admin': { status: 409, description: 'The change would leave the partner without a PARTNER_ADMIN.' },
   'resource.not_found': { status: 404, description: 'The resource does not exist in this partner and environment.' },
   'quote.rate_pack.not_found': { status: 404, description: 'POST /quotes: no such rate pack in the catalog of this environment.' },

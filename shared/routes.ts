@@ -66,6 +66,10 @@ export interface RouteSpec {
   responses: Record<number, ResponseDef>;
   /** RFC 8594: the route answers with Deprecation and Sunset headers. */
   deprecated?: { since: string; sunset: string };
+  /** Top-level response fields shown once: never stored for idempotent replays (replayed as null). */
+  secretFields?: string[];
+  /** The route changes partners, members or keys; other keyed routes write only platform records to the access table. */
+  changesAccess?: boolean;
 }
 
 export interface RouteDef extends RouteSpec {
@@ -78,6 +82,9 @@ function defineRoutes<T extends Record<string, RouteSpec>>(specs: T): { [K in ke
   const out = {} as Record<string, RouteDef>;
   for (const [id, spec] of Object.entries(specs)) {
     if (spec.access === 'key' && !spec.scope) throw new Error(`route ${id} is keyed but has no scope`);
+    if (spec.deprecated && Date.parse(spec.deprecated.sunset) < Date.parse(spec.deprecated.since) + 182 * 86_400_000) {
+      throw new Error(`route ${id}: removals are announced 6 months ahead (sunset must be at least 182 days after since)`);
+    }
     out[id] = { ...spec, id, write: WRITE_METHODS.has(spec.method) };
   }
   return out as { [K in keyof T]: T[K] & RouteDef };
@@ -134,6 +141,7 @@ export const ROUTES = defineRoutes({
     description: 'Refused for your own role (403 team.role.self_change) and when it would leave no PARTNER_ADMIN (409 team.role.last_admin).',
     request: { params: UserIdParams, body: UpdateRoleBody },
     responses: { 200: { description: 'Role updated.', schema: TeamMember } },
+    changesAccess: true,
   },
   listApiKeys: {
     method: 'GET',
@@ -155,7 +163,9 @@ export const ROUTES = defineRoutes({
     tag: 'Team',
     summary: 'Issue an API key for a member, in the environment of the calling key',
     request: { body: CreateApiKeyBody },
-    responses: { 201: { description: 'The key; `key` is shown only here.', schema: ApiKeyWithSecret } },
+    responses: { 201: { description: 'The key; `key` is shown only here (an idempotent replay returns it as null).', schema: ApiKeyWithSecret } },
+    secretFields: ['key'],
+    changesAccess: true,
   },
   revokeApiKey: {
     method: 'DELETE',
@@ -167,6 +177,7 @@ export const ROUTES = defineRoutes({
     summary: 'Revoke an API key; it stops working at once',
     request: { params: KeyIdParams },
     responses: { 200: { description: 'The revoked key.', schema: ApiKey } },
+    changesAccess: true,
   },
   listAdventures: {
     method: 'GET',

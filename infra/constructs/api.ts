@@ -8,6 +8,9 @@ import { ROUTE_LIST, type RouteDef } from '../../shared/routes';
 import { TABLES, type TableName } from '../../shared/tables';
 import { ServiceFunction, type TableBinding } from './service-function';
 
+/** Partition keys of the records the request pipeline itself writes (see shared/platform). */
+export const PLATFORM_RECORDS = ['RATE#*', 'IDEM#*', 'AUDIT#*', 'CONFIG'];
+
 export interface ApiProps {
   tables: Record<TableName, TableV2>;
   /** Extra bindings per route (queues, buckets), added by other constructs. */
@@ -52,8 +55,14 @@ export class ApiConstruct extends Construct {
       const fn = new ServiceFunction(this, route.id, { entry: route.handler, description: `${route.method} ${route.path}` });
       const tables: TableBinding[] = [];
       if (route.access === 'key') {
-        // Keyed routes write rate-limit counters, idempotency records and the audit trail.
-        tables.push({ table: props.tables.access, def: TABLES.access, access: 'readwrite' });
+        // Keyed routes write rate-limit counters, idempotency records, the audit trail and the cursor key;
+        // only team and key routes may write partners, members and keys.
+        tables.push({
+          table: props.tables.access,
+          def: TABLES.access,
+          access: 'readwrite',
+          writeLeadingKeys: route.changesAccess ? undefined : PLATFORM_RECORDS,
+        });
         tables.push({ table: props.tables.data, def: TABLES.data, access: route.write ? 'readwrite' : 'read' });
       }
       fn.bind({ tables });

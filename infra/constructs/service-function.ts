@@ -1,6 +1,6 @@
 import { Duration, RemovalPolicy, Stack, Validations, type CfnResource } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -24,7 +24,13 @@ export interface TableBinding {
   table: ITableV2;
   def: TableDef;
   access: 'read' | 'readwrite';
+  /** Writes only to items whose partition key matches one of these patterns (dynamodb:LeadingKeys). */
+  writeLeadingKeys?: string[];
 }
+
+/** No Scan anywhere: every access pattern is a key lookup or a Query. */
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 
 export interface QueueBinding {
   queue: IQueue;
@@ -81,8 +87,17 @@ export class ServiceFunction extends NodejsFunction {
 
   bind(b: { tables?: TableBinding[]; queues?: QueueBinding[]; buckets?: BucketBinding[] }): this {
     for (const t of b.tables ?? []) {
-      if (t.access === 'read') t.table.grantReadData(this);
-      else t.table.grantReadWriteData(this);
+      const resources = [t.table.tableArn, `${t.table.tableArn}/index/*`];
+      this.addToRolePolicy(new PolicyStatement({ actions: READ_ACTIONS, resources }));
+      if (t.access === 'readwrite') {
+        this.addToRolePolicy(
+          new PolicyStatement({
+            actions: WRITE_ACTIONS,
+            resources: [t.table.tableArn],
+            ...(t.writeLeadingKeys ? { conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': t.writeLeadingKeys } } } : {}),
+          }),
+        );
+      }
       this.addEnvironment(t.def.envVar, t.table.tableName);
       const tableId = Stack.of(this).getLogicalId(t.table.node.defaultChild as CfnResource);
       Validations.of(this.role!).acknowledge({

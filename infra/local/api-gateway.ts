@@ -122,7 +122,11 @@ export function startApiGateway(port: number, host = '127.0.0.1'): Promise<Serve
     });
     req.on('end', () => {
       if (tooLarge) return;
-      void dispatch(req, res, Buffer.concat(chunks));
+      dispatch(req, res, Buffer.concat(chunks)).catch((e: Error) => {
+        // Nothing a request sends may take the stack down.
+        console.error('[api] dispatch failed:', e.message);
+        if (!res.headersSent) send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Internal Server Error' }) });
+      });
     });
     req.on('error', () => res.destroy());
   });

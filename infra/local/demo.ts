@@ -18,7 +18,15 @@ export async function ensureDemoPartner(stateDir: string): Promise<DemoPartner> 
   const file = join(stateDir, 'demo-partner.json');
   if (existsSync(file)) {
     const demo = JSON.parse(readFileSync(file, 'utf8')) as DemoPartner;
-    if (await accessRepository.getPartner(demo.partner_id)) return demo;
+    if (await accessRepository.getPartner(demo.partner_id)) {
+      // The printed key must work: reissue it if an operator revoked it.
+      const key = await accessRepository.getKey(demo.test_key.split('_')[2]!);
+      if (!key || key.revoked_at) {
+        demo.test_key = (await accessRepository.issueKey(demo.partner_id, demo.member_id, 'test')).key;
+        writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+      }
+      return demo;
+    }
   }
   const created = await accessRepository.createPartner({ name: 'Demo Bank', email: 'demo-admin@demo-bank.example' });
   const demo: DemoPartner = {

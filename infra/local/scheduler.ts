@@ -55,7 +55,12 @@ export async function startScheduler(opts: {
       const m = /^\/schedules(?:\/([^/]+))?$/.exec(url.pathname);
       if (!m) return fail(res, 404, 'ResourceNotFoundException', `unsupported path ${url.pathname}`);
       const name = m[1] ? decodeURIComponent(m[1]) : undefined;
-      const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
+      let body: Record<string, unknown> = {};
+      try {
+        body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
+      } catch {
+        return fail(res, 400, 'ValidationException', 'The request body is not valid JSON.');
+      }
       const group = (name ? (body.GroupName as string) ?? url.searchParams.get('groupName') : url.searchParams.get('GroupName')) ?? 'default';
       const key = `${group}/${name}`;
       if (req.method === 'POST' && name) {

@@ -84,12 +84,17 @@ export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: st
       }
       const done = messages.filter((m) => !failed.has(m.MessageId!));
       if (done.length > 0) {
-        const del = await sqs.send(
+        const del = await sqs
+          .send(
           new DeleteMessageBatchCommand({
             QueueUrl: target.queueUrl,
             Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
           }),
-        );
+          )
+          .catch((e: Error) => {
+            log(`[sqs] delete failed on ${target.queueUrl}: ${e.message}`);
+            return { Failed: [] };
+          });
         for (const f of del.Failed ?? []) log(`[sqs] delete failed on ${target.queueUrl}: ${f.Code} ${f.Message ?? ''}`);
       }
     }

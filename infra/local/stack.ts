@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Server } from 'node:http';
@@ -53,6 +54,12 @@ export function readRuntime(stateDir: string, port: number): RuntimeInfo | undef
   }
 }
 
+/** Only a process that is still DynamoDB Local is reaped: PIDs get reused. */
+function isDynamoLocal(pid: number): boolean {
+  const r = spawnSync('ps', ['-p', String(pid), '-o', 'command='], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.includes('DynamoDBLocal');
+}
+
 /** Kills a DynamoDB Local left behind by a stack that was killed without cleanup. */
 function reapStale(stateDir: string, port: number) {
   const f = runtimeFile(stateDir, port);
@@ -64,7 +71,7 @@ function reapStale(stateDir: string, port: number) {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
   }
-  if (info.javaPid) {
+  if (info.javaPid && isDynamoLocal(info.javaPid)) {
     try {
       process.kill(info.javaPid, 'SIGKILL');
     } catch {
@@ -82,9 +89,10 @@ function reapStale(stateDir: string, port: number) {
 export async function startLocalStack(opts: LocalStackOptions) {
   const log = opts.log ?? ((l: string) => console.log(l));
   const stateDir = opts.stateDir;
+  // Refuse (or clean up after) another stack on this port and state before touching its files.
+  if (existsSync(stateDir)) reapStale(stateDir, opts.port);
   if (opts.reset) rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
-  reapStale(stateDir, opts.port);
 
   const [ddbPort, sqsPort, s3Port, schedPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const stops: (() => Promise<void>)[] = [];

@@ -12,8 +12,24 @@ const reset = process.argv.includes('--reset');
 const port = Number(process.env.PORT ?? 3000);
 const stateDir = defaultStateDir();
 
+let stack: Awaited<ReturnType<typeof startLocalStack>> | undefined;
+let stopping = false;
+const shutdown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  // During boot there is nothing to stop gracefully: exiting kills DynamoDB Local through its exit hook.
+  if (!stack) process.exit(130);
+  console.log(`\n${signal}: stopping the local stack...`);
+  await stack.stop();
+  console.log('Stopped.');
+  process.exit(0);
+};
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGHUP', () => void shutdown('SIGHUP'));
+
 try {
-  const stack = await startLocalStack({ port, stateDir, reset });
+  stack = await startLocalStack({ port, stateDir, reset });
   const catalog = await ensureCatalog();
   const demo = await ensureDemoPartner(stateDir);
   const secs = ((Date.now() - started) / 1000).toFixed(1);
@@ -30,17 +46,6 @@ try {
       '',
     ].join('\n'),
   );
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping the local stack...`);
-    await stack.stop();
-    console.log('Stopped.');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 } catch (e) {
   if (e instanceof MissingJavaError) {
     console.error(e.message);

@@ -142,7 +142,7 @@ export const COMMANDS: Record<string, Command> = {
     description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',
     flags: z.object({ partner: z.uuid(), member: z.uuid(), env, 'expires-at': z.iso.datetime().optional() }),
     async run(f) {
-      const k = await (await repo()).issueKey(f.partner as string, f.member as string, f.env as 'live' | 'test', f['expires-at'] as string | undefined);
+      const k = await (await repo()).issueKey(f.partner as string, f.member as string, f.env as 'live' | 'test', { expiresAt: f['expires-at'] as string | undefined });
       return { json: { key_id: k.key_id, key: k.key, env: k.env }, text: `Key ${k.key_id} (${k.env}): ${k.key}\nThe secret is shown once: store it now.` };
     },
   },

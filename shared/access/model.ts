@@ -34,6 +34,8 @@ export interface ApiKeyRecord {
   created_at: string;
   revoked_at?: string;
   expires_at?: string;
+  /** Member who issued the key through the API; absent for keys issued by operators. */
+  issued_by?: string;
 }
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ddb } from '../aws';
 import { queryPage } from '../db';
@@ -124,10 +124,11 @@ export const accessRepository = {
     return strip(item) as unknown as Member;
   },
 
-  async issueKey(partnerId: string, memberId: string, env: Env, expiresAt?: string): Promise<IssuedKey> {
+  async issueKey(partnerId: string, memberId: string, env: Env, opts: { expiresAt?: string; issuedBy?: string } = {}): Promise<IssuedKey & { record: ApiKeyRecord }> {
     const now = new Date().toISOString();
     const k = newKeyItem(partnerId, memberId, env, now);
-    if (expiresAt) (k.item as ApiKeyRecord).expires_at = expiresAt;
+    if (opts.expiresAt) (k.item as ApiKeyRecord).expires_at = opts.expiresAt;
+    if (opts.issuedBy) (k.item as ApiKeyRecord).issued_by = opts.issuedBy;
     const TableName = accessTableName();
     try {
       await ddb.send(
@@ -142,7 +143,7 @@ export const accessRepository = {
       if (isConditionFailure(e)) throw new AccessError('not_found', `member ${memberId} does not exist in partner ${partnerId} or is disabled`);
       throw e;
     }
-    return k.issued;
+    return { ...k.issued, record: strip(k.item) as unknown as ApiKeyRecord };
   },
 
   /** Revokes a key at once; with `owner`, only if it belongs to that partner and environment. */
@@ -199,9 +200,10 @@ export const accessRepository = {
             TableName,
             Key: accessKeys.member(partnerId, memberId),
             UpdateExpression: 'SET #r = :new, updated_at = :now',
-            ConditionExpression: '#r = :old',
+            // Also pinned to the enabled flag the admin count was computed from.
+            ConditionExpression: '#r = :old AND enabled = :enabled',
             ExpressionAttributeNames: { '#r': 'role' },
-            ExpressionAttributeValues: { ':new': role, ':old': member.role, ':now': now },
+            ExpressionAttributeValues: { ':new': role, ':old': member.role, ':now': now, ':enabled': member.enabled },
           },
         },
         {
@@ -317,18 +319,24 @@ export const accessRepository = {
     return (r.Items ?? []).map((i) => strip(i) as unknown as Member);
   },
 
+  /** Strongly consistent: a revoked key stops working on the very next request. */
   async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
-    const r = await ddb.send(new GetCommand({ TableName: accessTableName(), Key: accessKeys.apiKey(keyId) }));
+    const r = await ddb.send(new GetCommand({ TableName: accessTableName(), Key: accessKeys.apiKey(keyId), ConsistentRead: true }));
     return strip(r.Item) as unknown as ApiKeyRecord | undefined;
   },
 
-  /** Member and partner in one round trip (BatchGetItem). */
+  /** Member and partner in one round trip (BatchGetItem, strongly consistent: role changes apply at once). */
   async getMemberAndPartner(partnerId: string, memberId: string): Promise<{ member?: Member; partner?: Partner }> {
     const TableName = accessTableName();
-    const r = await ddb.send(
-      new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [accessKeys.member(partnerId, memberId), accessKeys.partner(partnerId)] } } }),
-    );
-    const items = r.Responses?.[TableName] ?? [];
+    const items: Record<string, unknown>[] = [];
+    let Keys: Record<string, unknown>[] | undefined = [accessKeys.member(partnerId, memberId), accessKeys.partner(partnerId)];
+    for (let attempt = 0; Keys?.length; attempt++) {
+      if (attempt > 5) throw new Error('BatchGetItem kept returning unprocessed keys');
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
+      const r: BatchGetCommandOutput = await ddb.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys, ConsistentRead: true } } }));
+      items.push(...(r.Responses?.[TableName] ?? []));
+      Keys = r.UnprocessedKeys?.[TableName]?.Keys;
+    }
     return {
       member: strip(items.find((i) => i.sk === `MEMBER#${memberId}`)) as unknown as Member | undefined,
       partner: strip(items.find((i) => i.sk === 'PARTNER')) as unknown as Partner | undefined,

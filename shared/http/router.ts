@@ -41,7 +41,13 @@ export function matchRoute(method: string, path: string): RouteMatch {
   }
   const params: Record<string, string> = {};
   forMethod.c.names.forEach((n, i) => {
-    params[n] = decodeURIComponent(forMethod.m[i + 1]!);
+    const raw = forMethod.m[i + 1]!;
+    try {
+      params[n] = decodeURIComponent(raw);
+    } catch {
+      // A malformed escape is left as sent; the route's path schema refuses it with a 400.
+      params[n] = raw;
+    }
   });
   return { kind: 'route', route: forMethod.c.route, params };
 }

@@ -32,6 +32,18 @@ interface Record_ {
   response?: StoredResponse;
 }
 
+/** Secrets shown once (a new key, a signing secret) are never stored: a replay carries null instead. */
+function redact(body: string, fields: string[] | undefined): string {
+  if (!fields?.length || !body) return body;
+  try {
+    const parsed = JSON.parse(body) as Record<string, unknown>;
+    for (const f of fields) if (f in parsed) parsed[f] = null;
+    return JSON.stringify(parsed);
+  } catch {
+    return body;
+  }
+}
+
 /** What makes two requests "the same": method, path with query, exact body. */
 export function fingerprint(method: string, pathWithQuery: string, body: string): string {
   return createHash('sha256').update(`${method}\n${pathWithQuery}\n${body}`).digest('hex');
@@ -98,9 +110,12 @@ export async function runIdempotent(event: ApiEvent, state: RequestState, run: (
     }
     if (existing.state === 'COMPLETED') return replay(existing);
     if (existing.locked_until > now) {
-      throw new ApiError('idempotency.request.in_progress', 'A request with this Idempotency-Key is still being processed; retry in a few seconds.', {
-        idempotency_key: state.idempotencyKey,
-      });
+      throw new ApiError(
+        'idempotency.request.in_progress',
+        'A request with this Idempotency-Key is still being processed; retry in a few seconds.',
+        { idempotency_key: state.idempotencyKey },
+        { 'retry-after': '1' },
+      );
     }
     await takeOver(TableName, Key, existing.lock_token, token, now, state);
   }
@@ -127,7 +142,7 @@ export async function runIdempotent(event: ApiEvent, state: RequestState, run: (
       ExpressionAttributeValues: {
         ':done': 'COMPLETED',
         ':token': token,
-        ':resp': { status: result.statusCode ?? 200, headers, body: result.body ?? '', isBase64Encoded: result.isBase64Encoded ?? false } satisfies StoredResponse,
+        ':resp': { status: result.statusCode ?? 200, headers, body: redact(result.body ?? '', state.route.secretFields), isBase64Encoded: result.isBase64Encoded ?? false } satisfies StoredResponse,
       },
     }),
   );

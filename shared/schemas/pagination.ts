@@ -6,10 +6,11 @@ export const MAX_PAGE_SIZE = 100;
 
 /** `limit` and `cursor` of every list endpoint; extend with the endpoint's own filters. */
 export const pageQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'an integer of at least 1')
+    .transform(Number)
+    .pipe(z.number().int().min(1))
     .transform((n) => Math.min(n, MAX_PAGE_SIZE))
     .default(DEFAULT_PAGE_SIZE)
     .describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); larger values are clamped to ${MAX_PAGE_SIZE}.`),

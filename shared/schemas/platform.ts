@@ -42,9 +42,10 @@ export const ApiKey = z
     status: z.enum(['ACTIVE', 'REVOKED']),
     created_at: z.iso.datetime(),
     revoked_at: z.iso.datetime().nullable(),
+    issued_by: z.uuid().nullable().describe('Member who issued the key through the API; null for keys issued by the service operators'),
   })
   .meta({ id: 'ApiKey' });
-export const ApiKeyWithSecret = ApiKey.extend({ key: z.string().describe('The full key, shown only in this response') }).meta({ id: 'ApiKeyWithSecret' });
+export const ApiKeyWithSecret = ApiKey.extend({ key: z.string().nullable().describe('The full key, shown only in this response (null in an idempotent replay)') }).meta({ id: 'ApiKeyWithSecret' });
 export const CreateApiKeyBody = z
   .object({ member_id: z.uuid().describe('Member who will own the key; the key acts in the environment of the key that creates it') })
   .strict()

@@ -25,6 +25,7 @@ export function keyView(k: ApiKeyRecord) {
     status: k.revoked_at ? ('REVOKED' as const) : ('ACTIVE' as const),
     created_at: k.created_at,
     revoked_at: k.revoked_at ?? null,
+    issued_by: k.issued_by ?? null,
   };
 }
 
@@ -55,11 +56,20 @@ export async function changeRole(principal: Principal, userId: string, role: Rol
   }
 }
 
+/**
+ * Issues a key for a member in the caller's environment. Keys for another
+ * PARTNER_ADMIN are refused: holding one would let an admin act as a peer
+ * (and change their own role through it).
+ */
 export async function createKey(principal: Principal, memberId: string) {
+  const member = await accessRepository.getMember(principal.partnerId, memberId);
+  if (!member || !member.enabled) throw notFound('Enabled team member', memberId);
+  if (member.role === 'PARTNER_ADMIN' && memberId !== principal.memberId) {
+    throw new ApiError('team.key.other_admin', 'Keys for another PARTNER_ADMIN can only be issued by that admin or by the service operators.', { member_id: memberId });
+  }
   try {
-    const issued = await accessRepository.issueKey(principal.partnerId, memberId, principal.env);
-    const record = await accessRepository.getKey(issued.key_id);
-    return { ...keyView(record!), key: issued.key };
+    const issued = await accessRepository.issueKey(principal.partnerId, memberId, principal.env, { issuedBy: principal.memberId });
+    return { ...keyView(issued.record), key: issued.key };
   } catch (e) {
     if (e instanceof AccessError) throw notFound('Enabled team member', memberId);
     throw e;

@@ -57,11 +57,31 @@ describe('CDK stack', () => {
     }
   });
 
-  it('gives read-only routes read access to the data table, never write', () => {
-    // The fallback (404/405) and health functions have no table access at all.
-    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
-    const fallbackPolicy = policies.find((p) => JSON.stringify(p).includes('FallbackRole'));
-    expect(JSON.stringify(fallbackPolicy ?? {})).not.toContain('dynamodb:');
+  const statementsOf = (routeId: string) => {
+    const policies = template.findResources('AWS::IAM::Policy');
+    const entry = Object.entries(policies).find(([id]) => id.startsWith(`Api${routeId}RoleDefaultPolicy`));
+    return entry ? ((entry[1] as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Condition?: unknown; Resource: unknown }[] } } }).Properties.PolicyDocument.Statement) : [];
+  };
+  const actions = (s: { Action: string | string[] }) => [s.Action].flat();
+
+  it('grants least privilege from the route table: no Scan, no writes for reads, platform-only writes to the access table', () => {
+    for (const r of ROUTE_LIST) {
+      const statements = statementsOf(r.id);
+      const all = statements.flatMap(actions);
+      expect(all, r.id).not.toContain('dynamodb:Scan');
+      if (r.access === 'public') {
+        expect(all.filter((a) => a.startsWith('dynamodb:')), r.id).toEqual([]);
+        continue;
+      }
+      const writes = statements.filter((s) => actions(s).includes('dynamodb:PutItem'));
+      const onData = writes.filter((s) => JSON.stringify(s.Resource).includes('DataDataTable'));
+      const onAccess = writes.filter((s) => JSON.stringify(s.Resource).includes('DataAccessTable'));
+      expect(onData.length > 0, `${r.id} writes to data`).toBe(r.write);
+      expect(onAccess, r.id).toHaveLength(1);
+      const condition = JSON.stringify(onAccess[0]!.Condition ?? null);
+      if (r.changesAccess) expect(condition, r.id).toBe('null');
+      else expect(condition, r.id).toContain('RATE#*');
+    }
   });
 
   it('logs API access and keeps function logs with a retention', () => {

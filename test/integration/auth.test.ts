@@ -116,6 +116,19 @@ describe('request signatures (live writes)', () => {
     expect(up.body.code).toBe('auth.signature.invalid');
   });
 
+  it('lets an admin issue keys for members but not for another admin, and records who issued them', async () => {
+    const p = await newPartner();
+    const dev = await memberWithRole('DEVELOPER', p);
+    const admin2 = await memberWithRole('PARTNER_ADMIN', p);
+    const forDev = await write('POST', path, p.test_key, { member_id: dev.memberId });
+    expect(forDev.status).toBe(201);
+    expect(forDev.body).toMatchObject({ member_id: dev.memberId, issued_by: p.member_id, environment: 'test' });
+    const forAdmin = await write('POST', path, p.test_key, { member_id: admin2.memberId });
+    expect(forAdmin.status).toBe(403);
+    expect(forAdmin.body.code).toBe('team.key.other_admin');
+    expect((await write('POST', path, p.test_key, { member_id: p.member_id })).status).toBe(201);
+  });
+
   it('exempts sandbox writes and live reads', async () => {
     const p = await newPartner();
     const r = await api('POST', path, { key: p.test_key, body: { member_id: p.member_id }, headers: { 'idempotency-key': crypto.randomUUID() } });
@@ -151,6 +164,9 @@ describe('scopes', () => {
     expect((await api('GET', '/audit-events', { key: fin.testKey })).body.code).toBe('auth.scope.insufficient');
     expect((await api('GET', '/audit-events', { key: viewer.testKey })).body.code).toBe('auth.scope.insufficient');
     expect((await api('GET', '/api-keys', { key: dev.testKey })).body.code).toBe('auth.scope.insufficient');
+    expect((await write('POST', '/api-keys', dev.testKey, { member_id: dev.memberId })).body.code).toBe('auth.scope.insufficient');
+    expect((await write('DELETE', `/api-keys/${p.test_key_id}`, fin.testKey)).body.code).toBe('auth.scope.insufficient');
+    expect((await api('GET', '/me', { key: p.test_key })).status).toBe(200);
     for (const k of [viewer.testKey, dev.testKey, fin.testKey]) expect((await api('GET', '/me', { key: k })).status).toBe(200);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { admin, api } from './helpers';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { admin, api, newPartner, testDb, write } from './helpers';
 
 describe('GET /v1/health', () => {
   it('answers ok without a key and carries a request id', async () => {
@@ -42,7 +43,6 @@ describe('admin CLI', () => {
     expect(list.code).toBe(0);
     const mine = list.json.data.find((p: { partner_id: string }) => p.partner_id === r.json.partner_id);
     expect(mine).toMatchObject({ name: 'CLI Bank', email: 'ops@cli-bank.example' });
-    // Only hashes are stored: no listing ever carries a key.
     expect(list.stdout).not.toContain(r.json.live_key.split('_')[3]);
   });
 
@@ -59,6 +59,28 @@ describe('admin CLI', () => {
 
     const revoked = await admin(['key:revoke', '--key-id', live.json.key_id, '--json']);
     expect(revoked.json).toMatchObject({ key_id: live.json.key_id, revoked: true });
+  });
+
+  it('stores keys only as hashes: no secret appears anywhere in the tables, even after an idempotent key creation', async () => {
+    const p = await newPartner();
+    const idem = crypto.randomUUID();
+    const created = await write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem });
+    expect(created.body.key).toMatch(/^sk_test_/);
+    const replay = await write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toMatchObject({ id: created.body.id, key: null });
+
+    const { ddb, accessTable, dataTable } = testDb();
+    const secrets = [p.live_key, p.test_key, created.body.key].map((k: string) => k.split('_')[3]!);
+    for (const TableName of [accessTable, dataTable]) {
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await ddb.send(new ScanCommand({ TableName, ExclusiveStartKey }));
+        const dump = JSON.stringify(page.Items ?? []);
+        for (const s of secrets) expect(dump).not.toContain(s);
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+    }
   });
 
   it('errors go to stderr with a non-zero exit and nothing on stdout', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { admin, api, newPartner, write } from './helpers';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { admin, api, memberWithRole, newPartner, testDb, write } from './helpers';
 
 describe('rate limits', () => {
   it('carries the rate-limit headers on every keyed response, errors included, and answers 429 over the limit', async () => {
@@ -32,6 +33,29 @@ describe('rate limits', () => {
     expect((await api('GET', '/me', { key: p.live_key })).headers.get('x-ratelimit-limit')).toBe('600');
   });
 
+  it('keeps the counter in DynamoDB, where every Lambda instance sees it', async () => {
+    const p = await newPartner();
+    const r = await api('GET', '/me', { key: p.test_key });
+    const windowStart = Number(r.headers.get('x-ratelimit-reset')) - 60;
+    const { ddb, accessTable } = testDb();
+    const item = await ddb.send(new GetCommand({ TableName: accessTable, Key: { pk: `RATE#${p.test_key_id}`, sk: String(windowStart) }, ConsistentRead: true }));
+    expect(item.Item?.count).toBe(600 - Number(r.headers.get('x-ratelimit-remaining')));
+    expect(item.Item?.ttl).toBeGreaterThan(windowStart);
+  });
+
+  it('carries the headers on 403 and 409 answers too', async () => {
+    const p = await newPartner();
+    const viewer = await memberWithRole('VIEWER', p);
+    const forbidden = await write('POST', '/api-keys', viewer.testKey, { member_id: viewer.memberId });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.headers.get('x-ratelimit-limit')).toBe('600');
+    const idem = crypto.randomUUID();
+    await write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem });
+    const conflict = await write('POST', '/api-keys', p.test_key, { member_id: viewer.memberId }, { idempotencyKey: idem });
+    expect(conflict.status).toBe(409);
+    expect(conflict.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+  });
+
   it('counts across concurrent requests without losing updates (shared atomic counter)', async () => {
     const p = await newPartner();
     await admin(['partner:set-rate-limit', '--partner', p.partner_id, '--per-minute', '1000', '--json']);
@@ -44,12 +68,23 @@ describe('rate limits', () => {
 });
 
 describe('errors', () => {
-  it('malformed JSON -> 400 request.body.malformed_json', async () => {
+  it('a malformed escape in the path is a 400, and the stack stays up', async () => {
+    const p = await newPartner();
+    const r = await api('DELETE', '/api-keys/%E0%A4%A', { key: p.test_key, headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(r.status).toBe(400);
+    expect(r.body.details.errors[0]).toMatchObject({ field: 'key_id', location: 'path' });
+    expect((await api('GET', '/health')).status).toBe(200);
+  });
+
+  it('malformed JSON -> 400 request.body.malformed_json, without echoing the body', async () => {
     const p = await newPartner();
     const r = await api('POST', '/api-keys', { key: p.test_key, rawBody: '{"member_id": ', headers: { 'idempotency-key': crypto.randomUUID(), 'content-type': 'application/json' } });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('request.body.malformed_json');
     expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
+    const secret = await api('POST', '/api-keys', { key: p.test_key, rawBody: 'tok_secret_abcdef', headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(secret.status).toBe(400);
+    expect(secret.text).not.toContain('tok_secret');
   });
 
   it('validation failures name the field and what was expected', async () => {

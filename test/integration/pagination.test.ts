@@ -42,7 +42,7 @@ describe('pagination', () => {
     const p = await newPartner();
     expect((await api('GET', '/audit-events', { key: p.test_key })).body.meta.page_size).toBe(25);
     expect((await api('GET', '/audit-events?limit=500', { key: p.test_key })).body.meta.page_size).toBe(100);
-    for (const bad of ['0', '-1', 'abc', '1.5', '']) {
+    for (const bad of ['0', '-1', 'abc', '1.5', '', '1e2', '0x10']) {
       const r = await api('GET', `/audit-events?limit=${bad}`, { key: p.test_key });
       expect(r.status, bad).toBe(400);
       expect(r.body.code).toBe('pagination.limit.invalid');

@@ -34,9 +34,9 @@ export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, 
           try {
             json = JSON.parse(state.rawBody);
           } catch (e) {
-            throw new ApiError('request.body.malformed_json', 'The request body is not valid JSON (write bodies are JSON documents).', {
-              parser_message: e instanceof Error ? e.message : undefined,
-            });
+            // Only the position: the parser's message quotes the body, which may hold secrets.
+            const position = /position (\d+)/.exec(e instanceof Error ? e.message : '')?.[1];
+            throw new ApiError('request.body.malformed_json', 'The request body is not valid JSON (write bodies are JSON documents).', position ? { position: Number(position) } : undefined);
           }
         }
         body = parseWith(schemas.body, json, 'body');
