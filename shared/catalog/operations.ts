@@ -127,6 +127,8 @@ function sellableIds(adventures: AdventureInput[]) {
  * adventure.unavailable event in the same transaction as their move.
  */
 export async function refreshSandboxes(progress: Progress = () => undefined, now = new Date()) {
+  // Tenants without a pointer of their own browse the snapshot that was current until now.
+  const previousCurrent = await catalogRepository.currentSandboxScope();
   const snapshot = await catalogRepository.createSandboxSnapshot(now);
   progress(`snapshot ${snapshot} created from production`);
   const fresh = sellableIds(await catalogRepository.allAdventures(snapshot));
@@ -134,7 +136,7 @@ export async function refreshSandboxes(progress: Progress = () => undefined, now
   const oldContent = new Map<CatalogScope, Map<string, AdventureInput>>();
   let events = 0;
   for (const [i, partner] of partners.entries()) {
-    const previous = partner.sandbox_catalog;
+    const previous = partner.sandbox_catalog ?? previousCurrent;
     let gone: AdventureInput[] = [];
     if (previous && previous !== snapshot) {
       if (!oldContent.has(previous)) oldContent.set(previous, sellableIds(await catalogRepository.allAdventures(previous)));

@@ -53,10 +53,14 @@ const notSellable = (reason: string, message: string, details: Record<string, un
  */
 export async function createQuote(p: Principal, input: CreateQuoteInput, now = new Date()): Promise<QuoteRecord> {
   const scopes = await scopesFor(p);
-  const stored = await catalogRepository.ratePack(scopes.content, input.rate_pack_id);
+  const ref = { date: input.start_date, start_time: input.start_time ?? null };
+  // The seats read needs only the request, so it runs alongside the rate pack read.
+  const [stored, inv] = await Promise.all([
+    catalogRepository.ratePack(scopes.content, input.rate_pack_id),
+    inventoryRepository.get(scopes.inventory, input.rate_pack_id, slotKey(ref)),
+  ]);
   if (!stored) throw new ApiError('quote.rate_pack.not_found', `Rate pack ${input.rate_pack_id} does not exist in this catalog.`, { rate_pack_id: input.rate_pack_id });
   const { rate_pack: pack, adventure } = stored;
-  const ref = { date: input.start_date, start_time: input.start_time ?? null };
   if (ref.date < localDate(now)) {
     throw new ApiError('quote.start_date.in_past', `start_date ${ref.date} is in the past (today is ${localDate(now)} in Morocco).`, { start_date: ref.date, today: localDate(now) });
   }
@@ -97,7 +101,6 @@ export async function createQuote(p: Principal, input: CreateQuoteInput, now = n
     }
     throw new ApiError('quote.party.too_small', `This rate pack needs at least ${priced.min} travelers.`, { min_travelers: priced.min, requested: priced.size });
   }
-  const inv = await inventoryRepository.get(scopes.inventory, pack.id, slotKey(slot));
   if (inv.closed) throw notSellable('slot_closed', 'This slot has been closed by the operator.');
   const remaining = slot.capacity - inv.sold;
   if (remaining < input.travelers.length) {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app';
 import { ROUTE_LIST } from '../../shared/routes';
 import { TABLES } from '../../shared/tables';
+import { JOBS } from '../../shared/queues';
 
 let template: Template;
 let synthError: unknown;
@@ -82,6 +83,13 @@ describe('CDK stack', () => {
       if (r.changesAccess) expect(condition, r.id).toBe('null');
       else expect(condition, r.id).toContain('RATE#*');
     }
+  });
+
+  it('schedules every job with its EventBridge cron, including the Sunday 03:00 UTC sandbox refresh', () => {
+    for (const job of JOBS) {
+      template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: job.schedule, State: 'ENABLED', Targets: [Match.objectLike({ Arn: Match.anyValue() })] });
+    }
+    expect(JOBS.map((j) => j.schedule)).toContain('cron(0 3 ? * SUN *)');
   });
 
   it('logs API access and keeps function logs with a retention', () => {
