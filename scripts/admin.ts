@@ -4,6 +4,8 @@ import { COMMANDS } from './admin/commands';
 import { connect, UsageError } from './admin/target';
 import { AccessError } from '../shared/access/repository';
 import { CatalogFileError } from '../shared/catalog/operations';
+import { PaymentKeyError } from '../shared/bookings/payment-keys';
+import { ApiError } from '../shared/errors';
 
 /**
  * The operators' CLI: npm run -s admin -- <command> [--flags] [--json].
@@ -44,7 +46,8 @@ async function main(argv: string[]): Promise<number> {
   } catch (e) {
     const err = e as Error;
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    const message = err instanceof AccessError || err instanceof CatalogFileError || usage ? err.message : `${err.name}: ${err.message}`;
+    const known = err instanceof AccessError || err instanceof CatalogFileError || err instanceof PaymentKeyError || err instanceof ApiError;
+    const message = known || usage ? err.message : `${err.name}: ${err.message}`;
     if (json) process.stderr.write(`${JSON.stringify({ error: { message, kind: err instanceof AccessError ? err.kind : usage ? 'usage' : 'failure' } })}\n`);
     else process.stderr.write(`error: ${message}\n`);
     return usage ? 2 : 1;

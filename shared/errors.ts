@@ -36,6 +36,18 @@ export const ERROR_CODES = {
   'quote.party.too_small': { status: 422, description: 'POST /quotes: fewer travelers than the rate pack needs.' },
   'quote.traveler.age_out_of_range': { status: 422, description: 'POST /quotes: a traveler fits no age bracket (`details.travelers` lists them).' },
   'quote.capacity.insufficient': { status: 422, description: 'POST /quotes: fewer places left in the slot than travelers.' },
+  'booking.quote.not_found': { status: 404, description: 'POST /bookings: no such quote for this partner and environment.' },
+  'booking.quote.expired': { status: 409, description: 'POST /bookings: the quote is past expires_at; take a new quote.' },
+  'booking.quote.already_booked': { status: 409, description: 'POST /bookings: the quote was already used by a booking.' },
+  'booking.partner_reference.duplicate': { status: 409, description: 'POST /bookings: partner_reference already used in this environment.' },
+  'booking.travelers.mismatch': { status: 422, description: 'POST /bookings: the travelers do not match the quote (count).' },
+  'booking.slot.unavailable': { status: 422, description: 'POST /bookings: re-validated at confirmation, the slot is no longer bookable (`details.reason`: sold_out, slot_closed, sales_closed, adventure_withdrawn, ...).' },
+  'booking.not_cancellable': { status: 409, description: 'The booking is CANCELLED or COMPLETED.' },
+  'payment.confirmation.malformed': { status: 400, description: 'payment_confirmation is not a compact ES256 JWS with a kid and the required claims.' },
+  'payment.key.unknown': { status: 422, description: 'The JWS kid is not a payment key registered for this partner and environment.' },
+  'payment.signature.invalid': { status: 422, description: 'The JWS signature does not verify with the registered key.' },
+  'payment.quote.mismatch': { status: 422, description: 'The confirmation was signed for another quote_id.' },
+  'payment.amount.mismatch': { status: 422, description: "The confirmed amount differs from the quote's net_amount." },
   'internal.error': { status: 500, description: 'Unexpected failure; retry later and quote the request id.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

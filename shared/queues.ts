@@ -32,4 +32,10 @@ export const JOBS: JobDef[] = [
     handler: 'functions/jobs/refresh-sandbox.ts',
     description: "Weekly refresh of every tenant's sandbox catalog from production (Sunday 03:00 UTC)",
   },
+  {
+    id: 'completeBookings',
+    schedule: 'cron(30 0 * * ? *)',
+    handler: 'functions/jobs/complete-bookings.ts',
+    description: 'Daily 00:30 UTC: bookings whose travel date has passed become COMPLETED (booking.completed)',
+  },
 ];

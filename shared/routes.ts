@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Health } from './schemas/common';
 import { pageQuery } from './schemas/pagination';
+import { Booking, BookingListQuery, BookingNumberParams, BookingPage, CancelBookingBody, CancellationQuote, CreateBookingBody } from './schemas/bookings';
 import { AdventureDetail, AdventureListQuery, AdventurePage, Availability, AvailabilityQuery, CreateQuoteBody, Quote, QuoteIdParams, QuotePage, SlugParams } from './schemas/catalog';
 import {
   ApiKey,
@@ -70,6 +71,8 @@ export interface RouteSpec {
   secretFields?: string[];
   /** The route changes partners, members or keys; other keyed routes write only platform records to the access table. */
   changesAccess?: boolean;
+  /** The route sends e-mail (SES in AWS). */
+  sendsMail?: boolean;
 }
 
 export interface RouteDef extends RouteSpec {
@@ -246,6 +249,65 @@ export const ROUTES = defineRoutes({
     summary: 'One quote',
     request: { params: QuoteIdParams },
     responses: { 200: { description: 'The quote; expired is computed now.', schema: Quote } },
+  },
+  createBooking: {
+    method: 'POST',
+    path: '/v1/bookings',
+    handler: 'functions/bookings/create.ts',
+    access: 'key',
+    scope: 'bookings:write',
+    tag: 'Bookings',
+    summary: "Book a quote with the bank's signed payment confirmation",
+    description: 'Status goes straight to CONFIRMED and booking.confirmed is emitted. 409 on conflicts (quote expired or already booked, duplicate partner_reference), 422 when the slot is no longer bookable.',
+    request: { body: CreateBookingBody },
+    responses: { 201: { description: 'The booking.', schema: Booking } },
+    sendsMail: true,
+  },
+  listBookings: {
+    method: 'GET',
+    path: '/v1/bookings',
+    handler: 'functions/bookings/list.ts',
+    access: 'key',
+    scope: 'bookings:read',
+    tag: 'Bookings',
+    summary: 'Your bookings, most recent first',
+    request: { query: BookingListQuery },
+    responses: { 200: { description: 'A page of bookings; traveler names as initials.', schema: BookingPage } },
+  },
+  getBooking: {
+    method: 'GET',
+    path: '/v1/bookings/{booking_number}',
+    handler: 'functions/bookings/get.ts',
+    access: 'key',
+    scope: 'bookings:read',
+    tag: 'Bookings',
+    summary: 'One booking with full traveler details',
+    request: { params: BookingNumberParams },
+    responses: { 200: { description: 'The booking.', schema: Booking } },
+  },
+  getCancellationQuote: {
+    method: 'GET',
+    path: '/v1/bookings/{booking_number}/cancellation-quote',
+    handler: 'functions/bookings/cancellation-quote.ts',
+    access: 'key',
+    scope: 'bookings:read',
+    tag: 'Bookings',
+    summary: 'Refund preview before cancelling',
+    request: { params: BookingNumberParams },
+    responses: { 200: { description: 'Fees, refundable amount and the policy rule applied, valid until valid_until.', schema: CancellationQuote } },
+  },
+  cancelBooking: {
+    method: 'POST',
+    path: '/v1/bookings/{booking_number}/cancel',
+    handler: 'functions/bookings/cancel.ts',
+    access: 'key',
+    scope: 'bookings:write',
+    tag: 'Bookings',
+    summary: 'Cancel a booking',
+    description: 'Releases the seats, records the refund of the policy and emits booking.cancelled; 409 booking.not_cancellable when CANCELLED or COMPLETED.',
+    request: { params: BookingNumberParams, body: CancelBookingBody },
+    responses: { 200: { description: 'The cancelled booking with its cancellation details.', schema: Booking } },
+    sendsMail: true,
   },
   listAuditEvents: {
     method: 'GET',

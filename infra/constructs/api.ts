@@ -9,6 +9,9 @@ import { TABLES, type TableName } from '../../shared/tables';
 import { ServiceFunction, type TableBinding } from './service-function';
 
 /** Partition keys of the records the request pipeline itself writes (see shared/platform). */
+/** Sender of traveler and operator e-mails; its SES identity is verified out of band. */
+export const MAIL_FROM = 'bookings@partner-travel.example';
+
 export const PLATFORM_RECORDS = ['RATE#*', 'IDEM#*', 'AUDIT#*', 'CONFIG'];
 
 export interface ApiProps {
@@ -66,6 +69,7 @@ export class ApiConstruct extends Construct {
         tables.push({ table: props.tables.data, def: TABLES.data, access: route.write ? 'readwrite' : 'read' });
       }
       fn.bind({ tables });
+      if (route.sendsMail) fn.allowMail(MAIL_FROM);
       props.bindRoute?.(route, fn);
       this.api.addRoutes({
         path: route.path,

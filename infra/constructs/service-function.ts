@@ -120,6 +120,29 @@ export class ServiceFunction extends NodejsFunction {
     return this;
   }
 
+  /** SES v2 SendEmail from one sender address, with the mail settings the code reads. */
+  allowMail(from: string): this {
+    const { account, region } = Stack.of(this);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [`arn:aws:ses:${region}:${account}:identity/*`, `arn:aws:ses:${region}:${account}:configuration-set/*`],
+        conditions: { StringEquals: { 'ses:FromAddress': from } },
+      }),
+    );
+    this.addEnvironment('MAIL_MODE', 'ses');
+    this.addEnvironment('MAIL_FROM', from);
+    Validations.of(this.role!).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:aws:ses:<AWS::Region>:<AWS::AccountId>:identity/*]`,
+      reason: 'Recipients are travelers: SES authorizes against the recipient identities too; the statement is pinned to one sender address.',
+    });
+    Validations.of(this.role!).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:aws:ses:<AWS::Region>:<AWS::AccountId>:configuration-set/*]`,
+      reason: 'SendEmail may apply the account default configuration set; the statement is pinned to one sender address.',
+    });
+    return this;
+  }
+
   /** For grants done elsewhere (Scheduler pass-role, etc.). */
   get grantee(): IGrantable {
     return this;

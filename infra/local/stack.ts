@@ -135,6 +135,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
       AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
       S3_FORCE_PATH_STYLE: 'true',
       SERVICE_STAGE: 'local',
+      MAIL_MODE: 'file',
+      MAILBOX_DIR: join(stateDir, 'mailbox'),
       LOCAL_STATE_DIR: stateDir,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'WARN',
     };

@@ -137,6 +137,67 @@ export const COMMANDS: Record<string, Command> = {
       return { json: r, text: `Closed ${r.date} ${r.start_time ?? '(day)'} of ${r.rate_pack_id}; ${r.events} partner(s) notified.` };
     },
   },
+  'payment-key:register': {
+    usage: 'payment-key:register --partner ID --env live|test --jwk FILE',
+    description: "Register a bank's public EC P-256 JWK that verifies its payment confirmations (ES256); kid from the JWK or its thumbprint.",
+    flags: z.object({ partner: z.uuid(), env, jwk: z.string().min(1) }),
+    async run(f) {
+      const { registerPaymentKey } = await import('../../shared/bookings/payment-keys');
+      const r = await registerPaymentKey(f.partner as string, f.env as 'live' | 'test', readJsonFile(f.jwk as string) as import('jose').JWK);
+      return { json: { partner_id: f.partner, env: f.env, kid: r.kid }, text: `Payment key ${r.kid} registered for ${f.env as string}.` };
+    },
+  },
+  'payment-key:generate': {
+    usage: 'payment-key:generate --partner ID --env test',
+    description: 'Sandbox only: create a key pair, register the public key, print the private JWK once (to sign test payment confirmations).',
+    flags: z.object({ partner: z.uuid(), env: z.literal('test', { error: 'only sandbox keys are generated here: banks keep their production private keys' }) }),
+    async run(f) {
+      const { generatePaymentKey } = await import('../../shared/bookings/payment-keys');
+      const r = await generatePaymentKey(f.partner as string);
+      return { json: { partner_id: f.partner, env: 'test', kid: r.kid, private_jwk: r.private_jwk }, text: `kid ${r.kid}\nprivate JWK (shown once): ${JSON.stringify(r.private_jwk)}` };
+    },
+  },
+  'booking:cancel': {
+    usage: 'booking:cancel --booking BOOKING_NUMBER [--reason TEXT]',
+    description: 'Cancel a booking on behalf of the service (full refund); the partner gets booking.cancelled.',
+    flags: z.object({ booking: z.string().min(1), reason: z.string().max(500).optional() }),
+    async run(f) {
+      const { cancelByService } = await import('../../shared/bookings/service');
+      const b = await cancelByService(f.booking as string, (f.reason as string | undefined) ?? null);
+      return { json: { booking_number: b.booking_number, status: b.status, cancellation: b.cancellation }, text: `${b.booking_number} cancelled; refund ${b.cancellation!.refund_amount.amount} MAD.` };
+    },
+  },
+  'booking:complete': {
+    usage: 'booking:complete [--date YYYY-MM-DD]',
+    description: 'Run the daily completion job: CONFIRMED bookings travelling on DATE (default yesterday, Morocco time) or in the 7 days before become COMPLETED.',
+    flags: z.object({ date: z.iso.date().optional() }),
+    async run(f) {
+      const { completeBookings, yesterdayInMorocco } = await import('../../shared/bookings/service');
+      const r = await completeBookings((f.date as string | undefined) ?? yesterdayInMorocco(), progress);
+      return { json: r, text: `${r.completed} booking(s) completed through ${r.through_date}.` };
+    },
+  },
+  'mail:list': {
+    usage: 'mail:list [--to EMAIL] [--limit N]',
+    description: "The local stack's mailbox (e-mails the service sent), newest first.",
+    flags: z.object({ to: z.string().optional(), limit: z.coerce.number().int().min(1).max(500).default(20) }),
+    async run(f) {
+      const { readdirSync, readFileSync: read } = await import('node:fs');
+      const { join } = await import('node:path');
+      const dir = process.env.MAILBOX_DIR ?? join(process.env.LOCAL_STATE_DIR ?? '.local', 'mailbox');
+      let files: string[] = [];
+      try {
+        files = readdirSync(dir).filter((n) => n.endsWith('.json')).sort().reverse();
+      } catch {
+        files = [];
+      }
+      const data = files
+        .map((n) => JSON.parse(read(join(dir, n), 'utf8')) as { to: string; subject: string; sent_at: string; text: string })
+        .filter((m) => !f.to || m.to.toLowerCase() === (f.to as string).toLowerCase())
+        .slice(0, f.limit as number);
+      return { json: { data }, text: data.map((m) => `${m.sent_at}  ${m.to}  ${m.subject}`).join('\n') || 'The mailbox is empty.' };
+    },
+  },
   'key:issue': {
     usage: 'key:issue --partner ID --member MEMBER_ID --env live|test [--expires-at ISO_DATE_TIME]',
     description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',
