@@ -163,6 +163,55 @@ catalogRows.push(
   ),
 );
 
+// Bookings: throughput and latency with 20 in flight, all on one slot (contention on its seat counter) or spread over many slots.
+const { generatePaymentKey } = await import('../shared/bookings/payment-keys');
+const { CompactSign, importJWK } = await import('jose');
+const { UpdateCommand: Upd } = await import('@aws-sdk/lib-dynamodb');
+const payKey = await generatePaymentKey(partner.partner.partner_id);
+const signingKey = await importJWK(payKey.private_jwk, 'ES256');
+const flex = detail.rate_packs.find((r: { booking_mode: string; min_travelers: number }) => r.booking_mode === 'FLEXIBLE' && r.min_travelers === 1) ?? rp;
+const BOOKINGS = Number(process.env.BENCH_BOOKINGS ?? 200);
+const CONCURRENCY = 20;
+async function prepare(dates: string[]) {
+  const out = [];
+  for (const date of dates) {
+    const q: any = await (await fetch(`${base}/quotes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${testKey}`, 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ rate_pack_id: flex.id, start_date: date, start_time: flex.booking_mode === 'FLEXIBLE' ? null : flex.schedule.start_times[0], travelers: [{ age: 35 }] }),
+    })).json();
+    const claims = { quote_id: q.id, amount: q.net_amount, payment_reference: randomUUID(), paid_at: new Date().toISOString() };
+    const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: 'ES256', kid: payKey.kid }).sign(signingKey);
+    out.push(JSON.stringify({ quote_id: q.id, partner_reference: randomUUID(), customer_reference: 'BENCH', contact: { first_name: 'B', last_name: 'Bench', email: 'bench@example.com', phone: '+212600000000' }, travelers: [{ first_name: 'B', last_name: 'Bench' }], payment_confirmation: jws }));
+  }
+  return out;
+}
+async function bookAll(bodies: string[], name: string): Promise<Stats & { perSecond: number; failed: number }> {
+  const times: number[] = [];
+  let failed = 0;
+  let next = 0;
+  const t = Date.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++]!;
+      const s = performance.now();
+      const res = await fetch(`${base}/bookings`, { method: 'POST', headers: { authorization: `Bearer ${testKey}`, 'idempotency-key': randomUUID() }, body });
+      await res.arrayBuffer();
+      times.push(performance.now() - s);
+      if (res.status !== 201) failed++;
+    }
+  }));
+  const secs = (Date.now() - t) / 1000;
+  times.sort((a, b) => a - b);
+  const { percentile } = await import('./lib');
+  return { name, n: bodies.length, p50: percentile(times, 50), p99: percentile(times, 99), mean: 0, perSecond: bodies.length / secs, failed };
+}
+const oneDay = addDays(localDate(new Date()), 20);
+// Room for every booking on the one slot: the bench stages the tenant's seat counter below zero.
+await ddb.send(new Upd({ TableName: process.env.DATA_TABLE!, Key: { pk: `INV#SBX#${partner.partner.partner_id}#${flex.id}`, sk: `${oneDay}#${flex.booking_mode === 'FLEXIBLE' ? 'DAY' : flex.schedule.start_times[0]}` }, UpdateExpression: 'SET sold = :s', ExpressionAttributeValues: { ':s': -BOOKINGS } }));
+const contended = await bookAll(await prepare(Array.from({ length: BOOKINGS }, () => oneDay)), `POST /v1/bookings, ${BOOKINGS} on one slot`);
+const spread = await bookAll(await prepare(Array.from({ length: BOOKINGS }, (_, i) => addDays(localDate(new Date()), 1 + (i % 55)))), `POST /v1/bookings, ${BOOKINGS} over 55 slots`);
+
 console.log(`\nLatency through the full local stack (HTTP -> API Gateway emulation -> middy -> DynamoDB Local), sequential, n per row:\n`);
 console.log(table(results, bareGet));
 console.log(`\nCatalog of ${CATALOG_N} adventures: import ${importSecs.toFixed(1)} s; first listing after the import (index load) ${coldMs} ms.\n`);
@@ -172,6 +221,11 @@ console.log(
     'then each request is a filter over a pre-sorted array (popularity: the index order; price/-price: sorted once per load) and a slice at the offset; ' +
     'distance computes and sorts the matches per request. Per request: the 3 auth calls, plus a META read at most every 5 s in production (snapshots never change).',
 );
+console.log(`\nBookings, ${CONCURRENCY} in flight (latency per request; throughput over the run):\n`);
+for (const r of [contended, spread]) {
+  console.log(`${r.name.padEnd(42)} ${r.perSecond.toFixed(1).padStart(6)} bookings/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  not confirmed: ${r.failed}`);
+}
+console.log(`contended / spread throughput: ${(contended.perSecond / spread.perSecond).toFixed(2)}x`);
 console.log(
   '\nRound trips: a keyed read = GetItem(key), then BatchGetItem(member+partner) in parallel with UpdateItem(rate counter); ' +
     'a write adds PutItem(idempotency claim), the operation, UpdateItem(idempotency result) and PutItem(audit).',

@@ -85,6 +85,14 @@ describe('CDK stack', () => {
     }
   });
 
+  it('lets only the routes that send e-mail call SES, from one sender', () => {
+    for (const r of ROUTE_LIST) {
+      const ses = statementsOf(r.id).filter((st) => actions(st).includes('ses:SendEmail'));
+      expect(ses.length, r.id).toBe(r.sendsMail ? 1 : 0);
+      if (r.sendsMail) expect(JSON.stringify(ses[0]!.Condition)).toContain('ses:FromAddress');
+    }
+  });
+
   it('schedules every job with its EventBridge cron, including the Sunday 03:00 UTC sandbox refresh', () => {
     for (const job of JOBS) {
       template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: job.schedule, State: 'ENABLED', Targets: [Match.objectLike({ Arn: Match.anyValue() })] });
