@@ -48,6 +48,8 @@ export const ERROR_CODES = {
   'payment.signature.invalid': { status: 422, description: 'The JWS signature does not verify with the registered key.' },
   'payment.quote.mismatch': { status: 422, description: 'The confirmation was signed for another quote_id.' },
   'payment.amount.mismatch': { status: 422, description: "The confirmed amount differs from the quote's net_amount." },
+  'webhook.url.refused': { status: 422, description: 'The webhook URL is not HTTPS, does not resolve, or resolves to a private or reserved address.' },
+  'webhook.endpoint.limit': { status: 422, description: 'At most 16 webhook endpoints per environment.' },
   'internal.error': { status: 500, description: 'Unexpected failure; retry later and quote the request id.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

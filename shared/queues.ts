@@ -14,7 +14,16 @@ export interface QueueDef {
   maxReceiveCount: number;
 }
 
-export const QUEUES: Record<string, QueueDef> = {};
+export const QUEUES: Record<string, QueueDef> = {
+  webhooks: {
+    name: 'webhooks',
+    envVar: 'WEBHOOK_QUEUE_URL',
+    consumer: 'functions/webhooks/worker.ts',
+    batchSize: 10,
+    visibilityTimeoutSeconds: 90,
+    maxReceiveCount: 5,
+  },
+};
 
 /** Scheduled jobs (EventBridge cron in AWS, the local cron runner locally). */
 export interface JobDef {
@@ -31,6 +40,12 @@ export const JOBS: JobDef[] = [
     schedule: 'cron(0 3 ? * SUN *)',
     handler: 'functions/jobs/refresh-sandbox.ts',
     description: "Weekly refresh of every tenant's sandbox catalog from production (Sunday 03:00 UTC)",
+  },
+  {
+    id: 'webhookSweeper',
+    schedule: 'cron(0/5 * * * ? *)',
+    handler: 'functions/jobs/webhook-sweeper.ts',
+    description: 'Every 5 minutes: re-drives events not fanned out and webhook deliveries whose attempt is overdue',
   },
   {
     id: 'completeBookings',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Health } from './schemas/common';
 import { pageQuery } from './schemas/pagination';
 import { Booking, BookingListQuery, BookingNumberParams, BookingPage, CancelBookingBody, CancellationQuote, CreateBookingBody } from './schemas/bookings';
+import { CreateWebhookBody, DeletedWebhook, DeliveryListQuery, DeliveryPage, UpdateWebhookBody, WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret, WebhookIdParams, WebhookList, WebhookTestResult } from './schemas/webhooks';
 import { AdventureDetail, AdventureListQuery, AdventurePage, Availability, AvailabilityQuery, CreateQuoteBody, Quote, QuoteIdParams, QuotePage, SlugParams } from './schemas/catalog';
 import {
   ApiKey,
@@ -73,6 +74,8 @@ export interface RouteSpec {
   changesAccess?: boolean;
   /** The route sends e-mail (SES in AWS). */
   sendsMail?: boolean;
+  /** The route records events or queues deliveries: it may send to the webhook queue. */
+  publishesEvents?: boolean;
 }
 
 export interface RouteDef extends RouteSpec {
@@ -262,6 +265,7 @@ export const ROUTES = defineRoutes({
     request: { body: CreateBookingBody },
     responses: { 201: { description: 'The booking.', schema: Booking } },
     sendsMail: true,
+    publishesEvents: true,
   },
   listBookings: {
     method: 'GET',
@@ -308,6 +312,96 @@ export const ROUTES = defineRoutes({
     request: { params: BookingNumberParams, body: CancelBookingBody },
     responses: { 200: { description: 'The cancelled booking with its cancellation details.', schema: Booking } },
     sendsMail: true,
+    publishesEvents: true,
+  },
+  createWebhook: {
+    method: 'POST',
+    path: '/v1/webhooks',
+    handler: 'functions/webhooks/create.ts',
+    access: 'key',
+    scope: 'webhooks:write',
+    tag: 'Webhooks',
+    summary: 'Register an endpoint; the signing secret is shown only here',
+    request: { body: CreateWebhookBody },
+    responses: { 201: { description: 'The endpoint with its signing_secret.', schema: WebhookEndpointWithSecret } },
+    secretFields: ['signing_secret'],
+  },
+  listWebhooks: {
+    method: 'GET',
+    path: '/v1/webhooks',
+    handler: 'functions/webhooks/list.ts',
+    access: 'key',
+    scope: 'webhooks:read',
+    tag: 'Webhooks',
+    summary: 'Your endpoints in this environment (at most 16)',
+    responses: { 200: { description: 'The endpoints, without secrets.', schema: WebhookList } },
+  },
+  listWebhookDeliveries: {
+    method: 'GET',
+    path: '/v1/webhooks/deliveries',
+    handler: 'functions/webhooks/deliveries.ts',
+    access: 'key',
+    scope: 'webhooks:read',
+    tag: 'Webhooks',
+    summary: 'Delivery log, most recent first (by created_at)',
+    request: { query: DeliveryListQuery },
+    responses: { 200: { description: 'A page of deliveries.', schema: DeliveryPage } },
+  },
+  replayWebhookDelivery: {
+    method: 'POST',
+    path: '/v1/webhooks/deliveries/{id}/replay',
+    handler: 'functions/webhooks/replay.ts',
+    access: 'key',
+    scope: 'webhooks:write',
+    tag: 'Webhooks',
+    summary: 'Re-drive one delivery: the same event, new delivery ids, attempted now',
+    request: { params: WebhookIdParams },
+    responses: { 202: { description: 'The new delivery (replay_of names the original).', schema: WebhookDelivery } },
+    publishesEvents: true,
+  },
+  getWebhook: {
+    method: 'GET',
+    path: '/v1/webhooks/{id}',
+    handler: 'functions/webhooks/get.ts',
+    access: 'key',
+    scope: 'webhooks:read',
+    tag: 'Webhooks',
+    summary: 'One endpoint (never its secret)',
+    request: { params: WebhookIdParams },
+    responses: { 200: { description: 'The endpoint.', schema: WebhookEndpoint } },
+  },
+  updateWebhook: {
+    method: 'PATCH',
+    path: '/v1/webhooks/{id}',
+    handler: 'functions/webhooks/update.ts',
+    access: 'key',
+    scope: 'webhooks:write',
+    tag: 'Webhooks',
+    summary: 'Change the URL, event types, status (ACTIVE/DISABLED) or description',
+    request: { params: WebhookIdParams, body: UpdateWebhookBody },
+    responses: { 200: { description: 'The endpoint.', schema: WebhookEndpoint } },
+  },
+  deleteWebhook: {
+    method: 'DELETE',
+    path: '/v1/webhooks/{id}',
+    handler: 'functions/webhooks/delete.ts',
+    access: 'key',
+    scope: 'webhooks:write',
+    tag: 'Webhooks',
+    summary: 'Delete an endpoint; pending deliveries to it fail',
+    request: { params: WebhookIdParams },
+    responses: { 200: { description: 'Deleted.', schema: DeletedWebhook } },
+  },
+  testWebhook: {
+    method: 'POST',
+    path: '/v1/webhooks/{id}/test',
+    handler: 'functions/webhooks/test.ts',
+    access: 'key',
+    scope: 'webhooks:write',
+    tag: 'Webhooks',
+    summary: 'Send a synthetic signed event (test: true) now',
+    request: { params: WebhookIdParams },
+    responses: { 200: { description: 'What the endpoint answered and how fast.', schema: WebhookTestResult } },
   },
   listAuditEvents: {
     method: 'GET',

@@ -136,6 +136,10 @@ export async function startLocalStack(opts: LocalStackOptions) {
       S3_FORCE_PATH_STYLE: 'true',
       SERVICE_STAGE: 'local',
       MAIL_MODE: 'file',
+      // Local development only: webhooks may target http://127.0.0.1 receivers. Never set in AWS.
+      ALLOW_LOCAL_WEBHOOKS: process.env.ALLOW_LOCAL_WEBHOOKS ?? 'true',
+      WEBHOOK_WAIT_SCALE: process.env.WEBHOOK_WAIT_SCALE ?? '1',
+      SCHEDULER_GROUP: 'webhook-retries',
       MAILBOX_DIR: join(stateDir, 'mailbox'),
       LOCAL_STATE_DIR: stateDir,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'WARN',

@@ -16,6 +16,7 @@ import { checkSlot, slotKey } from '../catalog/slots';
 import { addDays, localDate } from '../catalog/time';
 import { getQuote, type QuoteRecord } from '../quotes/service';
 import { verifyPaymentConfirmation } from './payment';
+import { publishEvents } from '../webhooks/pipeline';
 import { findPaymentKey } from './payment-keys';
 import { customerRefHash, initials, newBookingNumber, refundPreview, type PolicyRule } from './rules';
 
@@ -233,6 +234,7 @@ export async function createBooking(p: Principal, input: CreateBookingInput, now
     ];
     try {
       await ddb.send(new TransactWriteCommand({ TransactItems: items }));
+      await publishEvents([event.ref]);
       // Sent before answering: a Lambda is frozen once it has responded.
       await notify(booking, 'confirmed');
       return booking;
@@ -438,6 +440,7 @@ export async function cancelBooking(b: BookingRecord, by: 'PARTNER' | 'SERVICE',
     }
     throw e;
   }
+  await publishEvents([event.ref]);
   const cancelled: BookingRecord = { ...b, status: 'CANCELLED', cancellation, updated_at: now.toISOString() };
   await notify(cancelled, 'cancelled');
   return cancelled;
@@ -491,6 +494,7 @@ export async function completeBookings(throughDate: string, progress: (line: str
             }),
           );
           completed++;
+          await publishEvents([event.ref]);
         } catch (e) {
           if (!transactionReasons(e)) throw e; // cancelled or completed meanwhile
         }

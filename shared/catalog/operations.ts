@@ -7,6 +7,7 @@ import { eventPut } from '../events/record';
 import { catalogRepository, inventoryKey, PROD, type CatalogScope } from './repository';
 import { CatalogFile, type AdventureInput } from './schema';
 import { slotKey } from './slots';
+import { publishEvents } from '../webhooks/pipeline';
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 export type Progress = (line: string) => void;
@@ -45,9 +46,12 @@ function unavailableEvents(quotes: OpenQuote[], data: Record<string, unknown>): 
   return [...byTenant.values()].map((qs) => ({ Put: eventPut(qs[0]!.partner_id, qs[0]!.env, 'adventure.unavailable', { ...data, quote_ids: qs.map((q) => q.id) }).put }));
 }
 
+const refsOf = (items: TransactItem[]) => items.flatMap((i) => (i.Put?.Item?.type === 'event' ? [{ pk: i.Put.Item.pk as string, sk: i.Put.Item.sk as string }] : []));
+
 async function transact(items: TransactItem[]) {
   // TransactWriteItems takes 100 items; beyond that the events go in follow-up transactions.
   for (let i = 0; i < items.length; i += 100) await ddb.send(new TransactWriteCommand({ TransactItems: items.slice(i, i + 100) }));
+  await publishEvents(refsOf(items));
 }
 
 export class CatalogFileError extends Error {}

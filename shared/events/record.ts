@@ -27,13 +27,14 @@ export interface EventEnvelope {
  */
 export function eventPut(partnerId: string, env: 'live' | 'test', type: EventType, data: Record<string, unknown>, now = new Date()) {
   const event: EventEnvelope = { id: randomUUID(), type, created_at: now.toISOString(), test: env === 'test', data };
+  const ref = { pk: `EVT#${partnerId}#${env}`, sk: `${event.created_at}#${event.id}` };
   return {
     event,
+    ref,
     put: {
       TableName: dataTableName(),
       Item: {
-        pk: `EVT#${partnerId}#${env}`,
-        sk: `${event.created_at}#${event.id}`,
+        ...ref,
         type: 'event',
         partner_id: partnerId,
         env,

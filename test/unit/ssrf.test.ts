@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkWebhookUrl, isBlockedAddress } from '../../shared/webhooks/ssrf';
+import { signPayload } from '../../shared/webhooks/sender';
+
+const resolving = (address: string, family = 4) => (async () => [{ address, family }]) as never;
+
+describe('SSRF guard', () => {
+  afterEach(() => delete process.env.ALLOW_LOCAL_WEBHOOKS);
+  it('blocks private, loopback, link-local, CGNAT, multicast and reserved addresses', () => {
+    for (const ip of ['10.1.2.3', '127.0.0.1', '169.254.169.254', '172.16.0.1', '172.31.255.255', '192.168.1.1', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '2001:db8::1']) {
+      expect(isBlockedAddress(ip), ip).toBe(true);
+    }
+    for (const ip of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111']) expect(isBlockedAddress(ip), ip).toBe(false);
+  });
+
+  it('wants https on a public address, checking what the host resolves to', async () => {
+    expect(await checkWebhookUrl('https://bank.example/hooks', resolving('93.184.216.34'))).toMatchObject({ ok: true, address: '93.184.216.34' });
+    expect(await checkWebhookUrl('http://bank.example/hooks', resolving('93.184.216.34'))).toMatchObject({ ok: false, reason: 'the URL must use https' });
+    expect(await checkWebhookUrl('https://internal.example/hooks', resolving('10.0.0.5'))).toMatchObject({ ok: false });
+    expect(await checkWebhookUrl('https://169.254.169.254/latest/meta-data')).toMatchObject({ ok: false });
+    expect(await checkWebhookUrl('https://user:pw@bank.example/', resolving('93.184.216.34'))).toMatchObject({ ok: false });
+    expect(await checkWebhookUrl('not a url')).toMatchObject({ ok: false });
+  });
+
+  it('allows http://127.0.0.1 only behind the local setting', async () => {
+    expect(await checkWebhookUrl('http://127.0.0.1:9000/hook')).toMatchObject({ ok: false });
+    process.env.ALLOW_LOCAL_WEBHOOKS = 'true';
+    expect(await checkWebhookUrl('http://127.0.0.1:9000/hook')).toMatchObject({ ok: true });
+    expect(await checkWebhookUrl('https://internal.example/', resolving('10.0.0.5'))).toMatchObject({ ok: false });
+  });
+});
+
+describe('delivery signature', () => {
+  // The README's worked example, checked independently with openssl dgst -sha256 -hmac.
+  const body = '{"id":"9f1c2d3e-0000-4000-8000-000000000001","type":"booking.confirmed","created_at":"2026-11-21T10:00:00.000Z","test":true,"data":{"booking_number":"PTB-7K3M-Q9XD","partner_reference":"BANK-001","status":"CONFIRMED","travel_date":"2026-12-01"}}';
+  it('is hex HMAC-SHA256 of the raw body with the signing secret', () => {
+    expect(signPayload('whsec_example_secret', body)).toBe('ca1056a4d82c79af800e1f48fdc10d96b1b01ee33c17e56d115b2a80e92d86c7');
+    expect(signPayload('whsec_example_secret', body.replace('"test":true', '"test": true'))).not.toBe('ca1056a4d82c79af800e1f48fdc10d96b1b01ee33c17e56d115b2a80e92d86c7');
+  });
+});
