@@ -5,6 +5,7 @@ import { DataConstruct } from './constructs/data';
 import { JobsConstruct } from './constructs/jobs';
 import { UploadsConstruct } from './constructs/uploads';
 import { WebhooksConstruct } from './constructs/webhooks';
+import { QUEUES } from '../shared/queues';
 
 /** The whole service: one stack, one construct per concern. */
 export class ServiceStack extends Stack {
@@ -15,11 +16,16 @@ export class ServiceStack extends Stack {
     super(scope, id, props);
     this.data = new DataConstruct(this, 'Data');
     const webhooks = new WebhooksConstruct(this, 'Webhooks', { tables: this.data.tables });
-    const uploads = new UploadsConstruct(this, 'Uploads');
-    new JobsConstruct(this, 'Jobs', { tables: this.data.tables });
-    this.api = new ApiConstruct(this, 'Api', { tables: this.data.tables });
-    void webhooks;
-    void uploads;
+    const events = { queue: webhooks.queues.webhooks!, envVar: QUEUES.webhooks!.envVar, access: 'send' as const };
+    new UploadsConstruct(this, 'Uploads');
+    // Jobs record events (completion, refresh) and the sweeper re-drives deliveries.
+    new JobsConstruct(this, 'Jobs', { tables: this.data.tables, queues: [events] });
+    this.api = new ApiConstruct(this, 'Api', {
+      tables: this.data.tables,
+      bindRoute: (route, fn) => {
+        if (route.publishesEvents) fn.bind({ queues: [events] });
+      },
+    });
     new CfnOutput(this, 'AccessTableName', { value: this.data.tables.access.tableName });
     new CfnOutput(this, 'DataTableName', { value: this.data.tables.data.tableName });
   }

@@ -12,6 +12,8 @@ export interface QueueDef {
   visibilityTimeoutSeconds: number;
   /** Receives after which a message moves to the DLQ. */
   maxReceiveCount: number;
+  /** Concurrent consumer invocations in the local runtime (Lambda scales them in AWS). */
+  localConcurrency?: number;
 }
 
 export const QUEUES: Record<string, QueueDef> = {
@@ -22,6 +24,7 @@ export const QUEUES: Record<string, QueueDef> = {
     batchSize: 10,
     visibilityTimeoutSeconds: 90,
     maxReceiveCount: 5,
+    localConcurrency: 4,
   },
 };
 

@@ -5,13 +5,13 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { JOBS, type JobDef } from '../../shared/queues';
 import { TABLES, type TableName } from '../../shared/tables';
-import { ServiceFunction } from './service-function';
+import { ServiceFunction, type QueueBinding } from './service-function';
 
 /** Periodic jobs: one EventBridge cron rule and one Lambda per entry of shared/queues.ts JOBS. */
 export class JobsConstruct extends Construct {
   readonly functions: Record<string, ServiceFunction> = {};
 
-  constructor(scope: Construct, id: string, props: { tables: Record<TableName, TableV2>; jobs?: JobDef[] }) {
+  constructor(scope: Construct, id: string, props: { tables: Record<TableName, TableV2>; jobs?: JobDef[]; queues?: QueueBinding[] }) {
     super(scope, id);
     for (const job of props.jobs ?? JOBS) {
       const fn = new ServiceFunction(this, job.id, { entry: job.handler, description: job.description, timeout: Duration.minutes(15), memorySize: 1024 });
@@ -20,6 +20,7 @@ export class JobsConstruct extends Construct {
           { table: props.tables.access, def: TABLES.access, access: 'readwrite' },
           { table: props.tables.data, def: TABLES.data, access: 'readwrite' },
         ],
+        queues: props.queues,
       });
       new Rule(this, `${job.id}Rule`, {
         description: job.description,

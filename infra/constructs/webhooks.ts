@@ -1,4 +1,6 @@
-import { Duration } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -7,10 +9,13 @@ import { QUEUES, type QueueDef } from '../../shared/queues';
 import { TABLES, type TableName } from '../../shared/tables';
 import { ServiceFunction } from './service-function';
 
+export const RETRY_SCHEDULE_GROUP = 'webhook-retries';
+
 /**
- * Queues and their consumers: every queue has a DLQ and every consumer
- * reports partial batch failures. The webhook delivery pipeline (Scheduler
- * group and role, sweeper) is added here by the webhooks issue.
+ * Queues and their consumers (every queue has a DLQ, every consumer reports
+ * partial batch failures), and for the webhook queue the retry machinery:
+ * an EventBridge Scheduler group whose one-time schedules put the next
+ * attempt on the queue through a role that may only send to it.
  */
 export class WebhooksConstruct extends Construct {
   readonly queues: Record<string, Queue> = {};
@@ -30,14 +35,40 @@ export class WebhooksConstruct extends Construct {
         enforceSSL: true,
         deadLetterQueue: { queue: dlq, maxReceiveCount: def.maxReceiveCount },
       });
-      const consumer = new ServiceFunction(this, `${key}Consumer`, { entry: def.consumer, timeout: Duration.seconds(Math.min(60, def.visibilityTimeoutSeconds)) });
+      const consumer = new ServiceFunction(this, `${key}Consumer`, { entry: def.consumer, timeout: Duration.seconds(Math.min(60, def.visibilityTimeoutSeconds - 10)) });
       consumer.bind({
         tables: [{ table: props.tables.data, def: TABLES.data, access: 'readwrite' }],
-        queues: [{ queue, envVar: def.envVar, access: 'consume' }],
+        queues: [
+          { queue, envVar: def.envVar, access: 'consume' },
+          { queue, envVar: def.envVar, access: 'send' },
+        ],
       });
+      // Dead-lettered deliveries are also put on the DLQ explicitly, after their last attempt.
+      dlq.grantSendMessages(consumer);
+      consumer.addEnvironment(`${def.envVar}_DLQ`, dlq.queueUrl);
       consumer.addEventSource(new SqsEventSource(queue, { batchSize: def.batchSize, reportBatchItemFailures: true }));
       this.queues[key] = queue;
       this.consumers[key] = consumer;
+      if (key === 'webhooks') this.retryMachinery(queue, consumer);
     }
+  }
+
+  private retryMachinery(queue: Queue, worker: ServiceFunction) {
+    const group = new CfnScheduleGroup(this, 'RetryScheduleGroup', { name: RETRY_SCHEDULE_GROUP });
+    const role = new Role(this, 'SchedulerRole', { assumedBy: new ServicePrincipal('scheduler.amazonaws.com'), description: 'Lets webhook retry schedules put the next attempt on the webhook queue' });
+    queue.grantSendMessages(role);
+    const { account, region } = Stack.of(this);
+    worker.addToRolePolicy(
+      new PolicyStatement({ actions: ['scheduler:CreateSchedule'], resources: [`arn:aws:scheduler:${region}:${account}:schedule/${RETRY_SCHEDULE_GROUP}/*`] }),
+    );
+    worker.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn], conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } } }));
+    worker.addEnvironment('SCHEDULER_GROUP', RETRY_SCHEDULE_GROUP);
+    worker.addEnvironment('SCHEDULER_ROLE_ARN', role.roleArn);
+    worker.node.addDependency(group);
+    Validations.of(worker.role!).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:aws:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${RETRY_SCHEDULE_GROUP}/*]`,
+      reason: 'One one-time schedule per retry, named after the delivery and attempt; the grant is limited to the retry group.',
+    });
+    new CfnOutput(Stack.of(this), 'WebhookQueueUrl', { value: queue.queueUrl });
   }
 }

@@ -155,8 +155,10 @@ export async function startLocalStack(opts: LocalStackOptions) {
     Object.assign(process.env, env);
 
     for (const [k, q] of Object.entries(QUEUES)) {
-      const p = startPoller(sqs, { queueUrl: queues[k]!.url, queueArn: queues[k]!.arn, consumer: q.consumer, batchSize: q.batchSize }, log);
-      stops.push(p.stop);
+      for (let i = 0; i < (q.localConcurrency ?? 1); i++) {
+        const p = startPoller(sqs, { queueUrl: queues[k]!.url, queueArn: queues[k]!.arn, consumer: q.consumer, batchSize: q.batchSize }, log);
+        stops.push(p.stop);
+      }
     }
     const cron = startCron(JOBS, log);
     stops.push(cron.stop);

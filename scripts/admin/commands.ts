@@ -198,6 +198,16 @@ export const COMMANDS: Record<string, Command> = {
       return { json: { data }, text: data.map((m) => `${m.sent_at}  ${m.to}  ${m.subject}`).join('\n') || 'The mailbox is empty.' };
     },
   },
+  'webhooks:sweep': {
+    usage: 'webhooks:sweep [--grace-seconds N]',
+    description: 'Run the webhook sweeper now: re-drive events not fanned out and deliveries whose attempt is overdue by more than N seconds (default 120).',
+    flags: z.object({ 'grace-seconds': z.coerce.number().int().min(0).default(120) }),
+    async run(f) {
+      const { sweep } = await import('../../shared/webhooks/pipeline');
+      const r = await sweep(new Date(), (f['grace-seconds'] as number) * 1000);
+      return { json: r, text: `Re-driven: ${r.events} event(s), ${r.deliveries} delivery(ies).` };
+    },
+  },
   'key:issue': {
     usage: 'key:issue --partner ID --member MEMBER_ID --env live|test [--expires-at ISO_DATE_TIME]',
     description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',

@@ -20,6 +20,7 @@ export async function connect(): Promise<string> {
     if (!outputs.AccessTableName || !outputs.DataTableName) throw new Error(`stack ${stackName} has no table outputs; is it deployed?`);
     process.env[TABLES.access.envVar] = outputs.AccessTableName;
     process.env[TABLES.data.envVar] = outputs.DataTableName;
+    if (outputs.WebhookQueueUrl) process.env.WEBHOOK_QUEUE_URL = outputs.WebhookQueueUrl;
     return `stack ${stackName}`;
   }
   const port = Number(process.env.PORT ?? 3000);

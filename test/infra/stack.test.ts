@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app';
 import { ROUTE_LIST } from '../../shared/routes';
 import { TABLES } from '../../shared/tables';
-import { JOBS } from '../../shared/queues';
+import { JOBS, QUEUES } from '../../shared/queues';
 
 let template: Template;
 let synthError: unknown;
@@ -93,11 +93,28 @@ describe('CDK stack', () => {
     }
   });
 
+  it('has the webhook queue with its DLQ, a consumer reporting partial batch failures, and the Scheduler group and role for retries', () => {
+    const queues = template.findResources('AWS::SQS::Queue');
+    const withRedrive = Object.values(queues).filter((q) => (q as { Properties: { RedrivePolicy?: unknown } }).Properties.RedrivePolicy);
+    expect(withRedrive.length).toBe(Object.keys(QUEUES).length);
+    for (const q of withRedrive) expect((q as { Properties: { RedrivePolicy: { maxReceiveCount: number } } }).Properties.RedrivePolicy.maxReceiveCount).toBeGreaterThan(0);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'webhook-retries' });
+    template.hasResourceProperties('AWS::IAM::Role', { AssumeRolePolicyDocument: Match.objectLike({ Statement: [Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' } })] }) });
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
+    const worker = JSON.stringify(policies.find(([id]) => id.startsWith('WebhookswebhooksConsumerRole'))?.[1] ?? {});
+    expect(worker).toContain('scheduler:CreateSchedule');
+    expect(worker).toContain('iam:PassRole');
+    const scheduler = JSON.stringify(policies.find(([id]) => id.startsWith('WebhooksSchedulerRole'))?.[1] ?? {});
+    expect(scheduler).toContain('sqs:SendMessage');
+    for (const r of ROUTE_LIST) expect(statementsOf(r.id).some((st) => actions(st).includes('sqs:SendMessage')), r.id).toBe(!!r.publishesEvents);
+  });
+
   it('schedules every job with its EventBridge cron, including the Sunday 03:00 UTC sandbox refresh', () => {
     for (const job of JOBS) {
       template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: job.schedule, State: 'ENABLED', Targets: [Match.objectLike({ Arn: Match.anyValue() })] });
     }
-    expect(JOBS.map((j) => j.schedule)).toContain('cron(0 3 ? * SUN *)');
+    expect(JOBS.map((j) => j.schedule)).toEqual(expect.arrayContaining(['cron(0 3 ? * SUN *)', 'cron(0/5 * * * ? *)', 'cron(30 0 * * ? *)']));
   });
 
   it('logs API access and keeps function logs with a retention', () => {

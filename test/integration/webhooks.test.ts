@@ -1,0 +1,280 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readRuntime } from '../../infra/local/stack';
+import { addDays, localDate } from '../../shared/catalog/time';
+import { admin, api, newPartner, testDb, write } from './helpers';
+import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
+
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  raw: string;
+  at: number;
+}
+
+// A real receiver: /ok/*, /fail-twice/* (500 twice, then 200), /always-fail/* (500, or 200 once healed), /redirect/*.
+const received: Received[] = [];
+const calls = new Map<string, number>();
+const healed = new Set<string>();
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      received.push({ path, headers: req.headers as Record<string, string>, raw, at: Date.now() });
+      const n = (calls.get(path) ?? 0) + 1;
+      calls.set(path, n);
+      if (path.startsWith('/redirect')) {
+        res.writeHead(302, { location: '/ok/redirected' });
+        return res.end();
+      }
+      const fail = (path.startsWith('/fail-twice') && n <= 2) || (path.startsWith('/always-fail') && !healed.has(path));
+      res.writeHead(fail ? 500 : 200, { 'content-type': 'text/plain' });
+      res.end(fail ? 'nope' : 'ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const until = async <T>(fn: () => T | Promise<T>, ok: (v: T) => boolean, ms = 45_000): Promise<T> => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+};
+const at = (path: string) => received.filter((r) => r.path === path);
+
+async function endpoint(key: string, path: string, types: string[] = ['booking.confirmed']) {
+  const r = await write('POST', '/webhooks', key, { url: `${base}${path}`, event_types: types });
+  expect(r.status, r.text).toBe(201);
+  return r.body as { id: string; signing_secret: string };
+}
+
+let P: Awaited<ReturnType<typeof packs>>;
+async function book(p: Awaited<ReturnType<typeof newPartner>>, jwk?: import('jose').JWK) {
+  P ??= await packs(p.test_key);
+  const key = jwk ?? (await sandboxPaymentKey(p.partner_id));
+  const q = await quoteFor(p.test_key, P.FLEXIBLE, addDays(localDate(new Date()), 8));
+  const r = await write('POST', '/bookings', p.test_key, bookingBody(q, await signPayment(key, paidClaims(q))));
+  expect(r.status, r.text).toBe(201);
+  return r.body as { booking_number: string; partner_reference: string };
+}
+
+describe('webhook endpoints', () => {
+  it('shows the signing secret once, never again (not even in an idempotent replay), and manages the endpoint', async () => {
+    const p = await newPartner();
+    const idem = randomUUID();
+    const body = { url: `${base}/ok/crud`, event_types: ['booking.confirmed', 'adventure.unavailable'], description: 'main' };
+    const created = await write('POST', '/webhooks', p.test_key, body, { idempotencyKey: idem });
+    expect(created.status).toBe(201);
+    expect(created.body.signing_secret).toMatch(/^whsec_/);
+    expect(created.body).toMatchObject({ status: 'ACTIVE', last_http_status: null, event_types: ['adventure.unavailable', 'booking.confirmed'] });
+    const replay = await write('POST', '/webhooks', p.test_key, body, { idempotencyKey: idem });
+    expect(replay.body).toMatchObject({ id: created.body.id, signing_secret: null });
+    const got = await api('GET', `/webhooks/${created.body.id}`, { key: p.test_key });
+    expect(got.body.signing_secret).toBeUndefined();
+    expect(got.text).not.toContain(created.body.signing_secret);
+    expect((await api('GET', '/webhooks', { key: p.test_key })).body.data.map((e: { id: string }) => e.id)).toEqual([created.body.id]);
+    expect((await api('GET', '/webhooks', { key: p.live_key })).body.data).toEqual([]);
+    const patched = await write('PATCH', `/webhooks/${created.body.id}`, p.test_key, { status: 'DISABLED', event_types: ['booking.cancelled'] });
+    expect(patched.body).toMatchObject({ status: 'DISABLED', event_types: ['booking.cancelled'] });
+    expect((await api('GET', `/webhooks/${created.body.id}`, { key: (await newPartner()).test_key })).status).toBe(404);
+    expect((await write('DELETE', `/webhooks/${created.body.id}`, p.test_key)).body).toEqual({ id: created.body.id, deleted: true });
+    expect((await api('GET', `/webhooks/${created.body.id}`, { key: p.test_key })).status).toBe(404);
+    const badType = await write('POST', '/webhooks', p.test_key, { url: `${base}/ok/x`, event_types: ['booking.exploded'] });
+    expect(badType.status).toBe(400);
+    expect(badType.body.details.errors[0].field).toBe('event_types.0');
+  });
+
+  it('refuses URLs that are not HTTPS or point at private, loopback, link-local or reserved addresses', async () => {
+    const p = await newPartner();
+    for (const url of ['http://example.com/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest/meta-data', 'https://127.0.0.1/hook', 'https://[::1]/hook', 'https://192.168.1.20/x', 'https://no-such-host.invalid/x', 'ftp://example.com/x']) {
+      const r = await write('POST', '/webhooks', p.test_key, { url, event_types: ['booking.confirmed'] });
+      expect(`${r.status} ${r.body.code}`, url).toBe('422 webhook.url.refused');
+    }
+    const e = await endpoint(p.test_key, '/ok/patch-check');
+    expect((await write('PATCH', `/webhooks/${e.id}`, p.test_key, { url: 'https://10.1.1.1/' })).body.code).toBe('webhook.url.refused');
+  });
+
+  it('POST /webhooks/{id}/test sends a signed synthetic event with test: true and reports status and time; redirects are not followed', async () => {
+    const p = await newPartner();
+    const e = await endpoint(p.live_key, '/ok/test-send');
+    const r = await write('POST', `/webhooks/${e.id}/test`, p.live_key);
+    expect(r.body).toMatchObject({ delivered: true, http_status: 200, error: null });
+    expect(r.body.response_time_ms).toBeGreaterThanOrEqual(0);
+    const got = at('/ok/test-send')[0]!;
+    expect(JSON.parse(got.raw)).toMatchObject({ id: r.body.event_id, test: true, data: { synthetic: true } });
+    expect(got.headers['x-service-signature']).toBe(createHmac('sha256', e.signing_secret).update(got.raw).digest('hex'));
+    expect((await api('GET', `/webhooks/${e.id}`, { key: p.live_key })).body.last_http_status).toBe(200);
+
+    const redirect = await endpoint(p.live_key, '/redirect/a');
+    const rr = await write('POST', `/webhooks/${redirect.id}/test`, p.live_key);
+    expect(rr.body).toMatchObject({ delivered: false, http_status: 302 });
+    expect(at('/ok/redirected')).toHaveLength(0);
+  });
+});
+
+describe('event delivery', () => {
+  it('delivers a booking.confirmed envelope whose signature verifies over the received bytes; other subscriptions get nothing', async () => {
+    const p = await newPartner();
+    const e = await endpoint(p.test_key, '/ok/delivery');
+    await endpoint(p.test_key, '/ok/other-types', ['settlement.paid', 'review.moderated']);
+    const b = await book(p);
+    const got = (await until(() => at('/ok/delivery'), (r) => r.length > 0))[0]!;
+    const envelope = JSON.parse(got.raw);
+    expect(Object.keys(envelope)).toEqual(['id', 'type', 'created_at', 'test', 'data']);
+    expect(envelope).toMatchObject({ type: 'booking.confirmed', test: true, data: { booking_number: b.booking_number, partner_reference: b.partner_reference, status: 'CONFIRMED' } });
+    expect(got.headers['x-service-signature']).toBe(createHmac('sha256', e.signing_secret).update(got.raw, 'utf8').digest('hex'));
+    expect(got.headers['x-service-event-id']).toBe(envelope.id);
+    expect(got.headers['x-service-event-type']).toBe('booking.confirmed');
+    expect(got.headers['x-service-delivery-id']).toMatch(/^[0-9a-f-]{36}$/);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(at('/ok/other-types')).toHaveLength(0);
+    const log = (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data;
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ event_id: envelope.id, endpoint_id: e.id, status: 'DELIVERED', attempts: 1, last_http_status: 200 });
+  });
+
+  it('a receiver failing twice gets the event on the third attempt, after the scheduled (scaled) waits, with a new delivery id each time', async () => {
+    const p = await newPartner();
+    const e = await endpoint(p.test_key, `/fail-twice/${randomUUID().slice(0, 8)}`);
+    const path = `/fail-twice/${(await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body.url.split('/fail-twice/')[1]}`;
+    await book(p);
+    const hits = await until(() => at(path), (r) => r.length >= 3);
+    expect(hits).toHaveLength(3);
+    expect(new Set(hits.map((h) => h.headers['x-service-delivery-id'])).size).toBe(3);
+    expect(new Set(hits.map((h) => h.headers['x-service-event-id'])).size).toBe(1);
+    // Retries go through one-time schedules with whole-second due times: never earlier than the scaled waits.
+    expect(hits[1]!.at - hits[0]!.at).toBeGreaterThanOrEqual(300 * 0.0001 * 1000);
+    expect(hits[2]!.at - hits[1]!.at).toBeGreaterThanOrEqual(900 * 0.0001 * 1000);
+    const d = await until(async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0], (x) => x?.status === 'DELIVERED');
+    expect(d).toMatchObject({ status: 'DELIVERED', attempts: 3, last_http_status: 200 });
+  });
+
+  it('a receiver always failing ends FAILED after 6 attempts, dead-lettered and listed under status=FAILED; replay then delivers it', async () => {
+    const p = await newPartner();
+    const tag = randomUUID().slice(0, 8);
+    const path = `/always-fail/${tag}`;
+    const e = await endpoint(p.test_key, path);
+    await book(p);
+    const failed = await until(async () => (await api('GET', '/webhooks/deliveries?status=FAILED', { key: p.test_key })).body.data, (x) => x.length === 1, 55_000);
+    expect(failed[0]).toMatchObject({ endpoint_id: e.id, status: 'FAILED', attempts: 6, last_http_status: 500, next_attempt_at: null });
+    expect(failed[0].dead_lettered_at).toBeTruthy();
+    expect(at(path)).toHaveLength(6);
+    expect((await api('GET', '/webhooks/deliveries?status=PENDING,DELIVERED', { key: p.test_key })).body.data).toHaveLength(0);
+    expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body.last_http_status).toBe(500);
+
+    // The dead-lettered message is on the DLQ.
+    const runtime = readRuntime(inject('stateDir'), inject('port'))!;
+    const sqs = new SQSClient({ region: 'us-east-1', endpoint: runtime.env.AWS_ENDPOINT_URL_SQS, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const dead = await until(async () => {
+      const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: runtime.env.WEBHOOK_QUEUE_URL_DLQ, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+      return (r.Messages ?? []).map((m) => JSON.parse(m.Body!)).find((m) => m.delivery_id === failed[0].id);
+    }, (m) => !!m, 10_000);
+    expect(dead).toMatchObject({ kind: 'dead_letter', delivery_id: failed[0].id, attempts: 6 });
+
+    healed.add(path);
+    const replay = await write('POST', `/webhooks/deliveries/${failed[0].id}/replay`, p.test_key);
+    expect(replay.status).toBe(202);
+    expect(replay.body).toMatchObject({ event_id: failed[0].event_id, replay_of: failed[0].id, status: 'PENDING' });
+    expect(replay.body.id).not.toBe(failed[0].id);
+    const hits = await until(() => at(path), (r) => r.length >= 7);
+    expect(hits[6]!.headers['x-service-event-id']).toBe(failed[0].event_id);
+    const done = await until(async () => (await api('GET', '/webhooks/deliveries?status=DELIVERED', { key: p.test_key })).body.data, (x) => x.length === 1);
+    expect(done[0].id).toBe(replay.body.id);
+  });
+
+  it('a worker that died between sending and recording: the sweeper re-drives the attempt (at-least-once)', async () => {
+    const p = await newPartner();
+    const path = `/ok/died-${randomUUID().slice(0, 8)}`;
+    const e = await endpoint(p.test_key, path);
+    await book(p);
+    const first = (await until(() => at(path), (r) => r.length === 1))[0]!;
+    const d = (await until(async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0], (x) => x?.status === 'DELIVERED'));
+    // Stage what a crash leaves: attempt 1 claimed long ago, nothing recorded, overdue.
+    const { ddb, dataTable } = testDb();
+    const past = new Date(Date.now() - 10 * 60_000).toISOString();
+    await ddb.send(
+      new UpdateCommand({
+        TableName: dataTable,
+        Key: { pk: `DLV#${d.id}`, sk: 'DLV' },
+        UpdateExpression: 'SET #s = :p, attempts = :z, claimed_attempt = :one, claim_until = :old, next_attempt_at = :past, gsi2pk = :g, gsi2sk = :gs',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':p': 'PENDING', ':z': 0, ':one': 1, ':old': Date.now() - 1000, ':past': past, ':g': 'DLV#PENDING', ':gs': `${past}#${d.id}` },
+      }),
+    );
+    const swept = await admin(['webhooks:sweep', '--json']);
+    expect(swept.json.deliveries).toBeGreaterThanOrEqual(1);
+    const again = await until(() => at(path), (r) => r.length === 2);
+    expect(again).toHaveLength(2);
+    expect(again[1]!.headers['x-service-event-id']).toBe(first.headers['x-service-event-id']);
+    expect(again[1]!.headers['x-service-delivery-id']).not.toBe(first.headers['x-service-delivery-id']);
+    void e;
+  });
+
+  it('concurrent workers never send the same attempt twice', async () => {
+    const p = await newPartner();
+    const path = `/ok/claim-${randomUUID().slice(0, 8)}`;
+    await endpoint(p.test_key, path);
+    await book(p);
+    await until(() => at(path), (r) => r.length === 1);
+    const d = await until(async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0], (x) => x?.status === 'DELIVERED');
+    // Make attempt 1 due again, unclaimed, without queueing it; then race five workers on it in this process.
+    const { ddb, dataTable } = testDb();
+    await ddb.send(
+      new UpdateCommand({
+        TableName: dataTable,
+        Key: { pk: `DLV#${d.id}`, sk: 'DLV' },
+        UpdateExpression: 'SET #s = :p, attempts = :z REMOVE claimed_attempt, claim_until',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':p': 'PENDING', ':z': 0 },
+      }),
+    );
+    Object.assign(process.env, readRuntime(inject('stateDir'), inject('port'))!.env);
+    const { runAttempt } = await import('../../shared/webhooks/pipeline');
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => runAttempt(d.id, 1)));
+    expect(outcomes.filter((o) => o === 'sent')).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(at(path)).toHaveLength(2);
+  });
+
+  it('an event recorded without its fan-out nudge is picked up by the sweeper', async () => {
+    const p = await newPartner();
+    const path = `/ok/orphan-${randomUUID().slice(0, 8)}`;
+    await endpoint(p.test_key, path, ['adventure.unavailable']);
+    const { ddb, dataTable } = testDb();
+    const created = new Date(Date.now() - 5 * 60_000).toISOString();
+    const id = randomUUID();
+    await ddb.send(
+      new PutCommand({
+        TableName: dataTable,
+        Item: {
+          pk: `EVT#${p.partner_id}#test`,
+          sk: `${created}#${id}`,
+          type: 'event',
+          partner_id: p.partner_id,
+          env: 'test',
+          event: { id, type: 'adventure.unavailable', created_at: created, test: true, data: { adventure_slug: 'x', reason: 'WITHDRAWN' } },
+          dispatch: 'PENDING',
+          gsi1pk: 'EVENTS#PENDING',
+          gsi1sk: `${created}#${id}`,
+        },
+      }),
+    );
+    await admin(['webhooks:sweep', '--json']);
+    const got = await until(() => at(path), (r) => r.length === 1);
+    expect(JSON.parse(got[0]!.raw)).toMatchObject({ id, type: 'adventure.unavailable', test: true });
+  });
+});
