@@ -12,6 +12,8 @@ import { measure, table, type Stats } from './lib';
  * our DynamoDB client and its call counter), then measures each scenario
  * sequentially against a bare DynamoDB call measured in the same run.
  */
+// Local-only: shrink the webhook retry waits (5 min -> 30 ms ...) so the failing-receiver run finishes; the schedule's shape is unchanged.
+process.env.WEBHOOK_WAIT_SCALE ??= '0.0001';
 const port = await freePort();
 const stateDir = mkdtempSync(join(tmpdir(), 'ptbs-bench-'));
 const bootStart = Date.now();
@@ -212,6 +214,52 @@ await ddb.send(new Upd({ TableName: process.env.DATA_TABLE!, Key: { pk: `INV#SBX
 const contended = await bookAll(await prepare(Array.from({ length: BOOKINGS }, () => oneDay)), `POST /v1/bookings, ${BOOKINGS} on one slot`);
 const spread = await bookAll(await prepare(Array.from({ length: BOOKINGS }, (_, i) => addDays(localDate(new Date()), 1 + (i % 55)))), `POST /v1/bookings, ${BOOKINGS} over 55 slots`);
 
+// Webhooks: 1 000 events to a local receiver, dispatch delay from event record to receipt; then a receiver failing half the time.
+const { createServer } = await import('node:http');
+const { eventPut } = await import('../shared/events/record');
+const { publishEvents } = await import('../shared/webhooks/pipeline');
+const { batchWrite } = await import('../shared/batch');
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
+const receipts = new Map<string, number>();
+const seenFlaky = new Set<string>();
+const receiver = createServer((req, res) => {
+  let raw = '';
+  req.on('data', (c: Buffer) => (raw += c));
+  req.on('end', () => {
+    const id = req.headers['x-service-event-id'] as string;
+    // The flaky receiver fails the first attempt of every event and accepts the retry: half of all requests fail.
+    if (req.url === '/flaky' && !seenFlaky.has(id)) {
+      seenFlaky.add(id);
+      res.writeHead(500).end();
+      return;
+    }
+    if (!receipts.has(id)) receipts.set(id, Date.now());
+    res.writeHead(200).end('ok');
+  });
+});
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as import('node:net').AddressInfo).port}`;
+async function webhookRun(path: string) {
+  const hooksPartner = await accessRepository.createPartner({ name: `Hooks ${path}` });
+  await accessRepository.setRateLimit(hooksPartner.partner.partner_id, 1_000_000);
+  const r = await fetch(`${base}/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${hooksPartner.testKey.key}`, 'idempotency-key': randomUUID() }, body: JSON.stringify({ url: `${receiverUrl}${path}`, event_types: ['booking.confirmed'] }) });
+  await expectOk(r, 'create webhook');
+  receipts.clear();
+  const events = Array.from({ length: EVENTS }, () => eventPut(hooksPartner.partner.partner_id, 'test', 'booking.confirmed', { booking_number: 'PTB-BENC-HMRK', status: 'CONFIRMED' }));
+  const createdAt = new Map(events.map((e) => [e.event.id, Date.parse(e.event.created_at)]));
+  const t = Date.now();
+  await batchWrite(process.env.DATA_TABLE!, events.map((e) => ({ PutRequest: { Item: e.put.Item } })));
+  await publishEvents(events.map((e) => e.ref));
+  const deadline = Date.now() + 240_000;
+  while (receipts.size < EVENTS && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+  const delays = [...receipts].map(([id, at]) => at - createdAt.get(id)!).sort((a, b) => a - b);
+  const { percentile } = await import('./lib');
+  return { delivered: receipts.size, p50: percentile(delays, 50), p99: percentile(delays, 99), secs: (Date.now() - t) / 1000 };
+}
+const steady = await webhookRun('/ok');
+const flaky = await webhookRun('/flaky');
+receiver.close();
+
 console.log(`\nLatency through the full local stack (HTTP -> API Gateway emulation -> middy -> DynamoDB Local), sequential, n per row:\n`);
 console.log(table(results, bareGet));
 console.log(`\nCatalog of ${CATALOG_N} adventures: import ${importSecs.toFixed(1)} s; first listing after the import (index load) ${coldMs} ms.\n`);
@@ -226,6 +274,9 @@ for (const r of [contended, spread]) {
   console.log(`${r.name.padEnd(42)} ${r.perSecond.toFixed(1).padStart(6)} bookings/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  not confirmed: ${r.failed}`);
 }
 console.log(`contended / spread throughput: ${(contended.perSecond / spread.perSecond).toFixed(2)}x`);
+console.log(`\nWebhooks, ${EVENTS} events to a local receiver (retry waits scaled by WEBHOOK_WAIT_SCALE=${process.env.WEBHOOK_WAIT_SCALE}):\n`);
+console.log(`receiver always 2xx:        delivered ${steady.delivered}/${EVENTS} in ${steady.secs.toFixed(1)} s; dispatch delay (event recorded -> received) p50 ${steady.p50} ms, p99 ${steady.p99} ms`);
+console.log(`receiver failing half:      delivered ${flaky.delivered}/${EVENTS} in ${flaky.secs.toFixed(1)} s; p50 ${flaky.p50} ms, p99 ${flaky.p99} ms (every event needed one scheduled retry)`);
 console.log(
   '\nRound trips: a keyed read = GetItem(key), then BatchGetItem(member+partner) in parallel with UpdateItem(rate counter); ' +
     'a write adds PutItem(idempotency claim), the operation, UpdateItem(idempotency result) and PutItem(audit).',
