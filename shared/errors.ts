@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   'booking.partner_reference.duplicate': { status: 409, description: 'POST /bookings: partner_reference already used in this environment.' },
   'booking.travelers.mismatch': { status: 422, description: 'POST /bookings: the travelers do not match the quote (count).' },
   'booking.slot.unavailable': { status: 422, description: 'POST /bookings: re-validated at confirmation, the slot is no longer bookable (`details.reason`: sold_out, slot_closed, sales_closed, adventure_withdrawn, ...).' },
+  'booking.slot.contended': { status: 409, description: 'Too many concurrent changes on this slot or booking; retry shortly (Retry-After) with the same Idempotency-Key.' },
   'booking.not_cancellable': { status: 409, description: 'The booking is CANCELLED or COMPLETED.' },
   'payment.confirmation.malformed': { status: 400, description: 'payment_confirmation is not a compact ES256 JWS with a kid and the required claims.' },
   'payment.key.unknown': { status: 422, description: 'The JWS kid is not a payment key registered for this partner and environment.' },

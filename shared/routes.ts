@@ -76,6 +76,8 @@ export interface RouteSpec {
   sendsMail?: boolean;
   /** The route records events or queues deliveries: it may send to the webhook queue. */
   publishesEvents?: boolean;
+  /** Lambda timeout when the default (10 s) is too short, e.g. an outbound HTTP call. */
+  timeoutSeconds?: number;
 }
 
 export interface RouteDef extends RouteSpec {
@@ -400,7 +402,9 @@ export const ROUTES = defineRoutes({
     scope: 'webhooks:write',
     tag: 'Webhooks',
     summary: 'Send a synthetic signed event (test: true) now',
+    description: 'The endpoint has 8 seconds to answer.',
     request: { params: WebhookIdParams },
+    timeoutSeconds: 20,
     responses: { 200: { description: 'What the endpoint answered and how fast.', schema: WebhookTestResult } },
   },
   listAuditEvents: {

@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -55,7 +55,11 @@ export class ApiConstruct extends Construct {
     stage.defaultRouteSettings = { throttlingBurstLimit: 500, throttlingRateLimit: 1000 };
 
     for (const route of ROUTE_LIST) {
-      const fn = new ServiceFunction(this, route.id, { entry: route.handler, description: `${route.method} ${route.path}` });
+      const fn = new ServiceFunction(this, route.id, {
+        entry: route.handler,
+        description: `${route.method} ${route.path}`,
+        ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
+      });
       const tables: TableBinding[] = [];
       if (route.access === 'key') {
         // Keyed routes write rate-limit counters, idempotency records, the audit trail and the cursor key;

@@ -28,7 +28,8 @@ export async function ensureDemoPartner(stateDir: string): Promise<DemoPartner> 
       return demo;
     }
   }
-  const created = await accessRepository.createPartner({ name: 'Demo Bank', email: 'demo-admin@demo-bank.example' });
+  const { catalogRepository } = await import('../../shared/catalog/repository');
+  const created = await accessRepository.createPartner({ name: 'Demo Bank', email: 'demo-admin@demo-bank.example', sandboxCatalog: await catalogRepository.currentSandboxScope() });
   const demo: DemoPartner = {
     partner_id: created.partner.partner_id,
     member_id: created.member.member_id,

@@ -36,7 +36,9 @@ export const COMMANDS: Record<string, Command> = {
     description: 'Create a partner, its first PARTNER_ADMIN member, and one live and one sandbox key for that member.',
     flags: z.object({ name: z.string().min(1), email: z.email().optional() }),
     async run(f) {
-      const r = await (await repo()).createPartner({ name: f.name as string, email: f.email as string | undefined });
+      const { catalogRepository } = await import('../../shared/catalog/repository');
+      const sandboxCatalog = await catalogRepository.currentSandboxScope();
+      const r = await (await repo()).createPartner({ name: f.name as string, email: f.email as string | undefined, sandboxCatalog });
       return {
         json: { partner_id: r.partner.partner_id, member_id: r.member.member_id, live_key: r.liveKey.key, test_key: r.testKey.key, live_key_id: r.liveKey.key_id, test_key_id: r.testKey.key_id },
         text: [
@@ -169,7 +171,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   'booking:complete': {
     usage: 'booking:complete [--date YYYY-MM-DD]',
-    description: 'Run the daily completion job: CONFIRMED bookings travelling on DATE (default yesterday, Morocco time) or in the 7 days before become COMPLETED.',
+    description: 'Run the daily completion job: CONFIRMED bookings travelling on DATE (a past date; default yesterday, Morocco time) or in the 7 days before become COMPLETED.',
     flags: z.object({ date: z.iso.date().optional() }),
     async run(f) {
       const { completeBookings, yesterdayInMorocco } = await import('../../shared/bookings/service');

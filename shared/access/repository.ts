@@ -68,10 +68,11 @@ const isConditionFailure = (e: unknown) =>
 
 /** Partners, console members and API keys in the access table. */
 export const accessRepository = {
-  async createPartner(input: { name: string; email?: string; now?: Date }) {
+  /** `sandboxCatalog`: the snapshot the new tenant's sandbox starts on (the current one), so its clone exists at once. */
+  async createPartner(input: { name: string; email?: string; now?: Date; sandboxCatalog?: string }) {
     const now = (input.now ?? new Date()).toISOString();
     const partnerId = randomUUID();
-    const partner: Partner = { partner_id: partnerId, name: input.name, email: input.email, admin_count: 1, created_at: now };
+    const partner: Partner = { partner_id: partnerId, name: input.name, email: input.email, admin_count: 1, created_at: now, sandbox_catalog: input.sandboxCatalog };
     const email = input.email ?? `admin+${partnerId.slice(0, 8)}@example.invalid`;
     const member = memberItem(partnerId, { email, role: 'PARTNER_ADMIN', first_name: 'Admin', last_name: input.name }, now);
     const live = newKeyItem(partnerId, member.member_id, 'live', now);

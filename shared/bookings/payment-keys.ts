@@ -23,8 +23,12 @@ export async function registerPaymentKey(partnerId: string, env: 'live' | 'test'
     new PutCommand({
       TableName: dataTableName(),
       Item: { ...key(partnerId, env, kid), type: 'payment_key', kid, jwk: { ...publicJwk, kid, alg: 'ES256', use: 'sig' }, created_at: new Date().toISOString() },
+      ConditionExpression: 'attribute_not_exists(pk)',
     }),
-  );
+  ).catch((e: Error) => {
+    if (e.name === 'ConditionalCheckFailedException') throw new PaymentKeyError(`a payment key with kid '${kid}' is already registered for this partner and environment; use a new kid to rotate`);
+    throw e;
+  });
   return { kid };
 }
 

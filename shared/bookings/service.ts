@@ -157,6 +157,8 @@ export async function createBooking(p: Principal, input: CreateBookingInput, now
   if (!check.ok) throw unavailable(check.reason, `This slot can no longer be booked (${check.reason.replaceAll('_', ' ')}).`);
   const capacity = check.slot.capacity;
   const size = quote.travelers.length;
+  // The capacity may have shrunk since the quote (a new catalog version): never sell past it.
+  if (size > capacity) throw unavailable('sold_out', `This slot now takes at most ${capacity} travelers.`);
   const key = slotKey(check.slot);
   const refKey = (await customerRefKey(p.partnerId, true))!;
   const nowIso = now.toISOString();
@@ -257,9 +259,11 @@ export async function createBooking(p: Principal, input: CreateBookingInput, now
         if (row.closed) throw unavailable('slot_closed', 'The operator has closed this slot.');
         throw unavailable('sold_out', `Only ${Math.max(0, capacity - row.sold)} place(s) are left for this slot; the quote was for ${size}.`);
       }
-      // A booking number collision or a conflicting concurrent transaction: try again.
+      // A booking number collision or a conflicting concurrent transaction: try again, within bounds.
       if (bookingR === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict')) {
-        if (attempt >= 25) throw e;
+        if (attempt >= 25) {
+          throw new ApiError('booking.slot.contended', 'This slot is taking many bookings right now; retry in a moment with the same Idempotency-Key.', undefined, { 'retry-after': '1' });
+        }
         await backoff(attempt);
         continue;
       }
@@ -329,7 +333,11 @@ export interface BookingListQuery {
 export async function listBookings(p: Principal, q: BookingListQuery, after?: string) {
   const gsi1pk = `BOOKINGS#${p.partnerId}#${p.env}`;
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':p': gsi1pk, ':from': q.created_from ?? '0000', ':to': `${q.created_to ?? '9999'}~` };
+  // Instants normalised to the stored form (ms precision, Z), so the window is exact.
+  const from = q.created_from ? new Date(q.created_from).toISOString() : '0000';
+  const to = q.created_to ? new Date(q.created_to).toISOString() : '9999';
+  if (from > to) throw new ApiError('validation.field.invalid', 'created_from must not be after created_to.', { errors: [{ field: 'created_from', location: 'query', message: 'after created_to', expected: `at most ${to}` }] });
+  const values: Record<string, unknown> = { ':p': gsi1pk, ':from': from, ':to': `${to}#~` };
   const filters: string[] = [];
   if (q.status?.length) {
     names['#s'] = 'status';
@@ -381,8 +389,12 @@ export function cancellationQuoteOf(b: BookingRecord, now = new Date()) {
  * refund record, the seats released and the booking.cancelled event. The
  * partner gets the policy's refund; a cancellation by the service refunds in full.
  */
-export async function cancelBooking(b: BookingRecord, by: 'PARTNER' | 'SERVICE', reason: string | null, now = new Date()): Promise<BookingRecord> {
+export async function cancelBooking(b: BookingRecord, by: 'PARTNER' | 'SERVICE', reason: string | null, now = new Date(), attempt = 0): Promise<BookingRecord> {
   if (b.status !== 'CONFIRMED') throw new ApiError('booking.not_cancellable', `Booking ${b.booking_number} is ${b.status} and cannot be cancelled.`, { status: b.status });
+  // Once the adventure has started the booking is being fulfilled: it completes, it is not cancelled.
+  if (by === 'PARTNER' && Date.parse(b.starts_at) <= now.getTime()) {
+    throw new ApiError('booking.not_cancellable', `Booking ${b.booking_number} started at ${b.starts_at} and can no longer be cancelled.`, { status: b.status, starts_at: b.starts_at });
+  }
   const amount = toMinor(b.net_amount.amount);
   const preview = refundPreview(amount, b.cancellation_policy.rules, new Date(b.starts_at), now);
   const refund = by === 'SERVICE' ? amount : preview.refundable;
@@ -436,7 +448,11 @@ export async function cancelBooking(b: BookingRecord, by: 'PARTNER' | 'SERVICE',
     if (reasons?.[0] === 'ConditionalCheckFailed' || reasons?.includes('TransactionConflict')) {
       const fresh = await loadBooking(b.booking_number);
       if (fresh && fresh.status !== 'CONFIRMED') throw new ApiError('booking.not_cancellable', `Booking ${b.booking_number} is ${fresh.status} and cannot be cancelled.`, { status: fresh.status });
-      if (fresh) return cancelBooking(fresh, by, reason, now);
+      if (fresh && attempt < 10) {
+        await backoff(attempt);
+        return cancelBooking(fresh, by, reason, now, attempt + 1);
+      }
+      throw new ApiError('booking.slot.contended', 'The booking is being changed concurrently; retry in a moment with the same Idempotency-Key.', undefined, { 'retry-after': '1' });
     }
     throw e;
   }
@@ -458,6 +474,7 @@ export async function cancelByService(number: string, reason: string | null, now
  * days from `throughDate` so a missed run catches up.
  */
 export async function completeBookings(throughDate: string, progress: (line: string) => void = () => undefined, now = new Date()) {
+  if (throughDate >= localDate(now)) throw new ApiError('validation.field.invalid', `Only travel dates before today (${localDate(now)}, Morocco time) can be completed.`, { errors: [{ field: 'date', location: 'body', message: 'not in the past', expected: `before ${localDate(now)}` }] });
   let completed = 0;
   for (let d = addDays(throughDate, -7); d <= throughDate; d = addDays(d, 1)) {
     let ExclusiveStartKey: Record<string, unknown> | undefined;

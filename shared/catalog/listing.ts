@@ -66,7 +66,7 @@ export function search(cat: PreparedCatalog, query: ListingQuery, today: string)
     (!query.category || a.category === query.category) &&
     (query.min_price === undefined || a.from_price >= query.min_price) &&
     (query.max_price === undefined || a.from_price <= query.max_price) &&
-    (weekday === undefined || (a.active && a.weekdays.includes(weekday) && ahead! >= 0 && ahead! <= a.window_days));
+    (weekday === undefined || (a.active && ahead! >= 0 && a.sells.some((p) => p.weekdays.includes(weekday) && ahead! <= p.window_days)));
 
   if (query.sort === 'distance') {
     const lat = query.lat!;

@@ -19,7 +19,7 @@ interface OpenQuote {
 }
 
 /** Unexpired, unbooked quotes on an adventure (optionally one slot) in one inventory. */
-async function openQuotes(inventory: string, adventureId: string, slotPrefix?: string, now = new Date()): Promise<OpenQuote[]> {
+async function openQuotes(inventory: string, adventureId: string, slotPrefix?: string, now = new Date(), ratePackId?: string): Promise<OpenQuote[]> {
   const out: OpenQuote[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -28,8 +28,8 @@ async function openQuotes(inventory: string, adventureId: string, slotPrefix?: s
         TableName: dataTableName(),
         IndexName: 'gsi2',
         KeyConditionExpression: slotPrefix ? 'gsi2pk = :p AND begins_with(gsi2sk, :s)' : 'gsi2pk = :p',
-        FilterExpression: 'expires_at > :now AND attribute_not_exists(booking_number)',
-        ExpressionAttributeValues: { ':p': `QADV#${inventory}#${adventureId}`, ':now': now.toISOString(), ...(slotPrefix ? { ':s': slotPrefix } : {}) },
+        FilterExpression: `expires_at > :now AND attribute_not_exists(booking_number)${ratePackId ? ' AND rate_pack_id = :rp' : ''}`,
+        ExpressionAttributeValues: { ':p': `QADV#${inventory}#${adventureId}`, ':now': now.toISOString(), ...(slotPrefix ? { ':s': slotPrefix } : {}), ...(ratePackId ? { ':rp': ratePackId } : {}) },
         ExclusiveStartKey,
       }),
     );
@@ -43,7 +43,10 @@ async function openQuotes(inventory: string, adventureId: string, slotPrefix?: s
 function unavailableEvents(quotes: OpenQuote[], data: Record<string, unknown>): TransactItem[] {
   const byTenant = new Map<string, OpenQuote[]>();
   for (const q of quotes) byTenant.set(`${q.partner_id}#${q.env}`, [...(byTenant.get(`${q.partner_id}#${q.env}`) ?? []), q]);
-  return [...byTenant.values()].map((qs) => ({ Put: eventPut(qs[0]!.partner_id, qs[0]!.env, 'adventure.unavailable', { ...data, quote_ids: qs.map((q) => q.id) }).put }));
+  // The payload names at most 100 quotes (quote_count has them all): an event stays far below DynamoDB's 400 KB.
+  return [...byTenant.values()].map((qs) => ({
+    Put: eventPut(qs[0]!.partner_id, qs[0]!.env, 'adventure.unavailable', { ...data, quote_ids: qs.slice(0, 100).map((q) => q.id), quote_count: qs.length }).put,
+  }));
 }
 
 const refsOf = (items: TransactItem[]) => items.flatMap((i) => (i.Put?.Item?.type === 'event' ? [{ pk: i.Put.Item.pk as string, sk: i.Put.Item.sk as string }] : []));
@@ -74,8 +77,22 @@ export async function importCatalog(raw: unknown, progress: Progress = () => und
   const inFile = new Set(adventures.map((a) => a.id));
   const withdrawn = existing.filter((a) => a.active && !inFile.has(a.id)).map((a) => ({ ...a, active: false }));
   const newlyInactive = adventures.filter((a) => !a.active && existing.some((e) => e.id === a.id && e.active));
+  // Rate packs that left an adventure stop being sellable, and a renamed adventure leaves no row under its old slug.
+  const newById = new Map(adventures.map((a) => [a.id, a]));
+  const removedPacks = existing.flatMap((old) => {
+    const now = newById.get(old.id);
+    if (!now) return [];
+    const kept = new Set(now.rate_packs.map((rp) => rp.id));
+    return old.rate_packs.filter((rp) => !kept.has(rp.id)).map((rp) => ({ adventure: old, ratePackId: rp.id }));
+  });
+  const renamed = existing.filter((old) => newById.has(old.id) && newById.get(old.id)!.slug !== old.slug);
   progress(`importing ${adventures.length} adventures (${adventures.reduce((n, a) => n + a.rate_packs.length, 0)} rate packs)`);
   await catalogRepository.putAdventures(PROD, [...adventures, ...withdrawn]);
+  await catalogRepository.deleteItems(PROD, [...removedPacks.map((r) => `RP#${r.ratePackId}`), ...renamed.map((a) => `ADV#${a.slug}`)]);
+  for (const r of removedPacks) {
+    const quotes = await openQuotes('LIVE', r.adventure.id, undefined, new Date(), r.ratePackId);
+    await transact(unavailableEvents(quotes, { adventure_id: r.adventure.id, adventure_slug: r.adventure.slug, rate_pack_id: r.ratePackId, date: null, start_time: null, reason: 'RATE_PACK_REMOVED' }));
+  }
   const meta = await catalogRepository.rebuildIndex(PROD);
   progress(`index version ${meta.version}: ${meta.adventure_count} adventures in ${meta.chunk_count} chunks`);
   for (const a of [...withdrawn, ...newlyInactive]) {
@@ -111,7 +128,7 @@ export async function closeSlot(ratePackId: string, date: string, startTime: str
   const rp = await catalogRepository.ratePack(PROD, ratePackId);
   if (!rp) throw new CatalogFileError(`no rate pack ${ratePackId} in production`);
   const key = slotKey({ date, start_time: startTime });
-  const quotes = await openQuotes('LIVE', rp.adventure.id, key);
+  const quotes = await openQuotes('LIVE', rp.adventure.id, key, new Date(), ratePackId);
   await transact([
     { Update: { TableName: dataTableName(), Key: { pk: inventoryKey('LIVE', ratePackId), sk: key }, UpdateExpression: 'SET closed = :t', ExpressionAttributeValues: { ':t': true } } },
     ...unavailableEvents(quotes, { adventure_id: rp.adventure.id, adventure_slug: rp.adventure.slug, rate_pack_id: ratePackId, date, start_time: startTime, reason: 'SLOT_CLOSED' }),
@@ -139,6 +156,7 @@ export async function refreshSandboxes(progress: Progress = () => undefined, now
   const partners = await accessRepository.listPartners();
   const oldContent = new Map<CatalogScope, Map<string, AdventureInput>>();
   let events = 0;
+  const failed: string[] = [];
   for (const [i, partner] of partners.entries()) {
     const previous = partner.sandbox_catalog ?? previousCurrent;
     let gone: AdventureInput[] = [];
@@ -169,8 +187,14 @@ export async function refreshSandboxes(progress: Progress = () => undefined, now
       events += ev.length;
       items.push(...ev);
     }
-    await transact(items);
-    progress(`refreshed ${i + 1}/${partners.length} tenants (${partner.name})`);
+    try {
+      await transact(items);
+      progress(`refreshed ${i + 1}/${partners.length} tenants (${partner.name})`);
+    } catch (e) {
+      // One tenant's failure does not stop the others; the next run retries it.
+      failed.push(partner.partner_id);
+      progress(`FAILED ${i + 1}/${partners.length} tenants (${partner.name}): ${(e as Error).message}`);
+    }
   }
-  return { snapshot, tenants: partners.length, events };
+  return { snapshot, tenants: partners.length, events, failed };
 }

@@ -40,10 +40,8 @@ export interface AdventureSummary {
   image: string;
   active: boolean;
   agency: string;
-  /** ISO weekdays on which at least one pack operates. */
-  weekdays: number[];
-  /** Longest booking window of the packs, in days. */
-  window_days: number;
+  /** Per rate pack: ISO weekdays it operates and its booking window in days. */
+  sells: { weekdays: number[]; window_days: number }[];
 }
 
 export interface CatalogMeta {
@@ -59,11 +57,11 @@ export interface StoredRatePack {
   adventure: { id: string; slug: string; title: string; active: boolean; city: string };
 }
 
-const CHUNK = 250;
+/** Index items hold summaries up to ~300 KB, below DynamoDB's 400 KB item limit. */
+const CHUNK_BYTES = 300_000;
 const pk = (scope: CatalogScope) => `CAT#${scope}`;
 
 export function summarize(a: AdventureInput): AdventureSummary {
-  const weekdays = [...new Set(a.rate_packs.flatMap((p) => p.schedule.weekdays))].sort();
   return {
     id: a.id,
     slug: a.slug,
@@ -82,8 +80,7 @@ export function summarize(a: AdventureInput): AdventureSummary {
     image: a.images[0]!,
     active: a.active,
     agency: a.agency.name,
-    weekdays,
-    window_days: Math.max(...a.rate_packs.map((p) => p.booking_window_days ?? 60)),
+    sells: a.rate_packs.map((p) => ({ weekdays: [...p.schedule.weekdays].sort(), window_days: p.booking_window_days ?? 60 })),
   };
 }
 
@@ -161,8 +158,17 @@ export const catalogRepository = {
     const adventures = await this.allAdventures(scope);
     const summaries = adventures.map(summarize).sort((a, b) => b.popularity - a.popularity || a.slug.localeCompare(b.slug));
     const indexId = randomUUID().slice(0, 8);
-    const chunks: AdventureSummary[][] = [];
-    for (let i = 0; i < summaries.length; i += CHUNK) chunks.push(summaries.slice(i, i + CHUNK));
+    const chunks: AdventureSummary[][] = [[]];
+    let bytes = 0;
+    for (const s of summaries) {
+      const size = Buffer.byteLength(JSON.stringify(s));
+      if (bytes + size > CHUNK_BYTES && chunks.at(-1)!.length > 0) {
+        chunks.push([]);
+        bytes = 0;
+      }
+      chunks.at(-1)!.push(s);
+      bytes += size;
+    }
     await batchWrite(
       dataTableName(),
       chunks.map((entries, n) => ({ PutRequest: { Item: { pk: pk(scope), sk: `IDX#${indexId}#${String(n).padStart(4, '0')}`, type: 'catalog_index', entries } } })),
@@ -195,6 +201,10 @@ export const catalogRepository = {
   async currentSandboxScope(): Promise<CatalogScope | undefined> {
     const r = await ddb.send(new GetCommand({ TableName: dataTableName(), Key: { pk: pk('SANDBOX'), sk: 'CURRENT' }, ConsistentRead: true }));
     return r.Item?.scope as string | undefined;
+  },
+
+  async deleteItems(scope: CatalogScope, sks: string[]): Promise<void> {
+    await batchWrite(dataTableName(), sks.map((sk) => ({ DeleteRequest: { Key: { pk: pk(scope), sk } } })));
   },
 
   async setActive(scope: CatalogScope, slug: string, active: boolean): Promise<AdventureInput | undefined> {

@@ -68,8 +68,8 @@ export const RatePackInput = z.discriminatedUnion('booking_mode', [
 export const AdventureInput = z.object({
   id: z.uuid(),
   slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/),
-  title: z.string().min(1),
-  summary: z.string().min(1),
+  title: z.string().min(1).max(150),
+  summary: z.string().min(1).max(400),
   description: z.string().min(1),
   agency: z.object({ id: z.uuid(), name: z.string().min(1) }),
   city: z.string().min(1),

@@ -14,7 +14,7 @@ export interface Scopes {
 }
 
 let currentSandbox: { scope: CatalogScope; at: number } | undefined;
-const SANDBOX_POINTER_TTL_MS = 30_000;
+const SANDBOX_POINTER_TTL_MS = 5_000;
 
 /** Live keys see production; sandbox keys their tenant's clone (the current snapshot until their first refresh). */
 export async function scopesFor(p: Principal): Promise<Scopes> {
@@ -30,7 +30,7 @@ export async function scopesFor(p: Principal): Promise<Scopes> {
   return { content, inventory: `SBX#${p.partnerId}` };
 }
 
-const cache = new Map<CatalogScope, { version: number; prepared: PreparedCatalog; checkedAt: number }>();
+const cache = new Map<CatalogScope, { indexId: string; prepared: PreparedCatalog; checkedAt: number }>();
 /** Production changes are picked up within this delay; snapshots never change. */
 const PROD_RECHECK_MS = 5_000;
 
@@ -40,13 +40,14 @@ async function prepared(scope: CatalogScope): Promise<PreparedCatalog> {
   if (hit && (immutable || Date.now() - hit.checkedAt < PROD_RECHECK_MS)) return hit.prepared;
   const meta = await catalogRepository.meta(scope);
   if (!meta) return prepare([]);
-  if (hit && hit.version === meta.version) {
+  // The index id, not the version number, names what was built: two concurrent rebuilds share a version.
+  if (hit && hit.indexId === meta.index_id) {
     hit.checkedAt = Date.now();
     return hit.prepared;
   }
   const p = prepare(await catalogRepository.loadIndex(scope, meta));
   if (cache.size > 8) cache.delete(cache.keys().next().value!);
-  cache.set(scope, { version: meta.version, prepared: p, checkedAt: Date.now() });
+  cache.set(scope, { indexId: meta.index_id, prepared: p, checkedAt: Date.now() });
   return p;
 }
 

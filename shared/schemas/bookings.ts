@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Money, PageMeta } from './common';
+import { csvOf, Money, PageMeta } from './common';
 import { pageQuery } from './pagination';
 import { BOOKING_NUMBER_RE } from '../bookings/rules';
 
@@ -82,16 +82,7 @@ export const BookingListItem = z
 export const BookingPage = z.object({ data: z.array(BookingListItem), meta: PageMeta }).meta({ id: 'BookingPage' });
 
 export const BookingListQuery = pageQuery.extend({
-  status: z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined) return undefined;
-      const parts = s.split(',').map((x) => x.trim());
-      const bad = parts.filter((x) => !Status.options.includes(x as never));
-      if (bad.length) ctx.addIssue({ code: 'custom', message: `unknown status ${bad.join(', ')}; expected a comma-separated list of ${Status.options.join(', ')}` });
-      return parts as z.infer<typeof Status>[];
-    })
+  status: csvOf(Status.options)
     .describe('Comma-separated: CONFIRMED, COMPLETED, CANCELLED'),
   customer_reference: z.string().min(1).max(128).optional().describe('Plaintext customer id; matched against the stored hash'),
   created_from: z.iso.datetime().optional().describe('Bookings created at or after this instant'),

@@ -29,3 +29,17 @@ export const PageMeta = z
 export const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PageMeta });
 
 export const Health = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+
+/** A comma-separated list of enum values in a query parameter, e.g. status=PENDING,FAILED. */
+export function csvOf<T extends string>(values: readonly T[]) {
+  return z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined) return undefined;
+      const parts = s.split(',').map((x) => x.trim());
+      const bad = parts.filter((x) => !values.includes(x as T));
+      if (bad.length) ctx.addIssue({ code: 'custom', message: `unknown value ${bad.join(', ')}; expected a comma-separated list of ${values.join(', ')}` });
+      return parts as T[];
+    });
+}

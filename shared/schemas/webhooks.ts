@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/record';
-import { PageMeta } from './common';
+import { csvOf, PageMeta } from './common';
 import { pageQuery } from './pagination';
 
 const EventType = z.enum(EVENT_TYPES).meta({ id: 'EventType' });
@@ -25,7 +25,7 @@ export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
 
 export const CreateWebhookBody = z
   .object({
-    url: z.string().max(2048).describe('HTTPS URL on a public address'),
+    url: z.string().min(1).max(2048).describe('HTTPS URL on a public address'),
     event_types: z.array(EventType).min(1),
     description: z.string().max(200).optional(),
   })
@@ -34,7 +34,7 @@ export const CreateWebhookBody = z
 
 export const UpdateWebhookBody = z
   .object({
-    url: z.string().max(2048).optional(),
+    url: z.string().min(1).max(2048).optional(),
     event_types: z.array(EventType).min(1).optional(),
     status: z.enum(['ACTIVE', 'DISABLED']).optional(),
     description: z.string().max(200).nullable().optional(),
@@ -86,15 +86,6 @@ export const WebhookDelivery = z
 export const DeliveryPage = z.object({ data: z.array(WebhookDelivery), meta: PageMeta }).meta({ id: 'WebhookDeliveryPage' });
 
 export const DeliveryListQuery = pageQuery.extend({
-  status: z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined) return undefined;
-      const parts = s.split(',').map((x) => x.trim());
-      const bad = parts.filter((x) => !DeliveryStatus.options.includes(x as never));
-      if (bad.length) ctx.addIssue({ code: 'custom', message: `unknown status ${bad.join(', ')}; expected a comma-separated list of ${DeliveryStatus.options.join(', ')}` });
-      return parts as z.infer<typeof DeliveryStatus>[];
-    })
+  status: csvOf(DeliveryStatus.options)
     .describe('Comma-separated, e.g. PENDING,FAILED'),
 });

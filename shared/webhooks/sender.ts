@@ -24,7 +24,14 @@ export interface AttemptResult {
  * the SSRF check redone now and the socket pinned to the checked address, no
  * redirects followed, a hard timeout and a cap on the bytes read.
  */
-export async function sendAttempt(input: { url: string; secret: string; body: string; eventId: string; eventType: string; deliveryId: string }): Promise<AttemptResult> {
+/** Network failures are reported as fixed categories: raw socket errors would let the test endpoint probe ports. */
+function category(e: NodeJS.ErrnoException): string {
+  if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === 'EHOSTUNREACH' || e.code === 'ENETUNREACH') return 'connection failed';
+  if (e.code?.startsWith('ERR_TLS') || e.code?.includes('CERT') || e.code === 'EPROTO') return 'TLS handshake failed';
+  return 'request failed';
+}
+
+export async function sendAttempt(input: { url: string; secret: string; body: string; eventId: string; eventType: string; deliveryId: string }, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<AttemptResult> {
   const started = Date.now();
   const check = await checkWebhookUrl(input.url);
   if (!check.ok) return { delivered: false, http_status: null, error: `refused: ${check.reason}`, response_time_ms: 0 };
@@ -70,9 +77,9 @@ export async function sendAttempt(input: { url: string; secret: string; body: st
     );
     const timer = setTimeout(() => {
       req.destroy();
-      done({ delivered: false, http_status: null, error: `timeout after ${DELIVERY_TIMEOUT_MS} ms` });
-    }, DELIVERY_TIMEOUT_MS);
-    req.on('error', (e) => done({ delivered: false, http_status: null, error: e.message }));
+      done({ delivered: false, http_status: null, error: `timeout after ${timeoutMs} ms` });
+    }, Math.max(0, timeoutMs - (Date.now() - started)));
+    req.on('error', (e) => done({ delivered: false, http_status: null, error: category(e) }));
     req.end(input.body);
   });
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../aws';
 import { dataTableName } from '../config';
 import { queryPage } from '../db';
@@ -11,6 +11,7 @@ import { sendAttempt } from './sender';
 import { checkWebhookUrl } from './ssrf';
 
 export const MAX_ENDPOINTS = 16;
+export const TEST_SEND_TIMEOUT_MS = 8_000;
 
 export function endpointView(e: EndpointRecord) {
   return {
@@ -55,9 +56,7 @@ async function vetUrl(url: string) {
 
 export async function createEndpoint(p: Principal, input: { url: string; event_types: EventType[]; description?: string }, now = new Date()) {
   await vetUrl(input.url);
-  if ((await endpointsOf(p.partnerId, p.env)).length >= MAX_ENDPOINTS) {
-    throw new ApiError('webhook.endpoint.limit', `At most ${MAX_ENDPOINTS} endpoints per environment.`, { max: MAX_ENDPOINTS });
-  }
+
   const iso = now.toISOString();
   const e: EndpointRecord = {
     id: randomUUID(),
@@ -74,7 +73,28 @@ export async function createEndpoint(p: Principal, input: { url: string; event_t
     created_at: iso,
     updated_at: iso,
   };
-  await ddb.send(new PutCommand({ TableName: dataTableName(), Item: { ...endpointKey(p.partnerId, p.env, e.id), type: 'webhook_endpoint', ...e }, ConditionExpression: 'attribute_not_exists(pk)' }));
+  // The endpoint and its count in one transaction: the limit holds under concurrent creations.
+  try {
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: dataTableName(),
+              Key: { pk: `WH#${p.partnerId}#${p.env}`, sk: 'COUNT' },
+              UpdateExpression: 'ADD endpoints :one',
+              ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :max',
+              ExpressionAttributeValues: { ':one': 1, ':max': MAX_ENDPOINTS },
+            },
+          },
+          { Put: { TableName: dataTableName(), Item: { ...endpointKey(p.partnerId, p.env, e.id), type: 'webhook_endpoint', ...e }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+  } catch (err) {
+    if ((err as Error).name === 'TransactionCanceledException') throw new ApiError('webhook.endpoint.limit', `At most ${MAX_ENDPOINTS} endpoints per environment.`, { max: MAX_ENDPOINTS });
+    throw err;
+  }
   return { ...endpointView(e), signing_secret: e.signing_secret };
 }
 
@@ -89,7 +109,7 @@ export async function listEndpoints(p: Principal) {
 }
 
 export async function updateEndpoint(p: Principal, id: string, patch: { url?: string; event_types?: EventType[]; status?: 'ACTIVE' | 'DISABLED'; description?: string | null }, now = new Date()) {
-  if (patch.url) await vetUrl(patch.url);
+  if (patch.url !== undefined) await vetUrl(patch.url);
   const sets: string[] = ['updated_at = :now'];
   const values: Record<string, unknown> = { ':now': now.toISOString() };
   const names: Record<string, string> = {};
@@ -118,9 +138,16 @@ export async function updateEndpoint(p: Principal, id: string, patch: { url?: st
 
 export async function deleteEndpoint(p: Principal, id: string) {
   try {
-    await ddb.send(new DeleteCommand({ TableName: dataTableName(), Key: endpointKey(p.partnerId, p.env, id), ConditionExpression: 'attribute_exists(pk)' }));
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: dataTableName(), Key: endpointKey(p.partnerId, p.env, id), ConditionExpression: 'attribute_exists(pk)' } },
+          { Update: { TableName: dataTableName(), Key: { pk: `WH#${p.partnerId}#${p.env}`, sk: 'COUNT' }, UpdateExpression: 'ADD endpoints :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+        ],
+      }),
+    );
   } catch (e) {
-    if ((e as Error).name === 'ConditionalCheckFailedException') throw notFound('Webhook endpoint', id);
+    if ((e as Error).name === 'TransactionCanceledException') throw notFound('Webhook endpoint', id);
     throw e;
   }
   return { id, deleted: true };
@@ -137,7 +164,8 @@ export async function testEndpoint(p: Principal, id: string, now = new Date()) {
     data: { synthetic: true, endpoint_id: e.id, message: 'A test event sent from POST /webhooks/{id}/test.' },
   };
   const deliveryId = randomUUID();
-  const r = await sendAttempt({ url: e.url, secret: e.signing_secret, body: JSON.stringify(event), eventId: event.id, eventType: event.type, deliveryId });
+  // Shorter than the delivery timeout so the answer always fits in the route's time.
+  const r = await sendAttempt({ url: e.url, secret: e.signing_secret, body: JSON.stringify(event), eventId: event.id, eventType: event.type, deliveryId }, TEST_SEND_TIMEOUT_MS);
   if (r.http_status !== null) {
     await ddb.send(new UpdateCommand({ TableName: dataTableName(), Key: endpointKey(p.partnerId, p.env, id), UpdateExpression: 'SET last_http_status = :h, last_delivery_at = :n', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':h': r.http_status, ':n': new Date().toISOString() } }));
   }

@@ -207,6 +207,18 @@ describe('reading bookings', () => {
 });
 
 describe('cancellation and completion', () => {
+  it('refuses to cancel a booking whose adventure has started', async () => {
+    const p = await newPartner();
+    const jwk = await sandboxPaymentKey(p.partner_id);
+    const q = await quoteFor(p.test_key, P.FLEXIBLE, addDays(today, 3));
+    const b = (await write('POST', '/bookings', p.test_key, bookingBody(q, await signPayment(jwk, paidClaims(q))))).body;
+    const { ddb, dataTable } = testDb();
+    await ddb.send(new UpdateCommand({ TableName: dataTable, Key: { pk: `BOOKING#${b.booking_number}`, sk: 'BOOKING' }, UpdateExpression: 'SET starts_at = :s', ExpressionAttributeValues: { ':s': new Date(Date.now() - 60_000).toISOString() } }));
+    const r = await write('POST', `/bookings/${b.booking_number}/cancel`, p.test_key, {});
+    expect(r.status).toBe(409);
+    expect(r.body).toMatchObject({ code: 'booking.not_cancellable', details: { status: 'CONFIRMED' } });
+  });
+
   it('previews the refund, cancels, releases the seats, emits booking.cancelled, sends the e-mail; a second cancel is 409', async () => {
     const p = await newPartner();
     const jwk = await sandboxPaymentKey(p.partner_id);
@@ -217,7 +229,11 @@ describe('cancellation and completion', () => {
     const b = (await write('POST', '/bookings', p.test_key, body)).body;
     const preview = (await api('GET', `/bookings/${b.booking_number}/cancellation-quote`, { key: p.test_key })).body;
     expect(preview).toMatchObject({ cancellable: true, currency: 'MAD', amount_paid: b.net_amount, policy: b.cancellation_policy });
-    expect(Number(preview.refundable_amount.amount) + Number(preview.fee_amount.amount)).toBeCloseTo(Number(b.net_amount.amount), 2);
+    // 15 days ahead, the policy's largest threshold (at most 7 days in the seed) applies.
+    const top = [...b.cancellation_policy.rules].sort((x: { hours_before: number }, y: { hours_before: number }) => y.hours_before - x.hours_before)[0];
+    expect(preview.applied_rule).toEqual(top);
+    expect(preview.refund_percent).toBe(top.refund_percent);
+    expect(Math.round(Number(preview.refundable_amount.amount) * 100)).toBe(Math.floor((Math.round(Number(b.net_amount.amount) * 100) * top.refund_percent) / 100));
     expect(Date.parse(preview.valid_until)).toBeGreaterThan(Date.now());
 
     const cancelled = await write('POST', `/bookings/${b.booking_number}/cancel`, p.test_key, { reason: 'customer request' });
@@ -245,7 +261,19 @@ describe('cancellation and completion', () => {
     const byService = await admin(['booking:cancel', '--booking', a.booking_number, '--reason', 'operator closed', '--json']);
     expect(byService.json).toMatchObject({ status: 'CANCELLED', cancellation: { cancelled_by: 'SERVICE', refund_amount: a.net_amount, refund_percent: 100 } });
 
-    const done = await admin(['booking:complete', '--date', date, '--json']);
+    // Travel takes place: stage b's date in the past, as days passing would (the job refuses future dates).
+    const yesterday = addDays(today, -1);
+    const { ddb, dataTable } = testDb();
+    await ddb.send(
+      new UpdateCommand({
+        TableName: dataTable,
+        Key: { pk: `BOOKING#${b.booking_number}`, sk: 'BOOKING' },
+        UpdateExpression: 'SET travel_date = :d, starts_at = :s, gsi2pk = :g',
+        ExpressionAttributeValues: { ':d': yesterday, ':s': new Date(Date.now() - 86_400_000).toISOString(), ':g': `BKDATE#${yesterday}` },
+      }),
+    );
+    expect((await admin(['booking:complete', '--date', date, '--json'])).code).toBe(1); // not a past date
+    const done = await admin(['booking:complete', '--date', yesterday, '--json']);
     expect(done.code, done.stderr).toBe(0);
     expect(done.json.completed).toBeGreaterThanOrEqual(1);
     const completed = (await api('GET', `/bookings/${b.booking_number}`, { key: p.test_key })).body;
@@ -256,7 +284,7 @@ describe('cancellation and completion', () => {
     expect(types.filter((t) => t === 'booking.completed')).toHaveLength(1);
     expect(types.filter((t) => t === 'booking.cancelled')).toHaveLength(1);
     // Running it again changes nothing.
-    await admin(['booking:complete', '--date', date, '--json']);
+    await admin(['booking:complete', '--date', yesterday, '--json']);
     expect((await eventsOf(p.partner_id, 'test')).filter((e) => e.type === 'booking.completed')).toHaveLength(1);
   });
 });

@@ -38,3 +38,18 @@ describe('delivery signature', () => {
     expect(signPayload('whsec_example_secret', body.replace('"test":true', '"test": true'))).not.toBe('ca1056a4d82c79af800e1f48fdc10d96b1b01ee33c17e56d115b2a80e92d86c7');
   });
 });
+
+describe('SSRF guard, IPv6 forms that embed an IPv4 address', () => {
+  it('blocks mapped, compatible, NAT64, 6to4 and Teredo forms, in hex or dotted notation', () => {
+    for (const ip of ['::ffff:7f00:1', '::ffff:a9fe:a9fe', '::ffff:0:7f00:1', '::7f00:1', '::127.0.0.1', '64:ff9b::a00:1', '2002:a00:1::', '2001:0:4136:e378:8000:63bf:3fff:fdd2', 'fec0::1']) {
+      expect(isBlockedAddress(ip), ip).toBe(true);
+    }
+    expect(isBlockedAddress('::ffff:5db8:d822')).toBe(true); // the whole mapped range is refused, public or not
+    expect(isBlockedAddress('2a00:1450:4007:80e::200e')).toBe(false);
+  });
+  it('refuses such URLs as written by a client (the URL parser rewrites them to hex)', async () => {
+    for (const u of ['https://[::ffff:127.0.0.1]/', 'https://[::ffff:169.254.169.254]/latest', 'https://[::ffff:0:127.0.0.1]/']) {
+      expect(await checkWebhookUrl(u), u).toMatchObject({ ok: false });
+    }
+  });
+});
