@@ -265,7 +265,7 @@ console.log(table(results, bareGet));
 console.log(`\nCatalog of ${CATALOG_N} adventures: import ${importSecs.toFixed(1)} s; first listing after the import (index load) ${coldMs} ms.\n`);
 console.log(table(catalogRows, bareGet));
 console.log(
-  '\nHow the catalog is served: the listing index (compact summaries in ~250-entry items) is loaded once per container and catalog version, ' +
+  '\nHow the catalog is served: the listing index (compact summaries in items of up to ~300 KB) is loaded once per container and catalog version, ' +
     'then each request is a filter over a pre-sorted array (popularity: the index order; price/-price: sorted once per load) and a slice at the offset; ' +
     'distance computes and sorts the matches per request. Per request: the 3 auth calls, plus a META read at most every 5 s in production (snapshots never change).',
 );

@@ -14,7 +14,7 @@ import type { AdventureInput, RatePackInput } from './schema';
  *   CAT#<scope> / META                 version, current index id, counts
  *   CAT#<scope> / ADV#<slug>           the adventure with its rate packs
  *   CAT#<scope> / RP#<rate pack id>    the rate pack with its adventure's basics
- *   CAT#<scope> / IDX#<index>#<n>      listing summaries, ~250 per item
+ *   CAT#<scope> / IDX#<index>#<n>      listing summaries, up to ~300 KB per item
  *   CAT#SANDBOX / CURRENT              the snapshot new sandbox tenants browse
  *   INV#<inventory>#<rate pack> / <date>#<time|DAY>   sold, closed
  */
