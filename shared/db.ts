@@ -23,6 +23,18 @@ export async function queryPage(
   return { items: items.slice(0, limit), hasMore: items.length > limit };
 }
 
+/** Every item of a Query, following LastEvaluatedKey. */
+export async function queryAll(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>): Promise<Item[]> {
+  const out: Item[] = [];
+  let ExclusiveStartKey: Item | undefined;
+  do {
+    const r = await ddb.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    out.push(...(r.Items ?? []));
+    ExclusiveStartKey = r.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return out;
+}
+
 /** Removes the storage attributes (keys, index keys, TTL, type tag) from an item. */
 export function clean<T>(item: Item): T {
   const out: Item = {};

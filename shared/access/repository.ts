@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ddb } from '../aws';
-import { queryPage } from '../db';
+import { queryAll, queryPage } from '../db';
 import { accessTableName } from '../config';
 import { formatKey, hashSecret, newKeyPrefix, newKeySecret, type Env } from './keys';
 import { accessKeys, type ApiKeyRecord, type Member, type Partner } from './model';
@@ -286,22 +286,8 @@ export const accessRepository = {
   },
 
   async listPartners(): Promise<Partner[]> {
-    const out: Partner[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const r = await ddb.send(
-        new QueryCommand({
-          TableName: accessTableName(),
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :p',
-          ExpressionAttributeValues: { ':p': 'PARTNERS' },
-          ExclusiveStartKey,
-        }),
-      );
-      out.push(...(r.Items ?? []).map((i) => strip(i) as unknown as Partner));
-      ExclusiveStartKey = r.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return out;
+    const items = await queryAll({ TableName: accessTableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': 'PARTNERS' } });
+    return items.map((i) => strip(i) as unknown as Partner);
   },
 
   async getPartner(partnerId: string): Promise<Partner | undefined> {

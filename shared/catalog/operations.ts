@@ -1,4 +1,5 @@
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../db';
 import { ddb } from '../aws';
 import { accessTableName, dataTableName } from '../config';
 import { accessRepository } from '../access/repository';
@@ -20,23 +21,14 @@ interface OpenQuote {
 
 /** Unexpired, unbooked quotes on an adventure (optionally one slot) in one inventory. */
 async function openQuotes(inventory: string, adventureId: string, slotPrefix?: string, now = new Date(), ratePackId?: string): Promise<OpenQuote[]> {
-  const out: OpenQuote[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb.send(
-      new QueryCommand({
-        TableName: dataTableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: slotPrefix ? 'gsi2pk = :p AND begins_with(gsi2sk, :s)' : 'gsi2pk = :p',
-        FilterExpression: `expires_at > :now AND attribute_not_exists(booking_number)${ratePackId ? ' AND rate_pack_id = :rp' : ''}`,
-        ExpressionAttributeValues: { ':p': `QADV#${inventory}#${adventureId}`, ':now': now.toISOString(), ...(slotPrefix ? { ':s': slotPrefix } : {}), ...(ratePackId ? { ':rp': ratePackId } : {}) },
-        ExclusiveStartKey,
-      }),
-    );
-    out.push(...(r.Items ?? []).map((i) => ({ id: i.id as string, partner_id: i.partner_id as string, env: i.env as 'live' | 'test' })));
-    ExclusiveStartKey = r.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return out;
+  const items = await queryAll({
+    TableName: dataTableName(),
+    IndexName: 'gsi2',
+    KeyConditionExpression: slotPrefix ? 'gsi2pk = :p AND begins_with(gsi2sk, :s)' : 'gsi2pk = :p',
+    FilterExpression: `expires_at > :now AND attribute_not_exists(booking_number)${ratePackId ? ' AND rate_pack_id = :rp' : ''}`,
+    ExpressionAttributeValues: { ':p': `QADV#${inventory}#${adventureId}`, ':now': now.toISOString(), ...(slotPrefix ? { ':s': slotPrefix } : {}), ...(ratePackId ? { ':rp': ratePackId } : {}) },
+  });
+  return items.map((i) => ({ id: i.id as string, partner_id: i.partner_id as string, env: i.env as 'live' | 'test' }));
 }
 
 /** One adventure.unavailable event per partner and environment concerned (holding open quotes). */

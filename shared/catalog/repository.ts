@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../aws';
 import { batchWrite } from '../batch';
+import { queryAll } from '../db';
 import { dataTableName } from '../config';
 import { fromPrice } from './pricing';
 import type { AdventureInput, RatePackInput } from './schema';
@@ -84,24 +85,13 @@ export function summarize(a: AdventureInput): AdventureSummary {
   };
 }
 
-async function queryAll(input: { pk: string; prefix: string; consistent?: boolean }) {
-  const out: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb.send(
-      new QueryCommand({
-        TableName: dataTableName(),
-        KeyConditionExpression: 'pk = :p AND begins_with(sk, :s)',
-        ExpressionAttributeValues: { ':p': input.pk, ':s': input.prefix },
-        ConsistentRead: input.consistent,
-        ExclusiveStartKey,
-      }),
-    );
-    out.push(...(r.Items ?? []));
-    ExclusiveStartKey = r.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return out;
-}
+const queryPrefix = (input: { pk: string; prefix: string; consistent?: boolean }) =>
+  queryAll({
+    TableName: dataTableName(),
+    KeyConditionExpression: 'pk = :p AND begins_with(sk, :s)',
+    ExpressionAttributeValues: { ':p': input.pk, ':s': input.prefix },
+    ConsistentRead: input.consistent,
+  });
 
 export const catalogRepository = {
   async meta(scope: CatalogScope): Promise<CatalogMeta | undefined> {
@@ -120,12 +110,12 @@ export const catalogRepository = {
   },
 
   async allAdventures(scope: CatalogScope): Promise<AdventureInput[]> {
-    return (await queryAll({ pk: pk(scope), prefix: 'ADV#', consistent: true })).map((i) => i.adventure as AdventureInput);
+    return (await queryPrefix({ pk: pk(scope), prefix: 'ADV#', consistent: true })).map((i) => i.adventure as AdventureInput);
   },
 
   /** The listing summaries of the current index, in popularity order of the build. */
   async loadIndex(scope: CatalogScope, meta: CatalogMeta): Promise<AdventureSummary[]> {
-    const items = await queryAll({ pk: pk(scope), prefix: `IDX#${meta.index_id}#` });
+    const items = await queryPrefix({ pk: pk(scope), prefix: `IDX#${meta.index_id}#` });
     items.sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
     return items.flatMap((i) => i.entries as AdventureSummary[]);
   },
@@ -183,7 +173,7 @@ export const catalogRepository = {
     };
     await ddb.send(new PutCommand({ TableName: dataTableName(), Item: { pk: pk(scope), sk: 'META', type: 'catalog_meta', ...meta } }));
     if (previous) {
-      const old = await queryAll({ pk: pk(scope), prefix: `IDX#${previous.index_id}#` });
+      const old = await queryPrefix({ pk: pk(scope), prefix: `IDX#${previous.index_id}#` });
       await batchWrite(dataTableName(), old.map((i) => ({ DeleteRequest: { Key: { pk: i.pk, sk: i.sk } } })));
     }
     return meta;
