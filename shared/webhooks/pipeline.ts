@@ -250,6 +250,16 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
       : await sendAttempt({ url: endpoint.url, secret: endpoint.signing_secret, body: envelopeBytes(event), eventId: event.id, eventType: event.type, deliveryId: randomUUID() });
   const finished = new Date();
   const iso = finished.toISOString();
+  const willFail = !result.delivered && (attempt >= MAX_ATTEMPTS || !endpoint || endpoint.status !== 'ACTIVE');
+  if (willFail) {
+    // The DLQ message goes first: if recording FAILED then fails, the claim expires and the sweeper
+    // retries the attempt (a duplicate dead letter at worst), so no dead letter is ever lost.
+    const dlq = cfg().WEBHOOK_QUEUE_URL_DLQ;
+    if (dlq) {
+      sqs ??= new SQSClient({});
+      await sqs.send(new SendMessageCommand({ QueueUrl: dlq, MessageBody: JSON.stringify({ kind: 'dead_letter', delivery_id: d.id, event_id: d.event_id, endpoint_id: d.endpoint_id, attempts: attempt, last_error: result.error, last_http_status: result.http_status }) }));
+    }
+  }
   const final = result.delivered || attempt >= MAX_ATTEMPTS || !endpoint || endpoint.status !== 'ACTIVE';
   const status: DeliveryRecord['status'] = result.delivered ? 'DELIVERED' : final ? 'FAILED' : 'PENDING';
   const delay = retryDelayMs(attempt, cfg().WEBHOOK_WAIT_SCALE);
@@ -289,13 +299,6 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     ).catch(() => undefined);
   }
   if (status === 'PENDING') await scheduleAttempt(d, attempt + 1, next!);
-  if (status === 'FAILED') {
-    const dlq = cfg().WEBHOOK_QUEUE_URL_DLQ;
-    if (dlq) {
-      sqs ??= new SQSClient({});
-      await sqs.send(new SendMessageCommand({ QueueUrl: dlq, MessageBody: JSON.stringify({ kind: 'dead_letter', delivery_id: d.id, event_id: d.event_id, endpoint_id: d.endpoint_id, attempts: attempt, last_error: result.error, last_http_status: result.http_status }) }));
-    }
-  }
   return 'sent';
 }
 
@@ -309,20 +312,34 @@ export async function replayDelivery(original: DeliveryRecord, now = new Date())
   return d;
 }
 
-/** Re-drives events never fanned out and deliveries whose attempt is overdue. */
+/** Re-drives events never fanned out and deliveries whose attempt is overdue, page by page. */
 export async function sweep(now = new Date(), graceMs = 120_000): Promise<{ events: number; deliveries: number }> {
   const cutoff = new Date(now.getTime() - graceMs).toISOString();
-  const events = await ddb.send(
-    new QueryCommand({ TableName: T(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :c', ExpressionAttributeValues: { ':p': 'EVENTS#PENDING', ':c': cutoff }, Limit: 500 }),
-  );
-  const overdue = await ddb.send(
-    new QueryCommand({ TableName: T(), IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :p AND gsi2sk < :c', ExpressionAttributeValues: { ':p': 'DLV#PENDING', ':c': cutoff }, Limit: 500 }),
-  );
-  await enqueue([
-    ...(events.Items ?? []).map((i) => ({ kind: 'fanout' as const, pk: i.pk as string, sk: i.sk as string })),
-    ...(overdue.Items ?? []).map((i) => ({ kind: 'attempt' as const, delivery_id: i.id as string, attempt: (i.attempts as number) + 1 })),
-  ]);
-  return { events: events.Items?.length ?? 0, deliveries: overdue.Items?.length ?? 0 };
+  const count = { events: 0, deliveries: 0 };
+  for (const [index, partition, kind] of [['gsi1', 'EVENTS#PENDING', 'events'], ['gsi2', 'DLV#PENDING', 'deliveries']] as const) {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await ddb.send(
+        new QueryCommand({
+          TableName: T(),
+          IndexName: index,
+          KeyConditionExpression: `${index}pk = :p AND ${index}sk < :c`,
+          ExpressionAttributeValues: { ':p': partition, ':c': cutoff },
+          Limit: 500,
+          ExclusiveStartKey,
+        }),
+      );
+      const items = page.Items ?? [];
+      await enqueue(
+        kind === 'events'
+          ? items.map((i) => ({ kind: 'fanout' as const, pk: i.pk as string, sk: i.sk as string }))
+          : items.map((i) => ({ kind: 'attempt' as const, delivery_id: i.id as string, attempt: (i.attempts as number) + 1 })),
+      );
+      count[kind] += items.length;
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  }
+  return count;
 }
 
 /** The envelope in its documented field order (DynamoDB maps do not keep order). */
