@@ -14,6 +14,12 @@ export function toMinor(amount: string): number {
   return m[1] ? -v : v;
 }
 
+/** A MAD amount as typed in a query ("250", "250.5", "250.50") to minor units. */
+export function parseMad(s: string): number {
+  const [units, cents = ''] = s.split('.');
+  return toMinor(`${units}.${cents.padEnd(2, '0')}`);
+}
+
 export function formatMinor(minor: number): string {
   if (!Number.isSafeInteger(minor)) throw new Error(`not an integer amount of minor units: ${minor}`);
   const sign = minor < 0 ? '-' : '';

@@ -1,11 +1,11 @@
 import { listAdventures } from '../../shared/catalog/service';
 import { pageMeta, pager } from '../../shared/http/pagination';
 import { route } from '../../shared/http/route';
-import { toMinor } from '../../shared/money';
+import { parseMad } from '../../shared/money';
 import { ROUTES } from '../../shared/routes';
 import { createHash } from 'node:crypto';
 
-const toMad = (s?: string) => (s === undefined ? undefined : toMinor(s.includes('.') ? s.padEnd(s.indexOf('.') + 3, '0') : `${s}.00`));
+const toMad = (s?: string) => (s === undefined ? undefined : parseMad(s));
 
 export const handler = route(ROUTES.listAdventures, async ({ principal, query }) => {
   const { cursor, limit, ...filters } = query;

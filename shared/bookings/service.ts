@@ -272,7 +272,8 @@ export async function createBooking(p: Principal, input: CreateBookingInput, now
   }
 }
 
-export function bookingView(b: BookingRecord) {
+/** Fields shown both in the list and in the detail. */
+function bookingCore(b: BookingRecord) {
   return {
     booking_number: b.booking_number,
     partner_reference: b.partner_reference,
@@ -281,15 +282,21 @@ export function bookingView(b: BookingRecord) {
     quote_id: b.quote_id,
     travel_date: b.travel_date,
     start_time: b.start_time,
+    net_amount: b.net_amount,
+    created_at: b.created_at,
+  };
+}
+
+export function bookingView(b: BookingRecord) {
+  return {
+    ...bookingCore(b),
     adventure: b.adventure,
     rate_pack: b.rate_pack,
     contact: b.contact,
     travelers: b.travelers,
-    net_amount: b.net_amount,
     cancellation_policy: b.cancellation_policy,
     payment: { payment_reference: b.payment.payment_reference, paid_at: b.payment.paid_at, amount: b.payment.amount },
     cancellation: b.cancellation ?? null,
-    created_at: b.created_at,
     updated_at: b.updated_at,
     completed_at: b.completed_at ?? null,
   };
@@ -297,17 +304,9 @@ export function bookingView(b: BookingRecord) {
 
 export function bookingListView(b: BookingRecord) {
   return {
-    booking_number: b.booking_number,
-    partner_reference: b.partner_reference,
-    status: b.status,
-    test_mode: b.env === 'test',
-    quote_id: b.quote_id,
-    travel_date: b.travel_date,
-    start_time: b.start_time,
+    ...bookingCore(b),
     adventure_slug: b.adventure.slug,
-    net_amount: b.net_amount,
     travelers: b.travelers.map((t) => ({ initials: initials(t.first_name, t.last_name) })),
-    created_at: b.created_at,
   };
 }
 

@@ -197,13 +197,6 @@ export const catalogRepository = {
     await batchWrite(dataTableName(), sks.map((sk) => ({ DeleteRequest: { Key: { pk: pk(scope), sk } } })));
   },
 
-  async setActive(scope: CatalogScope, slug: string, active: boolean): Promise<AdventureInput | undefined> {
-    const adventure = await this.adventure(scope, slug);
-    if (!adventure) return undefined;
-    await this.putAdventures(scope, [{ ...adventure, active }]);
-    await this.rebuildIndex(scope);
-    return { ...adventure, active };
-  },
 };
 
 export const inventoryKey = (inventory: string, ratePackId: string) => `INV#${inventory}#${ratePackId}`;
@@ -230,14 +223,4 @@ export const inventoryRepository = {
     return new Map((r.Items ?? []).map((i) => [i.sk as string, { sold: Number(i.sold ?? 0), closed: i.closed === true }]));
   },
 
-  async close(inventory: string, ratePackId: string, slotKey: string): Promise<void> {
-    await ddb.send(
-      new UpdateCommand({
-        TableName: dataTableName(),
-        Key: { pk: inventoryKey(inventory, ratePackId), sk: slotKey },
-        UpdateExpression: 'SET closed = :t',
-        ExpressionAttributeValues: { ':t': true },
-      }),
-    );
-  },
 };

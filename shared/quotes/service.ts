@@ -152,23 +152,16 @@ export async function createQuote(p: Principal, input: CreateQuoteInput, now = n
   return quote;
 }
 
+/** The full quote: its QuoteSummary plus what a booking needs to show. */
 export function quoteView(q: QuoteRecord, now = new Date()) {
   return {
-    id: q.id,
+    ...quoteSummaryView(q, now),
     adventure_id: q.adventure_id,
-    adventure_slug: q.adventure_slug,
     adventure_title: q.adventure_title,
-    rate_pack_id: q.rate_pack_id,
     rate_pack_name: q.rate_pack_name,
     booking_mode: q.booking_mode,
-    start_date: q.start_date,
-    start_time: q.start_time,
     travelers: q.travelers,
-    net_amount: q.net_amount,
     cancellation_policy: q.cancellation_policy,
-    expired: Date.parse(q.expires_at) <= now.getTime(),
-    expires_at: q.expires_at,
-    created_at: q.created_at,
     test_mode: q.env === 'test',
     booking_number: q.booking_number ?? null,
   };

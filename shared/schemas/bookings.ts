@@ -32,52 +32,43 @@ const Cancellation = z
 
 const Policy = z.object({ code: z.string(), description: z.string(), rules: z.array(z.object({ hours_before: z.number().int(), refund_percent: z.number().int() })) });
 
-export const Booking = z
-  .object({
-    booking_number: z.string(),
-    partner_reference: z.string(),
-    status: Status,
-    test_mode: z.boolean(),
-    quote_id: z.uuid(),
-    travel_date: z.string(),
-    start_time: z.string().nullable(),
-    adventure: z.object({ id: z.uuid(), slug: z.string(), title: z.string() }),
-    rate_pack: z.object({ id: z.uuid(), name: z.string(), booking_mode: z.string() }),
-    contact: z.object({ first_name: z.string(), last_name: z.string(), email: z.string(), phone: z.string() }),
-    travelers: z.array(
-      z.object({
-        first_name: z.string(),
-        last_name: z.string(),
-        age: z.number().int(),
-        age_bracket: z.object({ code: z.string(), label: z.string(), min_age: z.number().int(), max_age: z.number().int() }),
-        price: Money,
-      }),
-    ),
-    net_amount: Money,
-    cancellation_policy: Policy,
-    payment: z.object({ payment_reference: z.string(), paid_at: z.string(), amount: Money }),
-    cancellation: Cancellation.nullable(),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
-    completed_at: z.iso.datetime().nullable(),
-  })
-  .meta({ id: 'Booking' });
+/** Fields of both the list items and the detail (bookingCore in shared/bookings/service.ts). */
+const BookingCore = z.object({
+  booking_number: z.string(),
+  partner_reference: z.string(),
+  status: Status,
+  test_mode: z.boolean(),
+  quote_id: z.uuid(),
+  travel_date: z.string(),
+  start_time: z.string().nullable(),
+  net_amount: Money,
+  created_at: z.iso.datetime(),
+});
 
-export const BookingListItem = z
-  .object({
-    booking_number: z.string(),
-    partner_reference: z.string(),
-    status: Status,
-    test_mode: z.boolean(),
-    quote_id: z.uuid(),
-    travel_date: z.string(),
-    start_time: z.string().nullable(),
-    adventure_slug: z.string(),
-    net_amount: Money,
-    travelers: z.array(z.object({ initials: z.string() })).describe('Names reduced to initials; full details on GET /bookings/{booking_number}'),
-    created_at: z.iso.datetime(),
-  })
-  .meta({ id: 'BookingListItem' });
+export const Booking = BookingCore.extend({
+  adventure: z.object({ id: z.uuid(), slug: z.string(), title: z.string() }),
+  rate_pack: z.object({ id: z.uuid(), name: z.string(), booking_mode: z.string() }),
+  contact: z.object({ first_name: z.string(), last_name: z.string(), email: z.string(), phone: z.string() }),
+  travelers: z.array(
+    z.object({
+      first_name: z.string(),
+      last_name: z.string(),
+      age: z.number().int(),
+      age_bracket: z.object({ code: z.string(), label: z.string(), min_age: z.number().int(), max_age: z.number().int() }),
+      price: Money,
+    }),
+  ),
+  cancellation_policy: Policy,
+  payment: z.object({ payment_reference: z.string(), paid_at: z.string(), amount: Money }),
+  cancellation: Cancellation.nullable(),
+  updated_at: z.iso.datetime(),
+  completed_at: z.iso.datetime().nullable(),
+}).meta({ id: 'Booking' });
+
+export const BookingListItem = BookingCore.extend({
+  adventure_slug: z.string(),
+  travelers: z.array(z.object({ initials: z.string() })).describe('Names reduced to initials; full details on GET /bookings/{booking_number}'),
+}).meta({ id: 'BookingListItem' });
 
 export const BookingPage = z.object({ data: z.array(BookingListItem), meta: PageMeta }).meta({ id: 'BookingPage' });
 
