@@ -10,7 +10,7 @@ import { ApiError } from '../errors';
  */
 export const PaymentClaims = z.object({
   quote_id: z.uuid(),
-  amount: z.object({ amount: z.string().regex(/^\d+\.\d{2}$/), currency: z.literal('MAD') }),
+  amount: z.object({ amount: z.string().regex(/^\d{1,9}\.\d{2}$/, 'a MAD amount with two decimals'), currency: z.literal('MAD') }),
   payment_reference: z.string().min(1).max(128),
   paid_at: z.iso.datetime({ offset: true }),
 });

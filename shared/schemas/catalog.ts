@@ -5,7 +5,7 @@ import { Money, PageMeta } from './common';
 import { pageQuery } from './pagination';
 
 const CalendarDate = z.string().refine(isCalendarDate, 'a calendar date YYYY-MM-DD');
-const Mad = z.string().regex(/^\d+(\.\d{1,2})?$/, 'an amount in MAD, e.g. 250 or 250.00');
+const Mad = z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'an amount in MAD, e.g. 250 or 250.00 (at most 9 digits before the point)');
 const Category = z.enum(CATEGORIES).meta({ id: 'Category' });
 const BookingMode = z.enum(['SCHEDULED', 'FLEXIBLE']).meta({ id: 'BookingMode', description: 'SCHEDULED: dated departures at fixed times. FLEXIBLE: any time on a day, against a daily capacity.' });
 

@@ -82,6 +82,7 @@ describe('POST /v1/bookings', () => {
     expect(await send(await signPayment(jwk, paidClaims(other)))).toBe('payment.quote.mismatch');
     expect(await send(await signPayment(jwk, { ...paidClaims(quote), amount: { amount: '1.00', currency: 'MAD' } }))).toBe('payment.amount.mismatch');
     expect(await send(await signPayment(jwk, { quote_id: quote.id }))).toBe('payment.confirmation.malformed');
+    expect(await send(await signPayment(jwk, { ...paidClaims(quote), amount: { amount: '99999999999999999999.00', currency: 'MAD' } }))).toBe('payment.confirmation.malformed');
     // A live key cannot use a sandbox payment key.
     const liveQuote = await quoteFor(p.live_key, P.FLEXIBLE, addDays(today, 5));
     expect((await write('POST', '/bookings', p.live_key, bookingBody(liveQuote, await signPayment(jwk, paidClaims(liveQuote))))).body.code).toBe('payment.key.unknown');

@@ -79,6 +79,7 @@ describe('GET /v1/adventures', () => {
     expect(onDate.every((a: { bookable: boolean }) => a.bookable)).toBe(true);
     expect((await get(k, `/adventures?date=${addDays(localDate(new Date()), 400)}`)).meta.total_results).toBe(0);
     expect((await api('GET', '/adventures?date=2026-02-30', { key: k })).status).toBe(400);
+    expect((await api('GET', '/adventures?min_price=99999999999999999999', { key: k })).status).toBe(400);
   });
 
   it('binds the cursor to the endpoint and to the query', async () => {
