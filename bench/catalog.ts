@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AdventureInput } from '../shared/catalog/schema';
+import type { AdventureInput } from '../shared/catalog/import-format';
 
 /** A catalog of `n` adventures derived from the seed: new ids, slugs, places, prices and popularity. */
 export function syntheticCatalog(n: number, seed = 42): { adventures: AdventureInput[] } {

@@ -20,10 +20,11 @@ const bootStart = Date.now();
 const stack = await startLocalStack({ port, stateDir, reset: true, log: () => undefined });
 console.log(`local stack booted in ${((Date.now() - bootStart) / 1000).toFixed(1)} s`);
 
-const { dynamo, ddb } = await import('../shared/aws');
+const { dynamo, ddb } = await import('../shared/kernel/aws');
 const { GetCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-const { accessRepository } = await import('../shared/access/repository');
-const { accessKeys } = await import('../shared/access/model');
+const { accessStore } = await import('../shared/access/store');
+const { accessKeys } = await import('../shared/access/keys');
+const { inventoryKeys } = await import('../shared/catalog/keys');
 const { sign } = await import('../shared/platform/signature');
 
 let ddbCalls = 0;
@@ -34,9 +35,9 @@ dynamo.middlewareStack.add((next) => async (args) => {
 
 const N = Number(process.env.BENCH_N ?? 400);
 const base = stack.baseUrl;
-const partner = await accessRepository.createPartner({ name: 'Bench Bank' });
-await accessRepository.setRateLimit(partner.partner.partner_id, 1_000_000);
-const other = await accessRepository.addMember(partner.partner.partner_id, { email: 'bench-dev@bench.example', role: 'DEVELOPER' });
+const partner = await accessStore.createPartner({ name: 'Bench Bank' });
+await accessStore.setRateLimit(partner.partner.partner_id, 1_000_000);
+const other = await accessStore.addMember(partner.partner.partner_id, { email: 'bench-dev@bench.example', role: 'DEVELOPER' });
 const testKey = partner.testKey.key;
 const liveKey = partner.liveKey.key;
 const TableName = process.env.ACCESS_TABLE!;
@@ -115,7 +116,7 @@ const liveGet = (path: string) => async () => expectOk(await fetch(`${base}${pat
 t0 = Date.now();
 await liveGet('/adventures?limit=1')();
 const coldMs = Date.now() - t0;
-const { addDays, localDate } = await import('../shared/catalog/time');
+const { addDays, localDate } = await import('../shared/kernel/time');
 const catalogRows: Stats[] = [];
 const catalogN = Math.max(50, Math.floor(N / 2));
 for (const [name, path] of [
@@ -210,15 +211,16 @@ async function bookAll(bodies: string[], name: string): Promise<Stats & { perSec
 }
 const oneDay = addDays(localDate(new Date()), 20);
 // Room for every booking on the one slot: the bench stages the tenant's seat counter below zero.
-await ddb.send(new Upd({ TableName: process.env.DATA_TABLE!, Key: { pk: `INV#SBX#${partner.partner.partner_id}#${flex.id}`, sk: `${oneDay}#${flex.booking_mode === 'FLEXIBLE' ? 'DAY' : flex.schedule.start_times[0]}` }, UpdateExpression: 'SET sold = :s', ExpressionAttributeValues: { ':s': -BOOKINGS } }));
+await ddb.send(new Upd({ TableName: process.env.DATA_TABLE!, Key: inventoryKeys.row(inventoryKeys.sandbox(partner.partner.partner_id), flex.id, { date: oneDay, start_time: flex.booking_mode === 'FLEXIBLE' ? null : flex.schedule.start_times[0]! }), UpdateExpression: 'SET sold = :s', ExpressionAttributeValues: { ':s': -BOOKINGS } }));
 const contended = await bookAll(await prepare(Array.from({ length: BOOKINGS }, () => oneDay)), `POST /v1/bookings, ${BOOKINGS} on one slot`);
 const spread = await bookAll(await prepare(Array.from({ length: BOOKINGS }, (_, i) => addDays(localDate(new Date()), 1 + (i % 55)))), `POST /v1/bookings, ${BOOKINGS} over 55 slots`);
 
 // Webhooks: 1 000 events to a local receiver, dispatch delay from event record to receipt; then a receiver failing half the time.
 const { createServer } = await import('node:http');
-const { eventPut } = await import('../shared/events/record');
-const { publishEvents } = await import('../shared/webhooks/pipeline');
-const { batchWrite } = await import('../shared/batch');
+const { recordEvent } = await import('../shared/events/record');
+const { publishEvents } = await import('../shared/webhooks/queue');
+const { batchWrite } = await import('../shared/db/batch');
+const { dataTable } = await import('../shared/db/client');
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 const receipts = new Map<string, number>();
 const seenFlaky = new Set<string>();
@@ -240,15 +242,15 @@ const receiver = createServer((req, res) => {
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as import('node:net').AddressInfo).port}`;
 async function webhookRun(path: string) {
-  const hooksPartner = await accessRepository.createPartner({ name: `Hooks ${path}` });
-  await accessRepository.setRateLimit(hooksPartner.partner.partner_id, 1_000_000);
+  const hooksPartner = await accessStore.createPartner({ name: `Hooks ${path}` });
+  await accessStore.setRateLimit(hooksPartner.partner.partner_id, 1_000_000);
   const r = await fetch(`${base}/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${hooksPartner.testKey.key}`, 'idempotency-key': randomUUID() }, body: JSON.stringify({ url: `${receiverUrl}${path}`, event_types: ['booking.confirmed'] }) });
   await expectOk(r, 'create webhook');
   receipts.clear();
-  const events = Array.from({ length: EVENTS }, () => eventPut(hooksPartner.partner.partner_id, 'test', 'booking.confirmed', { booking_number: 'PTB-BENC-HMRK', status: 'CONFIRMED' }));
+  const events = Array.from({ length: EVENTS }, () => recordEvent(hooksPartner.partner.partner_id, 'test', 'booking.confirmed', { booking_number: 'PTB-BENC-HMRK', status: 'CONFIRMED' }));
   const createdAt = new Map(events.map((e) => [e.event.id, Date.parse(e.event.created_at)]));
   const t = Date.now();
-  await batchWrite(process.env.DATA_TABLE!, events.map((e) => ({ PutRequest: { Item: e.put.Item } })));
+  await batchWrite(dataTable, events.map((e) => ({ PutRequest: { Item: e.item.Put!.Item! } })));
   await publishEvents(events.map((e) => e.ref));
   const deadline = Date.now() + 240_000;
   while (receipts.size < EVENTS && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));

@@ -2,10 +2,10 @@ import './quiet-sdk';
 import { parseArgs } from 'node:util';
 import { COMMANDS } from './admin/commands';
 import { connect, UsageError } from './admin/target';
-import { AccessError } from '../shared/access/repository';
+import { AccessError } from '../shared/access/store';
 import { CatalogFileError } from '../shared/catalog/operations';
 import { PaymentKeyError } from '../shared/bookings/payment-keys';
-import { ApiError } from '../shared/errors';
+import { ApiError } from '../shared/kernel/errors';
 
 /**
  * The operators' CLI: npm run -s admin -- <command> [--flags] [--json].

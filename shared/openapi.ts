@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { ERROR_CODES } from './errors';
-import { ErrorBody } from './schemas/common';
-import { ROUTE_LIST, type RouteDef } from './routes';
 import { ROLE_SCOPES } from './access/roles';
+import type { RouteDef } from './http/route-def';
+import { ErrorBody } from './http/schemas';
+import { ERROR_CODES } from './kernel/errors';
+import { ROUTE_LIST } from './routes';
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,9 @@
-import { bookingView, cancelBooking, getBooking } from '../../shared/bookings/service';
+import { cancelBooking } from '../../shared/bookings/cancel';
+import { getBooking } from '../../shared/bookings/read';
+import { bookingRoutes } from '../../shared/bookings/routes';
+import { bookingView } from '../../shared/bookings/views';
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
 
-export const handler = route(ROUTES.cancelBooking, async ({ principal, params, body }) => ({
-  body: bookingView(await cancelBooking(await getBooking(principal, params.booking_number), 'PARTNER', body?.reason ?? null)),
+export const handler = route(bookingRoutes.cancelBooking, async ({ tenant, params, body }) => ({
+  body: bookingView(await cancelBooking(await getBooking(tenant, params.booking_number), 'PARTNER', body?.reason ?? null)),
 }));

@@ -1,7 +1,8 @@
-import { cancellationQuoteOf, getBooking } from '../../shared/bookings/service';
+import { getBooking } from '../../shared/bookings/read';
+import { bookingRoutes } from '../../shared/bookings/routes';
+import { cancellationQuoteView } from '../../shared/bookings/views';
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
 
-export const handler = route(ROUTES.getCancellationQuote, async ({ principal, params }) => ({
-  body: cancellationQuoteOf(await getBooking(principal, params.booking_number)),
+export const handler = route(bookingRoutes.getCancellationQuote, async ({ tenant, params }) => ({
+  body: cancellationQuoteView(await getBooking(tenant, params.booking_number)),
 }));

@@ -1,5 +1,6 @@
-import { bookingView, createBooking } from '../../shared/bookings/service';
+import { createBooking } from '../../shared/bookings/create';
+import { bookingRoutes } from '../../shared/bookings/routes';
+import { bookingView } from '../../shared/bookings/views';
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
 
-export const handler = route(ROUTES.createBooking, async ({ principal, body }) => ({ status: 201, body: bookingView(await createBooking(principal, body)) }));
+export const handler = route(bookingRoutes.createBooking, async ({ tenant, body }) => ({ body: bookingView(await createBooking(tenant, body)) }));

@@ -1,5 +1,6 @@
-import { bookingView, getBooking } from '../../shared/bookings/service';
+import { getBooking } from '../../shared/bookings/read';
+import { bookingRoutes } from '../../shared/bookings/routes';
+import { bookingView } from '../../shared/bookings/views';
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
 
-export const handler = route(ROUTES.getBooking, async ({ principal, params }) => ({ body: bookingView(await getBooking(principal, params.booking_number)) }));
+export const handler = route(bookingRoutes.getBooking, async ({ tenant, params }) => ({ body: bookingView(await getBooking(tenant, params.booking_number)) }));

@@ -1,5 +1,5 @@
+import { catalogRoutes } from '../../shared/catalog/routes';
 import { availability } from '../../shared/catalog/service';
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
 
-export const handler = route(ROUTES.getAvailability, async ({ principal, params, query }) => ({ body: await availability(principal, params.slug, query) }));
+export const handler = route(catalogRoutes.getAvailability, async ({ tenant, params, query }) => ({ body: await availability(tenant, params.slug, query) }));

@@ -1,5 +1,5 @@
+import { catalogRoutes } from '../../shared/catalog/routes';
 import { getAdventure } from '../../shared/catalog/service';
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
 
-export const handler = route(ROUTES.getAdventure, async ({ principal, params }) => ({ body: await getAdventure(principal, params.slug) }));
+export const handler = route(catalogRoutes.getAdventure, async ({ tenant, params }) => ({ body: await getAdventure(tenant, params.slug) }));

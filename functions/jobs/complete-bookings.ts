@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { completeBookings, yesterdayInMorocco } from '../../shared/bookings/service';
-import { logger } from '../../shared/logger';
+import { completeBookings, yesterdayInMorocco } from '../../shared/bookings/complete';
+import { logger } from '../../shared/kernel/logger';
 
 /** EventBridge cron, daily: bookings whose travel date has passed become COMPLETED. */
 export const handler = async (event: ScheduledEvent) => {

@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { refreshSandboxes } from '../../shared/catalog/operations';
-import { logger } from '../../shared/logger';
+import { logger } from '../../shared/kernel/logger';
 
 /** EventBridge cron, Sunday 03:00 UTC: refresh every tenant's sandbox catalog from production. */
 export const handler = async (event: ScheduledEvent) => {

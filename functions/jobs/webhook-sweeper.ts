@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { logger } from '../../shared/logger';
-import { sweep } from '../../shared/webhooks/pipeline';
+import { logger } from '../../shared/kernel/logger';
+import { sweep } from '../../shared/webhooks/sweep';
 
 /** Every 5 minutes: re-drives events not fanned out and deliveries whose attempt is overdue. */
 export const handler = async (event: ScheduledEvent) => {

@@ -1,5 +1,5 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
+import { teamRoutes } from '../../shared/team/routes';
 import { createKey } from '../../shared/team/service';
 
-export const handler = route(ROUTES.createApiKey, async ({ principal, body }) => ({ status: 201, body: await createKey(principal, body.member_id) }));
+export const handler = route(teamRoutes.createApiKey, async ({ tenant, body }) => ({ body: await createKey(tenant, body.member_id) }));

@@ -1,11 +1,9 @@
-import { accessRepository } from '../../shared/access/repository';
-import { pageMeta, pager } from '../../shared/http/pagination';
+import { keysetPage } from '../../shared/http/pagination';
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
-import { keyView } from '../../shared/team/service';
+import { teamRoutes } from '../../shared/team/routes';
+import { listKeys } from '../../shared/team/service';
+import { keyView } from '../../shared/team/views';
 
-export const handler = route(ROUTES.listApiKeys, async ({ principal, query }) => {
-  const page = await pager<string>(ROUTES.listApiKeys.id, principal, query.cursor);
-  const { items, next } = await accessRepository.listKeys(principal.partnerId, principal.env, query.limit, page.position);
-  return { body: { data: items.map(keyView), meta: pageMeta(items.length, query.limit, await page.next(next)) } };
-});
+const def = teamRoutes.listApiKeys;
+
+export const handler = route(def, async ({ tenant, query }) => ({ body: await keysetPage(def.id, tenant, query, (after) => listKeys(tenant, query.limit, after), keyView) }));

@@ -1,5 +1,5 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
+import { teamRoutes } from '../../shared/team/routes';
 import { revokeKey } from '../../shared/team/service';
 
-export const handler = route(ROUTES.revokeApiKey, async ({ principal, params }) => ({ body: await revokeKey(principal, params.key_id) }));
+export const handler = route(teamRoutes.revokeApiKey, async ({ tenant, params }) => ({ body: await revokeKey(tenant, params.key_id) }));

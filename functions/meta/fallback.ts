@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../../shared/errors';
+import { ApiError } from '../../shared/kernel/errors';
 import { errorResult } from '../../shared/http/respond';
 import { matchRoute } from '../../shared/http/router';
 import type { ApiEvent, ApiResult } from '../../shared/http/types';

@@ -1,4 +1,4 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
+import { metaRoutes } from '../../shared/meta/routes';
 
-export const handler = route(ROUTES.getHealth, async () => ({ body: { status: 'ok' } }));
+export const handler = route(metaRoutes.getHealth, async () => ({ body: { status: 'ok' as const } }));

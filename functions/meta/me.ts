@@ -1,5 +1,5 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
-import { describeKey } from '../../shared/team/me';
+import { describeKey } from '../../shared/meta/me';
+import { metaRoutes } from '../../shared/meta/routes';
 
-export const handler = route(ROUTES.getMe, async ({ principal }) => ({ body: describeKey(principal) }));
+export const handler = route(metaRoutes.getMe, async ({ principal }) => ({ body: describeKey(principal) }));

@@ -1,7 +1,7 @@
 import { route } from '../../shared/http/route';
+import { metaRoutes } from '../../shared/meta/routes';
 import { buildOpenApi } from '../../shared/openapi';
-import { ROUTES } from '../../shared/routes';
 
 let doc: Record<string, unknown> | undefined;
 
-export const handler = route(ROUTES.getOpenApi, async () => ({ body: (doc ??= buildOpenApi()), headers: { 'cache-control': 'public, max-age=300' } }));
+export const handler = route(metaRoutes.getOpenApi, async () => ({ body: (doc ??= buildOpenApi()), headers: { 'cache-control': 'public, max-age=300' } }));

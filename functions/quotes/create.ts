@@ -1,5 +1,6 @@
 import { route } from '../../shared/http/route';
-import { createQuote, quoteView } from '../../shared/quotes/service';
-import { ROUTES } from '../../shared/routes';
+import { createQuote } from '../../shared/quotes/create';
+import { quoteRoutes } from '../../shared/quotes/routes';
+import { quoteView } from '../../shared/quotes/views';
 
-export const handler = route(ROUTES.createQuote, async ({ principal, body }) => ({ status: 201, body: quoteView(await createQuote(principal, body)) }));
+export const handler = route(quoteRoutes.createQuote, async ({ tenant, body }) => ({ body: quoteView(await createQuote(tenant, body)) }));

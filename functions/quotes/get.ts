@@ -1,5 +1,6 @@
 import { route } from '../../shared/http/route';
-import { getQuote, quoteView } from '../../shared/quotes/service';
-import { ROUTES } from '../../shared/routes';
+import { getQuote } from '../../shared/quotes/read';
+import { quoteRoutes } from '../../shared/quotes/routes';
+import { quoteView } from '../../shared/quotes/views';
 
-export const handler = route(ROUTES.getQuote, async ({ principal, params }) => ({ body: quoteView(await getQuote(principal, params.id)) }));
+export const handler = route(quoteRoutes.getQuote, async ({ tenant, params }) => ({ body: quoteView(await getQuote(tenant, params.id)) }));

@@ -1,10 +1,11 @@
-import { pageMeta, pager } from '../../shared/http/pagination';
+import { keysetPage } from '../../shared/http/pagination';
 import { route } from '../../shared/http/route';
-import { listQuotes, quoteSummaryView } from '../../shared/quotes/service';
-import { ROUTES } from '../../shared/routes';
+import { listQuotes } from '../../shared/quotes/read';
+import { quoteRoutes } from '../../shared/quotes/routes';
+import { quoteSummaryView } from '../../shared/quotes/views';
 
-export const handler = route(ROUTES.listQuotes, async ({ principal, query }) => {
-  const page = await pager<string>(ROUTES.listQuotes.id, principal, query.cursor);
-  const { items, next } = await listQuotes(principal, query.limit, page.position);
-  return { body: { data: items.map((q) => quoteSummaryView(q)), meta: pageMeta(items.length, query.limit, await page.next(next)) } };
-});
+const def = quoteRoutes.listQuotes;
+
+export const handler = route(def, async ({ tenant, query }) => ({
+  body: await keysetPage(def.id, tenant, query, (after) => listQuotes(tenant, query.limit, after), (q) => quoteSummaryView(q)),
+}));

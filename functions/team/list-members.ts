@@ -1,5 +1,5 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
+import { teamRoutes } from '../../shared/team/routes';
 import { listMembers } from '../../shared/team/service';
 
-export const handler = route(ROUTES.listTeamMembers, async ({ principal }) => ({ body: { data: await listMembers(principal) } }));
+export const handler = route(teamRoutes.listTeamMembers, async ({ tenant }) => ({ body: { data: await listMembers(tenant) } }));

@@ -1,7 +1,5 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
+import { teamRoutes } from '../../shared/team/routes';
 import { changeRole } from '../../shared/team/service';
 
-export const handler = route(ROUTES.updateTeamMemberRole, async ({ principal, params, body }) => ({
-  body: await changeRole(principal, params.user_id, body.role),
-}));
+export const handler = route(teamRoutes.updateTeamMemberRole, async ({ tenant, params, body }) => ({ body: await changeRole(tenant, params.user_id, body.role) }));

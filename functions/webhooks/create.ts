@@ -1,5 +1,5 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
-import { createEndpoint } from '../../shared/webhooks/service';
+import { createEndpoint } from '../../shared/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/webhooks/routes';
 
-export const handler = route(ROUTES.createWebhook, async ({ principal, body }) => ({ status: 201, body: await createEndpoint(principal, body) }));
+export const handler = route(webhookRoutes.createWebhook, async ({ tenant, body }) => ({ body: await createEndpoint(tenant, body) }));

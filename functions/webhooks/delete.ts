@@ -1,5 +1,5 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
-import { deleteEndpoint } from '../../shared/webhooks/service';
+import { deleteEndpoint } from '../../shared/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/webhooks/routes';
 
-export const handler = route(ROUTES.deleteWebhook, async ({ principal, params }) => ({ body: await deleteEndpoint(principal, params.id) }));
+export const handler = route(webhookRoutes.deleteWebhook, async ({ tenant, params }) => ({ body: await deleteEndpoint(tenant, params.id) }));

@@ -1,10 +1,11 @@
-import { pageMeta, pager } from '../../shared/http/pagination';
+import { keysetPage } from '../../shared/http/pagination';
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
-import { listDeliveries } from '../../shared/webhooks/service';
+import { listDeliveries } from '../../shared/webhooks/list';
+import { webhookRoutes } from '../../shared/webhooks/routes';
+import { deliveryView } from '../../shared/webhooks/views';
 
-export const handler = route(ROUTES.listWebhookDeliveries, async ({ principal, query }) => {
-  const page = await pager<string>(ROUTES.listWebhookDeliveries.id, principal, query.cursor);
-  const { items, next } = await listDeliveries(principal, query, page.position);
-  return { body: { data: items, meta: pageMeta(items.length, query.limit, await page.next(next)) } };
-});
+const def = webhookRoutes.listWebhookDeliveries;
+
+export const handler = route(def, async ({ tenant, query }) => ({
+  body: await keysetPage(def.id, tenant, query, (after) => listDeliveries(tenant, query, after), deliveryView),
+}));

@@ -1,5 +1,6 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
-import { endpointView, getEndpoint } from '../../shared/webhooks/service';
+import { getEndpoint } from '../../shared/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/webhooks/routes';
+import { endpointView } from '../../shared/webhooks/views';
 
-export const handler = route(ROUTES.getWebhook, async ({ principal, params }) => ({ body: endpointView(await getEndpoint(principal, params.id)) }));
+export const handler = route(webhookRoutes.getWebhook, async ({ tenant, params }) => ({ body: endpointView(await getEndpoint(tenant, params.id)) }));

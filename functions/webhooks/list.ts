@@ -1,5 +1,5 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
-import { listEndpoints } from '../../shared/webhooks/service';
+import { listEndpoints } from '../../shared/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/webhooks/routes';
 
-export const handler = route(ROUTES.listWebhooks, async ({ principal }) => ({ body: { data: await listEndpoints(principal) } }));
+export const handler = route(webhookRoutes.listWebhooks, async ({ tenant }) => ({ body: { data: await listEndpoints(tenant) } }));

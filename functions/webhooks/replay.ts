@@ -1,5 +1,5 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
-import { replay } from '../../shared/webhooks/service';
+import { replay } from '../../shared/webhooks/replay';
+import { webhookRoutes } from '../../shared/webhooks/routes';
 
-export const handler = route(ROUTES.replayWebhookDelivery, async ({ principal, params }) => ({ status: 202, body: await replay(principal, params.id) }));
+export const handler = route(webhookRoutes.replayWebhookDelivery, async ({ tenant, params }) => ({ body: await replay(tenant, params.id) }));

@@ -1,5 +1,5 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
-import { testEndpoint } from '../../shared/webhooks/service';
+import { testEndpoint } from '../../shared/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/webhooks/routes';
 
-export const handler = route(ROUTES.testWebhook, async ({ principal, params }) => ({ body: await testEndpoint(principal, params.id) }));
+export const handler = route(webhookRoutes.testWebhook, async ({ tenant, params }) => ({ body: await testEndpoint(tenant, params.id) }));

@@ -1,5 +1,5 @@
 import { route } from '../../shared/http/route';
-import { ROUTES } from '../../shared/routes';
-import { updateEndpoint } from '../../shared/webhooks/service';
+import { updateEndpoint } from '../../shared/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/webhooks/routes';
 
-export const handler = route(ROUTES.updateWebhook, async ({ principal, params, body }) => ({ body: await updateEndpoint(principal, params.id, body) }));
+export const handler = route(webhookRoutes.updateWebhook, async ({ tenant, params, body }) => ({ body: await updateEndpoint(tenant, params.id, body) }));

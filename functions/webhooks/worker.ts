@@ -1,6 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { logger } from '../../shared/logger';
-import { fanOut, runAttempt, type Message } from '../../shared/webhooks/pipeline';
+import { logger } from '../../shared/kernel/logger';
+import { runAttempt } from '../../shared/webhooks/attempt';
+import { fanOut } from '../../shared/webhooks/fanout';
+import type { Message } from '../../shared/webhooks/model';
 
 /** Webhook queue consumer: fan-outs and attempts; failures are reported per message (partial batch failures). */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {

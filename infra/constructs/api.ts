@@ -4,15 +4,14 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { ROUTE_LIST, type RouteDef } from '../../shared/routes';
-import { TABLES, type TableName } from '../../shared/tables';
+import type { RouteDef } from '../../shared/http/route-def';
+import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
+import { ROUTE_LIST } from '../../shared/routes';
+import { TABLES, type TableName } from '../../shared/db/tables';
 import { ServiceFunction, type TableBinding } from './service-function';
 
-/** Partition keys of the records the request pipeline itself writes (see shared/platform). */
 /** Sender of traveler and operator e-mails; its SES identity is verified out of band. */
 export const MAIL_FROM = 'bookings@partner-travel.example';
-
-export const PLATFORM_RECORDS = ['RATE#*', 'IDEM#*', 'AUDIT#*', 'CONFIG'];
 
 export interface ApiProps {
   tables: Record<TableName, TableV2>;
@@ -68,7 +67,7 @@ export class ApiConstruct extends Construct {
           table: props.tables.access,
           def: TABLES.access,
           access: 'readwrite',
-          writeLeadingKeys: route.changesAccess ? undefined : PLATFORM_RECORDS,
+          writeLeadingKeys: route.changesAccess ? undefined : PLATFORM_LEADING_KEYS,
         });
         tables.push({ table: props.tables.data, def: TABLES.data, access: route.write ? 'readwrite' : 'read' });
       }

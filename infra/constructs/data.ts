@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLES, type TableDef, type TableName } from '../../shared/tables';
+import { TABLES, type TableDef, type TableName } from '../../shared/db/tables';
 
 /** The DynamoDB tables, from the same definitions the local runtime uses. */
 export class DataConstruct extends Construct {

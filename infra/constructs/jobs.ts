@@ -4,7 +4,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { JOBS, type JobDef } from '../../shared/queues';
-import { TABLES, type TableName } from '../../shared/tables';
+import { TABLES, type TableName } from '../../shared/db/tables';
 import { ServiceFunction, type QueueBinding } from './service-function';
 
 /** Periodic jobs: one EventBridge cron rule and one Lambda per entry of shared/queues.ts JOBS. */

@@ -8,7 +8,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
-import type { TableDef } from '../../shared/tables';
+import type { TableDef } from '../../shared/db/tables';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 

@@ -6,10 +6,10 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { QUEUES, type QueueDef } from '../../shared/queues';
-import { TABLES, type TableName } from '../../shared/tables';
+import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
+import { TABLES, type TableName } from '../../shared/db/tables';
 import { ServiceFunction } from './service-function';
 
-export const RETRY_SCHEDULE_GROUP = 'webhook-retries';
 
 /**
  * Queues and their consumers (every queue has a DLQ, every consumer reports

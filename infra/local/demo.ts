@@ -14,22 +14,22 @@ export interface DemoPartner {
  * itself stores only their hashes.
  */
 export async function ensureDemoPartner(stateDir: string): Promise<DemoPartner> {
-  const { accessRepository } = await import('../../shared/access/repository');
+  const { accessStore } = await import('../../shared/access/store');
   const file = join(stateDir, 'demo-partner.json');
   if (existsSync(file)) {
     const demo = JSON.parse(readFileSync(file, 'utf8')) as DemoPartner;
-    if (await accessRepository.getPartner(demo.partner_id)) {
+    if (await accessStore.getPartner(demo.partner_id)) {
       // The printed key must work: reissue it if an operator revoked it.
-      const key = await accessRepository.getKey(demo.test_key.split('_')[2]!);
+      const key = await accessStore.getKey(demo.test_key.split('_')[2]!);
       if (!key || key.revoked_at) {
-        demo.test_key = (await accessRepository.issueKey(demo.partner_id, demo.member_id, 'test')).key;
+        demo.test_key = (await accessStore.issueKey(demo.partner_id, demo.member_id, 'test')).key;
         writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
       }
       return demo;
     }
   }
-  const { catalogRepository } = await import('../../shared/catalog/repository');
-  const created = await accessRepository.createPartner({ name: 'Demo Bank', email: 'demo-admin@demo-bank.example', sandboxCatalog: await catalogRepository.currentSandboxScope() });
+  const { catalogStore } = await import('../../shared/catalog/store');
+  const created = await accessStore.createPartner({ name: 'Demo Bank', email: 'demo-admin@demo-bank.example', sandboxCatalog: await catalogStore.currentSandboxScope() });
   const demo: DemoPartner = {
     partner_id: created.partner.partner_id,
     member_id: created.member.member_id,
@@ -42,8 +42,9 @@ export async function ensureDemoPartner(stateDir: string): Promise<DemoPartner> 
 
 /** On the first start, the production catalog is imported from data/catalog/production.json. */
 export async function ensureCatalog(): Promise<string> {
-  const { catalogRepository, PROD } = await import('../../shared/catalog/repository');
-  const meta = await catalogRepository.meta(PROD);
+  const { catalogStore } = await import('../../shared/catalog/store');
+  const { PROD } = await import('../../shared/catalog/keys');
+  const meta = await catalogStore.meta(PROD);
   if (meta) return `${meta.adventure_count} adventures (index version ${meta.version})`;
   const { importCatalog } = await import('../../shared/catalog/operations');
   const file = join(import.meta.dirname, '..', '..', 'data', 'catalog', 'production.json');

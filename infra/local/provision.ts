@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { TABLES, type TableDef } from '../../shared/tables';
+import { TABLES, type TableDef } from '../../shared/db/tables';
 import { QUEUES } from '../../shared/queues';
 import { BUCKETS } from '../../shared/buckets';
 

@@ -5,9 +5,10 @@ import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
-import { TABLES } from '../../shared/tables';
+import { TABLES } from '../../shared/db/tables';
 import { QUEUES, JOBS } from '../../shared/queues';
 import { BUCKETS } from '../../shared/buckets';
+import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { startApiGateway } from './api-gateway';
 import { startCron } from './cron';
 import { ROOT } from './lambda';
@@ -139,7 +140,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
       // Local development only: webhooks may target http://127.0.0.1 receivers. Never set in AWS.
       ALLOW_LOCAL_WEBHOOKS: process.env.ALLOW_LOCAL_WEBHOOKS ?? 'true',
       WEBHOOK_WAIT_SCALE: process.env.WEBHOOK_WAIT_SCALE ?? '1',
-      SCHEDULER_GROUP: 'webhook-retries',
+      SCHEDULER_GROUP: RETRY_SCHEDULE_GROUP,
       MAILBOX_DIR: join(stateDir, 'mailbox'),
       LOCAL_STATE_DIR: stateDir,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'WARN',

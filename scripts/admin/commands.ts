@@ -14,7 +14,7 @@ export interface Command {
 
 const env = z.enum(['live', 'test']);
 const role = z.enum(ROLES);
-const repo = async () => (await import('../../shared/access/repository')).accessRepository;
+const repo = async () => (await import('../../shared/access/store')).accessStore;
 
 function memberEnabled(enabled: boolean): Command {
   const verb = enabled ? 'enable' : 'disable';
@@ -36,8 +36,8 @@ export const COMMANDS: Record<string, Command> = {
     description: 'Create a partner, its first PARTNER_ADMIN member, and one live and one sandbox key for that member.',
     flags: z.object({ name: z.string().min(1), email: z.email().optional() }),
     async run(f) {
-      const { catalogRepository } = await import('../../shared/catalog/repository');
-      const sandboxCatalog = await catalogRepository.currentSandboxScope();
+      const { catalogStore } = await import('../../shared/catalog/store');
+      const sandboxCatalog = await catalogStore.currentSandboxScope();
       const r = await (await repo()).createPartner({ name: f.name as string, email: f.email as string | undefined, sandboxCatalog });
       return {
         json: { partner_id: r.partner.partner_id, member_id: r.member.member_id, live_key: r.liveKey.key, test_key: r.testKey.key, live_key_id: r.liveKey.key_id, test_key_id: r.testKey.key_id },
@@ -164,7 +164,7 @@ export const COMMANDS: Record<string, Command> = {
     description: 'Cancel a booking on behalf of the service (full refund); the partner gets booking.cancelled.',
     flags: z.object({ booking: z.string().min(1), reason: z.string().max(500).optional() }),
     async run(f) {
-      const { cancelByService } = await import('../../shared/bookings/service');
+      const { cancelByService } = await import('../../shared/bookings/cancel');
       const b = await cancelByService(f.booking as string, (f.reason as string | undefined) ?? null);
       return { json: { booking_number: b.booking_number, status: b.status, cancellation: b.cancellation }, text: `${b.booking_number} cancelled; refund ${b.cancellation!.refund_amount.amount} MAD.` };
     },
@@ -174,7 +174,7 @@ export const COMMANDS: Record<string, Command> = {
     description: 'Run the daily completion job: CONFIRMED bookings travelling on DATE (a past date; default yesterday, Morocco time) or in the 7 days before become COMPLETED.',
     flags: z.object({ date: z.iso.date().optional() }),
     async run(f) {
-      const { completeBookings, yesterdayInMorocco } = await import('../../shared/bookings/service');
+      const { completeBookings, yesterdayInMorocco } = await import('../../shared/bookings/complete');
       const r = await completeBookings((f.date as string | undefined) ?? yesterdayInMorocco(), progress);
       return { json: r, text: `${r.completed} booking(s) completed through ${r.through_date}.` };
     },
@@ -205,7 +205,7 @@ export const COMMANDS: Record<string, Command> = {
     description: 'Run the webhook sweeper now: re-drive events not fanned out and deliveries whose attempt is overdue by more than N seconds (default 120).',
     flags: z.object({ 'grace-seconds': z.coerce.number().int().min(0).default(120) }),
     async run(f) {
-      const { sweep } = await import('../../shared/webhooks/pipeline');
+      const { sweep } = await import('../../shared/webhooks/sweep');
       const r = await sweep(new Date(), (f['grace-seconds'] as number) * 1000);
       return { json: r, text: `Re-driven: ${r.events} event(s), ${r.deliveries} delivery(ies).` };
     },

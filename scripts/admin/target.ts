@@ -1,6 +1,6 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { defaultStateDir, readRuntime } from '../../infra/local/stack';
-import { TABLES } from '../../shared/tables';
+import { TABLES } from '../../shared/db/tables';
 
 export class UsageError extends Error {}
 

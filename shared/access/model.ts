@@ -1,4 +1,4 @@
-import type { Env } from './keys';
+import type { Env } from '../kernel/tenant';
 import type { Role } from './roles';
 
 export interface Partner {
@@ -39,10 +39,3 @@ export interface ApiKeyRecord {
 }
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
-
-export const accessKeys = {
-  partner: (pid: string) => ({ pk: `PARTNER#${pid}`, sk: 'PARTNER' }),
-  member: (pid: string, mid: string) => ({ pk: `PARTNER#${pid}`, sk: `MEMBER#${mid}` }),
-  memberEmail: (pid: string, email: string) => ({ pk: `PARTNER#${pid}`, sk: `EMAIL#${email.toLowerCase()}` }),
-  apiKey: (keyId: string) => ({ pk: `KEY#${keyId}`, sk: 'KEY' }),
-};

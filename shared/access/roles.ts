@@ -1,4 +1,4 @@
-import type { Scope } from '../routes';
+import type { Scope } from './scopes';
 
 export const ROLES = ['PARTNER_ADMIN', 'FINANCE', 'DEVELOPER', 'VIEWER'] as const;
 export type Role = (typeof ROLES)[number];

@@ -1,15 +1,12 @@
-import { exportJWK, generateKeyPair, calculateJwkThumbprint, importJWK, type JWK } from 'jose';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../aws';
-import { dataTableName } from '../config';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import type { Env } from '../kernel/tenant';
 import type { RegisteredKey } from './payment';
-
-/** Public payment-confirmation keys of a partner and environment: PAYKEYS#<partner>#<env> / <kid>. */
-const key = (partnerId: string, env: string, kid: string) => ({ pk: `PAYKEYS#${partnerId}#${env}`, sk: kid });
+import { bookingStore } from './store';
 
 export class PaymentKeyError extends Error {}
 
-export async function registerPaymentKey(partnerId: string, env: 'live' | 'test', jwk: JWK): Promise<{ kid: string }> {
+/** Registers the public half of a bank's EC P-256 key for one partner and environment. */
+export async function registerPaymentKey(partnerId: string, env: Env, jwk: JWK): Promise<{ kid: string }> {
   if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y) throw new PaymentKeyError('the key must be an EC P-256 public JWK (kty EC, crv P-256, x, y) for ES256');
   if (jwk.d) throw new PaymentKeyError('this is a private key: register the public JWK only (drop "d")');
   try {
@@ -19,16 +16,9 @@ export async function registerPaymentKey(partnerId: string, env: 'live' | 'test'
   }
   const publicJwk: JWK = { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y };
   const kid = jwk.kid ?? (await calculateJwkThumbprint(publicJwk));
-  await ddb.send(
-    new PutCommand({
-      TableName: dataTableName(),
-      Item: { ...key(partnerId, env, kid), type: 'payment_key', kid, jwk: { ...publicJwk, kid, alg: 'ES256', use: 'sig' }, created_at: new Date().toISOString() },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  ).catch((e: Error) => {
-    if (e.name === 'ConditionalCheckFailedException') throw new PaymentKeyError(`a payment key with kid '${kid}' is already registered for this partner and environment; use a new kid to rotate`);
-    throw e;
-  });
+  if (!(await bookingStore.putPaymentKey(partnerId, env, kid, { ...publicJwk, kid, alg: 'ES256', use: 'sig' }))) {
+    throw new PaymentKeyError(`a payment key with kid '${kid}' is already registered for this partner and environment; use a new kid to rotate`);
+  }
   return { kid };
 }
 
@@ -41,7 +31,7 @@ export async function generatePaymentKey(partnerId: string): Promise<{ kid: stri
   return { kid, private_jwk: { ...(await exportJWK(privateKey)), kid, alg: 'ES256' } };
 }
 
-export async function findPaymentKey(partnerId: string, env: string, kid: string): Promise<RegisteredKey | undefined> {
-  const r = await ddb.send(new GetCommand({ TableName: dataTableName(), Key: key(partnerId, env, kid) }));
-  return r.Item ? { kid, jwk: r.Item.jwk as JWK } : undefined;
+export async function findPaymentKey(partnerId: string, env: Env, kid: string): Promise<RegisteredKey | undefined> {
+  const jwk = await bookingStore.getPaymentKey(partnerId, env, kid);
+  return jwk ? { kid, jwk } : undefined;
 }

@@ -1,6 +1,6 @@
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { z } from 'zod';
-import { ApiError } from '../errors';
+import { ApiError } from '../kernel/errors';
 
 /**
  * The bank's payment confirmation: a compact JWS (ES256) over

@@ -1,5 +1,5 @@
-import type { AdventureSummary } from './repository';
-import { daysBetween, isoWeekday } from './time';
+import type { AdventureSummary } from './store';
+import { daysBetween, isoWeekday } from '../kernel/time';
 
 /**
  * In-memory listing over the catalog index: the whole catalog (10 000

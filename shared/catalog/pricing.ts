@@ -1,4 +1,4 @@
-import { toMinor } from '../money';
+import { toMinor } from '../kernel/money';
 
 /**
  * The pricing engine: one pure function shared by partner quotes and the

@@ -1,6 +1,9 @@
-import { addDays, daysBetween, isoWeekday, localDate, localToInstant } from './time';
+import { addDays, daysBetween, isoWeekday, localDate, localToInstant } from '../kernel/time';
 
 export const DEFAULT_BOOKING_WINDOW_DAYS = 60;
+
+/** How many days ahead a pack sells (its own window, or the default of 60). */
+export const bookingWindowDays = (pack: { booking_window_days?: number }) => pack.booking_window_days ?? DEFAULT_BOOKING_WINDOW_DAYS;
 /** Scheduled departures stop selling this long before they start. */
 export const SALES_CUTOFF_MINUTES = 60;
 
@@ -26,8 +29,6 @@ export type SlotCheck =
   | { ok: true; slot: Slot }
   | { ok: false; reason: 'in_past' | 'beyond_window' | 'not_operating' | 'unknown_start_time' | 'start_time_required' | 'start_time_not_allowed' | 'sales_closed' };
 
-export const slotKey = (s: SlotRef) => `${s.date}#${s.start_time ?? 'DAY'}`;
-
 function capacityOf(pack: SlotPack): number {
   return (pack.booking_mode === 'SCHEDULED' ? pack.schedule.capacity_per_departure : pack.schedule.daily_capacity) ?? 0;
 }
@@ -41,7 +42,7 @@ function capacityOf(pack: SlotPack): number {
 export function checkSlot(pack: SlotPack, ref: SlotRef, now: Date): SlotCheck {
   const today = localDate(now);
   if (ref.date < today) return { ok: false, reason: 'in_past' };
-  if (daysBetween(today, ref.date) > (pack.booking_window_days ?? DEFAULT_BOOKING_WINDOW_DAYS)) return { ok: false, reason: 'beyond_window' };
+  if (daysBetween(today, ref.date) > bookingWindowDays(pack)) return { ok: false, reason: 'beyond_window' };
   if (!pack.schedule.weekdays.includes(isoWeekday(ref.date))) return { ok: false, reason: 'not_operating' };
   if (pack.booking_mode === 'FLEXIBLE') {
     if (ref.start_time !== null) return { ok: false, reason: 'start_time_not_allowed' };

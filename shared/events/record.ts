@@ -1,23 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { dataTableName } from '../config';
+import { dataTable, type Table, type TransactItem } from '../db/client';
+import type { Env } from '../kernel/tenant';
+import { eventKeys } from './keys';
+import type { EventEnvelope, EventRef, EventType } from './types';
 
-export const EVENT_TYPES = [
-  'booking.confirmed',
-  'booking.cancelled',
-  'booking.completed',
-  'settlement.issued',
-  'settlement.paid',
-  'review.moderated',
-  'adventure.unavailable',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export interface EventEnvelope {
-  id: string;
-  type: EventType;
-  created_at: string;
-  test: boolean;
-  data: Record<string, unknown>;
+export interface RecordedEvent {
+  event: EventEnvelope;
+  ref: EventRef;
+  /** The Put to include in the same TransactWriteItems as the state change. */
+  item: TransactItem;
 }
 
 /**
@@ -25,25 +16,21 @@ export interface EventEnvelope {
  * state change that causes it: no change without its event, no event without
  * its change. The webhook pipeline fans pending events out to endpoints.
  */
-export function eventPut(partnerId: string, env: 'live' | 'test', type: EventType, data: Record<string, unknown>, now = new Date()) {
+export function recordEvent(partnerId: string, env: Env, type: EventType, data: Record<string, unknown>, now = new Date(), table: Table = dataTable): RecordedEvent {
   const event: EventEnvelope = { id: randomUUID(), type, created_at: now.toISOString(), test: env === 'test', data };
-  const ref = { pk: `EVT#${partnerId}#${env}`, sk: `${event.created_at}#${event.id}` };
+  const ref = eventKeys.event(partnerId, env, event.created_at, event.id);
   return {
     event,
     ref,
-    put: {
-      TableName: dataTableName(),
-      Item: {
-        ...ref,
-        type: 'event',
-        partner_id: partnerId,
-        env,
-        event,
-        dispatch: 'PENDING',
-        gsi1pk: 'EVENTS#PENDING',
-        gsi1sk: `${event.created_at}#${event.id}`,
+    item: {
+      Put: {
+        TableName: table.name(),
+        Item: { ...ref, type: 'event', partner_id: partnerId, env, event, dispatch: 'PENDING', ...eventKeys.pending(event.created_at, event.id) },
+        ConditionExpression: 'attribute_not_exists(pk)',
       },
-      ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
 }
+
+/** The refs of the events among transaction items, to nudge their fan-out after the commit. */
+export const refsOf = (events: RecordedEvent[]): EventRef[] => events.map((e) => e.ref);

@@ -1,27 +1,32 @@
-import type { RouteDef } from '../routes';
-import type { ApiEvent } from './types';
+import type { Tenant } from '../kernel/tenant';
+import type { RouteDef } from './route-def';
+import type { RouteContext } from './types';
 
-/** Who is calling, resolved from the bearer key by the authentication middleware. */
-export interface Principal {
-  partnerId: string;
-  memberId: string;
+/** Who is calling, resolved from the bearer key by the platform middleware. Never carries the key's secret. */
+export interface Principal extends Tenant {
   keyId: string;
-  env: 'live' | 'test';
-  role: string;
+  keyCreatedAt: string;
   scopes: ReadonlySet<string>;
   rateLimitPerMinute: number;
   rateRemaining: number;
   /** Unix seconds when the rate-limit window resets. */
   rateReset: number;
-  /** Plain secret from the Authorization header, kept in memory for signature checks only. */
-  secret: string;
   partnerName: string;
-  /** The sandbox catalog snapshot this tenant browses (test keys); unset until the first refresh. */
-  sandboxCatalog?: string;
   memberEmail: string;
-  keyCreatedAt: string;
 }
 
+/** The plain tenant context the domain acts for. */
+export function tenantOf(p: Principal): Tenant {
+  return { partnerId: p.partnerId, env: p.env, memberId: p.memberId, role: p.role, ...(p.sandboxCatalog ? { sandboxCatalog: p.sandboxCatalog } : {}) };
+}
+
+export interface ParsedInput {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+/** Per-request state, shared by the route's middlewares through the typed context. */
 export interface RequestState {
   requestId: string;
   route: RouteDef;
@@ -33,18 +38,13 @@ export interface RequestState {
   rawBody: string;
   /** Validated Idempotency-Key of a write. */
   idempotencyKey?: string;
+  /** Path, query and body after validation. */
+  input?: ParsedInput;
   /** Writes still in flight that must land before the response leaves (idempotency result). */
   pending: Promise<unknown>[];
 }
 
-const STATE = Symbol('requestState');
-type WithState = { [STATE]?: RequestState };
-
-export function setState(event: ApiEvent, state: RequestState) {
-  (event as unknown as WithState)[STATE] = state;
-}
-export function getState(event: ApiEvent): RequestState {
-  const s = (event as unknown as WithState)[STATE];
-  if (!s) throw new Error('request state missing: httpContext middleware not installed');
-  return s;
+export function stateOf(context: RouteContext): RequestState {
+  if (!context.http) throw new Error('request state missing: the httpContext middleware is not installed');
+  return context.http;
 }

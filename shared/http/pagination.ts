@@ -1,9 +1,7 @@
-import { ApiError } from '../errors';
+import { ApiError } from '../kernel/errors';
+import type { Tenant } from '../kernel/tenant';
 import { decodeCursor, encodeCursor } from '../platform/cursor';
 import { cursorKey } from '../platform/service-secret';
-import type { Principal } from './context';
-
-export { pageQuery, PAGINATION_FIELD_CODES, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../schemas/pagination';
 
 export interface Pager<P> {
   position: P | undefined;
@@ -14,9 +12,9 @@ export interface Pager<P> {
  * Decodes the request's cursor for this endpoint and caller, and encodes the
  * next one. Cursors are bound to the endpoint, the partner and the environment.
  */
-export async function pager<P>(endpoint: string, principal: Principal, cursor: string | undefined, queryHash?: string): Promise<Pager<P>> {
+export async function pager<P>(endpoint: string, tenant: Tenant, cursor: string | undefined, queryHash?: string): Promise<Pager<P>> {
   const key = await cursorKey();
-  const scope = { endpoint, partnerId: principal.partnerId, env: principal.env };
+  const scope = { endpoint, partnerId: tenant.partnerId, env: tenant.env };
   let position: P | undefined;
   if (cursor !== undefined) {
     const r = decodeCursor<P>(key, scope, cursor);
@@ -36,4 +34,21 @@ export async function pager<P>(endpoint: string, principal: Principal, cursor: s
 
 export function pageMeta(count: number, pageSize: number, nextCursor: string | null) {
   return { count, next_cursor: nextCursor, page_size: pageSize };
+}
+
+/**
+ * One page of a keyset list: decodes the cursor into the sort key of the last
+ * row seen, reads the next rows, and answers `{data, meta}` with the cursor of
+ * the following page (null on the last one).
+ */
+export async function keysetPage<T, V>(
+  endpoint: string,
+  tenant: Tenant,
+  query: { limit: number; cursor?: string },
+  list: (after: string | undefined) => Promise<{ items: T[]; next?: string }>,
+  view: (item: T) => V,
+) {
+  const page = await pager<string>(endpoint, tenant, query.cursor);
+  const { items, next } = await list(page.position);
+  return { data: items.map(view), meta: pageMeta(items.length, query.limit, await page.next(next)) };
 }

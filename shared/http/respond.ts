@@ -1,5 +1,6 @@
-import { ApiError } from '../errors';
-import type { ApiResult, HandlerResult } from './types';
+import { ApiError } from '../kernel/errors';
+import { logger } from '../kernel/logger';
+import type { ApiResult } from './types';
 
 export function jsonResult(status: number, body: unknown, headers: Record<string, string> = {}): ApiResult {
   return {
@@ -7,19 +8,6 @@ export function jsonResult(status: number, body: unknown, headers: Record<string
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
     body: body === undefined ? '' : JSON.stringify(body),
   };
-}
-
-export function toResult(r: HandlerResult): ApiResult {
-  if (r.raw) {
-    return {
-      statusCode: r.status ?? 200,
-      headers: { 'content-type': r.raw.contentType, ...r.headers },
-      body: r.raw.body,
-      isBase64Encoded: r.raw.isBase64 ?? false,
-    };
-  }
-  if (r.status === 204) return { statusCode: 204, headers: { ...r.headers }, body: '' };
-  return jsonResult(r.status ?? 200, r.body, r.headers);
 }
 
 export function errorBody(err: ApiError, requestId: string) {
@@ -33,4 +21,15 @@ export function errorBody(err: ApiError, requestId: string) {
 
 export function errorResult(err: ApiError, requestId: string): ApiResult {
   return jsonResult(err.status, errorBody(err, requestId), err.headers);
+}
+
+/**
+ * The one place that decides what an error becomes: a typed ApiError keeps
+ * its status and code; anything else is logged with the request id (already on
+ * the logger) and answered as a generic 500 that echoes nothing.
+ */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  logger.error('unhandled error', { error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+  return new ApiError('internal.error', 'An internal error occurred. Retry later and quote the request id if it persists.');
 }

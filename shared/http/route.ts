@@ -1,23 +1,53 @@
 import middy from '@middy/core';
 import type { z } from 'zod';
-import type { RouteDef } from '../routes';
+import type { Tenant } from '../kernel/tenant';
+import { stateOf, tenantOf, type Principal } from './context';
+import { runIdempotent } from './idempotent';
 import { httpContext } from './middleware/http-context';
-import { parseRequest, type ParsedInput } from './middleware/parse-request';
+import { parseRequest } from './middleware/parse-request';
 import { platform } from './middleware/platform';
-import { runIdempotent } from '../platform/idempotency';
-import { toResult } from './respond';
-import { getState, type Principal } from './context';
-import type { ApiEvent, ApiResult, HandlerResult, LambdaContext } from './types';
+import { jsonResult } from './respond';
+import { type RouteDef, successStatus } from './route-def';
+import type { ApiEvent, ApiResult, RouteContext } from './types';
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+type JsonOf<D> = D extends { schema: infer S extends z.ZodType } ? z.input<S> : unknown;
+type Keyed<R extends RouteDef, T> = R['access'] extends 'key' ? T : undefined;
 
 export interface RouteInput<R extends RouteDef> {
   params: Infer<NonNullable<R['request']>['params']>;
   query: Infer<NonNullable<R['request']>['query']>;
   body: Infer<NonNullable<R['request']>['body']>;
   requestId: string;
-  /** Present on every keyed route. */
-  principal: R['access'] extends 'key' ? Principal : Principal | undefined;
+  /** What the domain acts for: partner, environment, member, role. */
+  tenant: Keyed<R, Tenant>;
+  /** The calling key itself (GET /me); domain calls take `tenant`. */
+  principal: Keyed<R, Principal>;
+}
+
+/** A non-JSON answer (CSV, PDF): the raw body and its content type. */
+export interface RawResult {
+  status?: number;
+  raw: { body: string; contentType: string; isBase64?: boolean };
+  headers?: Record<string, string>;
+}
+
+/**
+ * What a route's handler answers: one of its declared responses, its body
+ * typed by that response's schema, so a view that drifts from the schema
+ * fails the typecheck. `status` defaults to the lowest declared status.
+ */
+export type RouteResult<R extends RouteDef> =
+  | { [S in keyof R['responses'] & number]: { status?: S; body: JsonOf<R['responses'][S]>; headers?: Record<string, string> } }[keyof R['responses'] & number]
+  | RawResult;
+
+function toResult(def: RouteDef, r: RouteResult<RouteDef>): ApiResult {
+  const status = r.status ?? successStatus(def);
+  if ('raw' in r) {
+    return { statusCode: status, headers: { 'content-type': r.raw.contentType, ...r.headers }, body: r.raw.body, isBase64Encoded: r.raw.isBase64 ?? false };
+  }
+  if (status === 204) return { statusCode: 204, headers: { ...r.headers }, body: '' };
+  return jsonResult(status, r.body, r.headers);
 }
 
 /**
@@ -25,24 +55,27 @@ export interface RouteInput<R extends RouteDef> {
  * then authentication, rate limit, signature, parsing and validation, then the
  * idempotent execution of the domain call.
  */
-export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) => Promise<HandlerResult>) {
-  return middy<ApiEvent, ApiResult, Error, LambdaContext>()
+export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) => Promise<RouteResult<R>>) {
+  return middy<ApiEvent, ApiResult, Error, RouteContext>()
     .use(httpContext(def))
     .use(platform(def))
     .use(parseRequest(def))
-    .handler(async (event) => {
-      const state = getState(event);
-      const input = (event as unknown as { parsed: ParsedInput }).parsed;
+    .handler(async (event, context) => {
+      const state = stateOf(context);
+      const input = state.input!;
+      const principal = state.principal;
       const run = async () =>
         toResult(
-          await impl({
+          def,
+          (await impl({
             params: input.params,
             query: input.query,
             body: input.body,
             requestId: state.requestId,
-            principal: state.principal,
-          } as RouteInput<R>),
+            tenant: principal ? tenantOf(principal) : undefined,
+            principal,
+          } as RouteInput<R>)) as RouteResult<RouteDef>,
         );
-      return def.write && state.principal ? runIdempotent(event, state, run) : run();
+      return def.write && principal ? runIdempotent(event, state, run) : run();
     });
 }

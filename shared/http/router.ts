@@ -1,4 +1,5 @@
-import { ROUTE_LIST, type HttpMethod, type RouteDef } from '../routes';
+import { ROUTE_LIST } from '../routes';
+import type { HttpMethod, RouteDef } from './route-def';
 
 interface Compiled {
   route: RouteDef;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { ApiError } from '../errors';
-import { PAGINATION_FIELD_CODES } from '../schemas/pagination';
+import { ApiError } from '../kernel/errors';
+import { PAGINATION_FIELD_CODES } from './schemas';
 
 export type Location = 'body' | 'query' | 'path' | 'header';
 

@@ -1,14 +1,15 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../aws';
-import { accessTableName } from '../config';
-import { clean, queryPage } from '../db';
+import { accessTable, type Table } from '../db/client';
+import { clean, queryPage } from '../db/query';
+import type { Env } from '../kernel/tenant';
+import { platformKeys } from './keys';
 
 export interface AuditEvent {
   id: string;
   occurred_at: string;
   member_id: string;
   key_prefix: string;
-  environment: 'live' | 'test';
+  environment: Env;
   method: string;
   path: string;
   status: number;
@@ -17,16 +18,15 @@ export interface AuditEvent {
 }
 
 const RETENTION_DAYS = 400;
-const partition = (partnerId: string, env: string) => `AUDIT#${partnerId}#${env}`;
 
 /** One audit record per write; never a body (bodies may carry secrets or personal data). */
-export async function recordAudit(partnerId: string, e: AuditEvent): Promise<void> {
-  await ddb.send(
+export async function recordAudit(partnerId: string, e: AuditEvent, table: Table = accessTable): Promise<void> {
+  await table.client.send(
     new PutCommand({
-      TableName: accessTableName(),
+      TableName: table.name(),
       Item: {
-        pk: partition(partnerId, e.environment),
-        sk: `${e.occurred_at}#${e.id}`,
+        pk: platformKeys.auditPartition(partnerId, e.environment),
+        sk: platformKeys.auditSort(e.occurred_at, e.id),
         ...e,
         ttl: Math.floor(Date.parse(e.occurred_at) / 1000) + RETENTION_DAYS * 86400,
       },
@@ -35,10 +35,11 @@ export async function recordAudit(partnerId: string, e: AuditEvent): Promise<voi
 }
 
 /** Most recent first; `after` is the sort key of the last row of the previous page. */
-export async function listAudit(partnerId: string, env: string, limit: number, after?: string) {
-  const pk = partition(partnerId, env);
+export async function listAudit(partnerId: string, env: Env, limit: number, after?: string, table: Table = accessTable) {
+  const pk = platformKeys.auditPartition(partnerId, env);
   const { items, hasMore } = await queryPage(
-    { TableName: accessTableName(), KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': pk }, ScanIndexForward: false },
+    table,
+    { KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': pk }, ScanIndexForward: false },
     limit,
     after ? { pk, sk: after } : undefined,
   );

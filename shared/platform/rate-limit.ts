@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../aws';
-import { accessTableName } from '../config';
+import { accessTable, type Table } from '../db/client';
+import { platformKeys } from './keys';
 
 export interface RateLimitState {
   limit: number;
@@ -35,12 +35,12 @@ export function evaluate(count: number, limit: number, nowMs: number): RateLimit
  * a DynamoDB atomic counter, shared by every Lambda instance. The item expires
  * through TTL shortly after its window.
  */
-export async function countRequest(keyId: string, nowMs = Date.now()): Promise<number> {
+export async function countRequest(keyId: string, nowMs = Date.now(), table: Table = accessTable): Promise<number> {
   const { start, reset } = windowOf(nowMs);
-  const r = await ddb.send(
+  const r = await table.client.send(
     new UpdateCommand({
-      TableName: accessTableName(),
-      Key: { pk: `RATE#${keyId}`, sk: String(start) },
+      TableName: table.name(),
+      Key: platformKeys.rateCounter(keyId, start),
       UpdateExpression: 'ADD #n :one SET #ttl = if_not_exists(#ttl, :ttl)',
       ExpressionAttributeNames: { '#n': 'count', '#ttl': 'ttl' },
       ExpressionAttributeValues: { ':one': 1, ':ttl': reset + 120 },

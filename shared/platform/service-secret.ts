@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../aws';
-import { accessTableName } from '../config';
+import { accessTable, type Table } from '../db/client';
+import { isConditionFailed } from '../db/errors';
+import { platformKeys } from './keys';
 
 let cached: Promise<Buffer> | undefined;
 
@@ -10,29 +11,29 @@ let cached: Promise<Buffer> | undefined;
  * with a conditional write (every instance ends up with the same key), read
  * once per container.
  */
-export function cursorKey(): Promise<Buffer> {
-  cached ??= load().catch((e) => {
+export function cursorKey(table: Table = accessTable): Promise<Buffer> {
+  cached ??= load(table).catch((e) => {
     cached = undefined;
     throw e;
   });
   return cached;
 }
 
-async function load(): Promise<Buffer> {
-  const Key = { pk: 'CONFIG', sk: 'cursor-key' };
-  const got = await ddb.send(new GetCommand({ TableName: accessTableName(), Key, ConsistentRead: true }));
+async function load(table: Table): Promise<Buffer> {
+  const Key = platformKeys.config('cursor-key');
+  const read = () => table.client.send(new GetCommand({ TableName: table.name(), Key, ConsistentRead: true }));
+  const got = await read();
   if (got.Item) return Buffer.from(got.Item.value as string, 'base64');
   try {
-    await ddb.send(
+    await table.client.send(
       new PutCommand({
-        TableName: accessTableName(),
+        TableName: table.name(),
         Item: { ...Key, value: randomBytes(32).toString('base64'), created_at: new Date().toISOString() },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
   } catch (e) {
-    if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
+    if (!isConditionFailed(e)) throw e;
   }
-  const again = await ddb.send(new GetCommand({ TableName: accessTableName(), Key, ConsistentRead: true }));
-  return Buffer.from(again.Item!.value as string, 'base64');
+  return Buffer.from((await read()).Item!.value as string, 'base64');
 }

@@ -1,58 +1,29 @@
-import { AccessError, accessRepository } from '../access/repository';
-import type { ApiKeyRecord, Member } from '../access/model';
 import type { Role } from '../access/roles';
-import { ApiError, notFound } from '../errors';
-import type { Principal } from '../http/context';
+import { AccessError, accessStore } from '../access/store';
+import { ApiError, notFound } from '../kernel/errors';
+import type { Tenant } from '../kernel/tenant';
+import { keyView, memberView } from './views';
 
-export function memberView(m: Member, principal: Principal) {
-  return {
-    id: m.member_id,
-    email: m.email,
-    role: m.role,
-    enabled: m.enabled,
-    is_you: m.member_id === principal.memberId,
-    first_name: m.first_name,
-    last_name: m.last_name,
-    created_at: m.created_at,
-  };
-}
-
-export function keyView(k: ApiKeyRecord) {
-  return {
-    id: k.key_id,
-    member_id: k.member_id,
-    environment: k.env,
-    status: k.revoked_at ? ('REVOKED' as const) : ('ACTIVE' as const),
-    created_at: k.created_at,
-    revoked_at: k.revoked_at ?? null,
-    issued_by: k.issued_by ?? null,
-  };
-}
-
-export async function listMembers(principal: Principal) {
-  const members = await accessRepository.listMembers(principal.partnerId);
+export async function listMembers(t: Tenant) {
+  const members = await accessStore.listMembers(t.partnerId);
   members.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.member_id.localeCompare(b.member_id));
-  return members.map((m) => memberView(m, principal));
+  return members.map((m) => memberView(m, t));
 }
 
-export async function changeRole(principal: Principal, userId: string, role: Role) {
-  if (userId === principal.memberId) {
+export async function changeRole(t: Tenant, userId: string, role: Role) {
+  if (userId === t.memberId) {
     throw new ApiError('team.role.self_change', 'You cannot change your own role; ask another PARTNER_ADMIN.', { user_id: userId });
   }
   try {
-    return memberView(await accessRepository.changeRole(principal.partnerId, principal.memberId, userId, role), principal);
+    return memberView(await accessStore.changeRole(t.partnerId, t.memberId, userId, role), t);
   } catch (e) {
     if (!(e instanceof AccessError)) throw e;
     if (e.kind === 'not_found') throw notFound('Team member', userId);
     if (e.kind === 'conflict') {
-      throw new ApiError('team.role.last_admin', 'This change would leave your partner without a PARTNER_ADMIN; promote another member first.', {
-        user_id: userId,
-      });
+      throw new ApiError('team.role.last_admin', 'This change would leave your partner without a PARTNER_ADMIN; promote another member first.', { user_id: userId });
     }
     // The caller stopped being an admin while the request ran.
-    throw new ApiError('auth.scope.insufficient', "This operation needs the scope 'team:manage', which your role no longer has.", {
-      required_scope: 'team:manage',
-    });
+    throw new ApiError('auth.scope.insufficient', "This operation needs the scope 'team:manage', which your role no longer has.", { required_scope: 'team:manage' });
   }
 }
 
@@ -61,14 +32,14 @@ export async function changeRole(principal: Principal, userId: string, role: Rol
  * PARTNER_ADMIN are refused: holding one would let an admin act as a peer
  * (and change their own role through it).
  */
-export async function createKey(principal: Principal, memberId: string) {
-  const member = await accessRepository.getMember(principal.partnerId, memberId);
+export async function createKey(t: Tenant, memberId: string) {
+  const member = await accessStore.getMember(t.partnerId, memberId);
   if (!member || !member.enabled) throw notFound('Enabled team member', memberId);
-  if (member.role === 'PARTNER_ADMIN' && memberId !== principal.memberId) {
+  if (member.role === 'PARTNER_ADMIN' && memberId !== t.memberId) {
     throw new ApiError('team.key.other_admin', 'Keys for another PARTNER_ADMIN can only be issued by that admin or by the service operators.', { member_id: memberId });
   }
   try {
-    const issued = await accessRepository.issueKey(principal.partnerId, memberId, principal.env, { issuedBy: principal.memberId });
+    const issued = await accessStore.issueKey(t.partnerId, memberId, t.env, { issuedBy: t.memberId });
     return { ...keyView(issued.record), key: issued.key };
   } catch (e) {
     if (e instanceof AccessError) throw notFound('Enabled team member', memberId);
@@ -76,11 +47,13 @@ export async function createKey(principal: Principal, memberId: string) {
   }
 }
 
-export async function revokeKey(principal: Principal, keyId: string) {
+export async function revokeKey(t: Tenant, keyId: string) {
   try {
-    return keyView(await accessRepository.revokeKey(keyId, { partnerId: principal.partnerId, env: principal.env }));
+    return keyView(await accessStore.revokeKey(keyId, { partnerId: t.partnerId, env: t.env }));
   } catch (e) {
     if (e instanceof AccessError) throw notFound('API key', keyId);
     throw e;
   }
 }
+
+export const listKeys = (t: Tenant, limit: number, after?: string) => accessStore.listKeys(t.partnerId, t.env, limit, after);

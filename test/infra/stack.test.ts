@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app';
 import { ROUTE_LIST } from '../../shared/routes';
-import { TABLES } from '../../shared/tables';
+import { TABLES } from '../../shared/db/tables';
 import { JOBS, QUEUES } from '../../shared/queues';
 
 let template: Template;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { exportJWK, generateKeyPair } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../../shared/catalog/time';
+import { addDays, localDate } from '../../shared/kernel/time';
 import { admin, api, newPartner, testDb, write } from './helpers';
 import { bookingBody, livePaymentKey, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../../shared/catalog/time';
+import { addDays, localDate } from '../../shared/kernel/time';
 import { api, newPartner } from './helpers';
 
 const get = async (key: string, path: string) => {

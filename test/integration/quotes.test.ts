@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addDays, isoWeekday, localDate } from '../../shared/catalog/time';
+import { addDays, isoWeekday, localDate } from '../../shared/kernel/time';
 import { admin, api, newPartner, testDb, write } from './helpers';
 
 const today = localDate(new Date());

@@ -5,7 +5,7 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readRuntime } from '../../infra/local/stack';
-import { addDays, localDate } from '../../shared/catalog/time';
+import { addDays, localDate } from '../../shared/kernel/time';
 import { admin, api, newPartner, testDb, write } from './helpers';
 import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
 
@@ -245,7 +245,7 @@ describe('event delivery', () => {
       }),
     );
     Object.assign(process.env, readRuntime(inject('stateDir'), inject('port'))!.env);
-    const { runAttempt } = await import('../../shared/webhooks/pipeline');
+    const { runAttempt } = await import('../../shared/webhooks/attempt');
     const outcomes = await Promise.all(Array.from({ length: 5 }, () => runAttempt(d.id, 1)));
     expect(outcomes.filter((o) => o === 'sent')).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 500));

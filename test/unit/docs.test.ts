@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../shared/errors';
+import { ERROR_CODES } from '../../shared/kernel/errors';
 import { ROUTE_LIST } from '../../shared/routes';
 
 const readme = readFileSync(resolve(import.meta.dirname, '..', '..', 'README.md'), 'utf8');

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { route } from '../../shared/http/route';
-import { logger } from '../../shared/logger';
+import { logger } from '../../shared/kernel/logger';
 import { lambdaContext } from '../../infra/local/lambda';
-import type { RouteDef } from '../../shared/routes';
+import type { RouteDef } from '../../shared/http/route-def';
 import type { ApiEvent } from '../../shared/http/types';
 
 const event = (method: string, path: string): ApiEvent =>

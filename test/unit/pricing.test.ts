@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ageOn, fromPrice, priceTravelers, type PricedBracket } from '../../shared/catalog/pricing';
-import { formatMinor, toMinor } from '../../shared/money';
+import { formatMinor, toMinor } from '../../shared/kernel/money';
 
 const pack = {
   min_travelers: 1,

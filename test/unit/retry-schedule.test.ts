@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_ATTEMPTS, retryDelayMs } from '../../shared/webhooks/pipeline';
+import { MAX_ATTEMPTS, retryDelayMs } from '../../shared/webhooks/schedule';
 
 describe('webhook retry schedule', () => {
   it('waits 5 min, 15 min, 1 h, 6 h and 24 h after the failed attempts, then stops (6 attempts)', () => {

@@ -1,28 +1,33 @@
 import type { MiddlewareObj } from '@middy/core';
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../../errors';
-import { logger } from '../../logger';
-import type { RouteDef } from '../../routes';
+import { logger } from '../../kernel/logger';
 import { recordAudit } from '../../platform/audit';
-import { setState, getState, type RequestState } from '../context';
-import { errorResult } from '../respond';
-import type { ApiEvent, ApiResult, LambdaContext } from '../types';
+import type { RequestState } from '../context';
+import { errorResult, toApiError } from '../respond';
+import type { RouteDef } from '../route-def';
+import type { ApiEvent, ApiResult, RouteContext } from '../types';
+
+function newState(event: ApiEvent, def: RouteDef): RequestState {
+  const raw = event.body ?? '';
+  const rawBody = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  return { requestId: event.requestContext?.requestId || randomUUID(), route: def, startedAt: Date.now(), headers: {}, rawBody, pending: [] };
+}
 
 /**
  * Outermost middleware: assigns the request id (API Gateway's), decodes the
  * raw body, and on the way out turns any error into the spec's error shape and
  * adds the headers every response carries (X-Request-Id, rate limits,
- * deprecation).
+ * deprecation), then lets the idempotency result and the audit line land.
  */
-export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, LambdaContext> {
+export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   const finish = async (event: ApiEvent, state: RequestState, result: ApiResult): Promise<ApiResult> => {
     const replayed = result.headers['idempotent-replayed'] === 'true';
     // A replay is the stored response: it keeps the request id of the request that produced it.
     const requestId = replayed ? result.headers['x-request-id']! : state.requestId;
     const headers: Record<string, string> = { ...result.headers, ...state.headers, 'x-request-id': requestId };
     if (def.deprecated) {
-      headers['deprecation'] = `@${Math.floor(Date.parse(def.deprecated.since) / 1000)}`;
-      headers['sunset'] = new Date(def.deprecated.sunset).toUTCString();
+      headers.deprecation = `@${Math.floor(Date.parse(def.deprecated.since) / 1000)}`;
+      headers.sunset = new Date(def.deprecated.sunset).toUTCString();
     }
     logger.info('request', {
       route: `${def.method} ${def.path}`,
@@ -57,34 +62,17 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
 
   return {
     before: async (request) => {
-      const event = request.event;
-      const requestId = event.requestContext?.requestId || randomUUID();
+      const state = newState(request.event, def);
       logger.resetKeys();
-      logger.appendKeys({ request_id: requestId });
-      const raw = event.body ?? '';
-      const rawBody = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-      setState(event, { requestId, route: def, startedAt: Date.now(), headers: {}, rawBody, pending: [] });
+      logger.appendKeys({ request_id: state.requestId });
+      request.context.http = state;
     },
     after: async (request) => {
-      request.response = await finish(request.event, getState(request.event), request.response!);
+      request.response = await finish(request.event, request.context.http!, request.response!);
     },
     onError: async (request) => {
-      let state: RequestState;
-      try {
-        state = getState(request.event);
-      } catch {
-        state = { requestId: request.event.requestContext?.requestId || randomUUID(), route: def, startedAt: Date.now(), headers: {}, rawBody: '', pending: [] };
-      }
-      const err = request.error;
-      let apiError: ApiError;
-      if (err instanceof ApiError) {
-        apiError = err;
-      } else {
-        // Unknown failures are logged with the request id and never echoed.
-        logger.error('unhandled error', { error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
-        apiError = new ApiError('internal.error', 'An internal error occurred. Retry later and quote the request id if it persists.');
-      }
-      request.response = await finish(request.event, state, errorResult(apiError, state.requestId));
+      const state = request.context.http ?? newState(request.event, def);
+      request.response = await finish(request.event, state, errorResult(toApiError(request.error), state.requestId));
     },
   };
 }

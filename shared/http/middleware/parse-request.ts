@@ -1,23 +1,17 @@
 import type { MiddlewareObj } from '@middy/core';
-import { ApiError } from '../../errors';
-import { service } from '../../config';
-import type { RouteDef } from '../../routes';
-import { getState } from '../context';
+import { service } from '../../kernel/config';
+import { ApiError } from '../../kernel/errors';
+import { stateOf } from '../context';
+import type { RouteDef } from '../route-def';
+import type { ApiEvent, ApiResult, RouteContext } from '../types';
 import { parseWith } from '../validation';
-import type { ApiEvent, ApiResult, LambdaContext } from '../types';
-
-export interface ParsedInput {
-  params: unknown;
-  query: unknown;
-  body: unknown;
-}
 
 /** Parses JSON (400 on malformed, 413 on oversized) and validates path, query and body with the route's zod schemas. */
-export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, LambdaContext> {
+export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   return {
     before: async (request) => {
       const event = request.event;
-      const state = getState(event);
+      const state = stateOf(request.context);
       const maxBytes = service().MAX_BODY_BYTES;
       if (Buffer.byteLength(state.rawBody, 'utf8') > maxBytes) {
         throw new ApiError('request.body.too_large', `The request body exceeds the maximum of ${maxBytes} bytes.`, { max_bytes: maxBytes });
@@ -41,15 +35,7 @@ export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, 
         }
         body = parseWith(schemas.body, json, 'body');
       }
-      (event as unknown as { parsed: ParsedInput }).parsed = { params, query, body };
+      state.input = { params, query, body };
     },
   };
-}
-
-export function headerValue(event: ApiEvent, name: string): string | undefined {
-  const headers = event.headers ?? {};
-  const v = headers[name] ?? headers[name.toLowerCase()];
-  if (v !== undefined) return v;
-  const found = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
-  return found ? headers[found] : undefined;
 }

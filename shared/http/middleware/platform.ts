@@ -1,26 +1,26 @@
 import type { MiddlewareObj } from '@middy/core';
-import { ApiError } from '../../errors';
-import type { RouteDef } from '../../routes';
+import { ApiError } from '../../kernel/errors';
 import { authenticate } from '../../platform/authenticate';
-import { MAX_IDEMPOTENCY_KEY_LENGTH, pathWithQuery } from '../../platform/idempotency';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
 import { checkTimestamp, sign, signatureMatches } from '../../platform/signature';
-import { getState } from '../context';
-import type { ApiEvent, ApiResult, LambdaContext } from '../types';
-import { headerValue } from './parse-request';
+import { stateOf } from '../context';
+import { headerValue, pathWithQuery } from '../headers';
+import type { RouteDef } from '../route-def';
+import type { ApiEvent, ApiResult, RouteContext } from '../types';
 
 /**
  * The rules every keyed route shares, in order: API key, rate limit (headers
  * on every keyed response), scope, request signature for live writes, and the
  * Idempotency-Key header of writes.
  */
-export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, LambdaContext> {
+export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   return {
     before: async (request) => {
       if (def.access === 'public') return;
       const event = request.event;
-      const state = getState(event);
+      const state = stateOf(request.context);
       const now = Date.now();
-      const { principal, rate } = await authenticate(headerValue(event, 'authorization'), now);
+      const { principal, rate, secret } = await authenticate(headerValue(event, 'authorization'), now);
       state.principal = principal;
       state.headers['x-ratelimit-limit'] = String(rate.limit);
       state.headers['x-ratelimit-remaining'] = String(rate.remaining);
@@ -43,7 +43,7 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
         const ts = headerValue(event, 'x-timestamp');
         const t = checkTimestamp(ts, Math.floor(now / 1000));
         if (!t.ok) throw new ApiError('auth.timestamp.skew', t.reason);
-        const expected = sign(principal.secret, ts!, event.requestContext.http.method, pathWithQuery(event), state.rawBody);
+        const expected = sign(secret, ts!, event.requestContext.http.method, pathWithQuery(event), state.rawBody);
         if (!signatureMatches(expected, headerValue(event, 'x-signature'))) {
           throw new ApiError(
             'auth.signature.invalid',

@@ -1,0 +1,317 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { accessTable, type Table, type TransactItem, transact } from '../db/client';
+import { isConditionFailed } from '../db/errors';
+import { batchGet, queryAll, queryPage } from '../db/query';
+import { backoff } from '../db/retry';
+import type { Env } from '../kernel/tenant';
+import { formatKey, hashSecret, newKeyPrefix, newKeySecret } from './api-key';
+import { accessKeys } from './keys';
+import type { ApiKeyRecord, Member, Partner } from './model';
+import type { Role } from './roles';
+
+export class AccessError extends Error {
+  constructor(
+    readonly kind: 'not_found' | 'conflict' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface NewMember {
+  email: string;
+  role: Role;
+  first_name?: string;
+  last_name?: string;
+}
+
+export interface IssuedKey {
+  key_id: string;
+  key: string;
+  env: Env;
+}
+
+const strip = <T>(item: Record<string, unknown> | undefined): T | undefined => {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ...rest } = item;
+  return rest as T;
+};
+
+function newKeyItem(partnerId: string, memberId: string, env: Env, now: string) {
+  const keyId = newKeyPrefix();
+  const secret = newKeySecret();
+  const record: ApiKeyRecord = { key_id: keyId, partner_id: partnerId, member_id: memberId, env, secret_hash: hashSecret(secret), created_at: now };
+  return {
+    issued: { key_id: keyId, key: formatKey(env, keyId, secret), env } satisfies IssuedKey,
+    item: { ...accessKeys.apiKey(keyId), type: 'api_key', ...accessKeys.keysIndex(partnerId, env, now, keyId), ...record },
+  };
+}
+
+function memberItem(partnerId: string, m: NewMember, now: string) {
+  const member: Member = {
+    member_id: randomUUID(),
+    partner_id: partnerId,
+    email: m.email,
+    role: m.role,
+    enabled: true,
+    first_name: m.first_name ?? '',
+    last_name: m.last_name ?? '',
+    created_at: now,
+  };
+  return { member, item: { ...accessKeys.member(partnerId, member.member_id), type: 'member', ...member } };
+}
+
+/** Partners, console members and API keys in the access table. */
+export function makeAccessStore(table: Table = accessTable) {
+  const TableName = () => table.name();
+  const store = {
+    /** `sandboxCatalog`: the snapshot the new tenant's sandbox starts on (the current one), so its clone exists at once. */
+    async createPartner(input: { name: string; email?: string; now?: Date; sandboxCatalog?: string }) {
+      const now = (input.now ?? new Date()).toISOString();
+      const partnerId = randomUUID();
+      const partner: Partner = { partner_id: partnerId, name: input.name, email: input.email, admin_count: 1, created_at: now, sandbox_catalog: input.sandboxCatalog };
+      const email = input.email ?? `admin+${partnerId.slice(0, 8)}@example.invalid`;
+      const { member, item } = memberItem(partnerId, { email, role: 'PARTNER_ADMIN', first_name: 'Admin', last_name: input.name }, now);
+      const live = newKeyItem(partnerId, member.member_id, 'live', now);
+      const test = newKeyItem(partnerId, member.member_id, 'test', now);
+      const cancelled = await transact(table.client, {
+        partner: {
+          Put: { TableName: TableName(), Item: { ...accessKeys.partner(partnerId), type: 'partner', ...accessKeys.partnersIndex(now, partnerId), ...partner }, ConditionExpression: 'attribute_not_exists(pk)' },
+        },
+        member: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        email: { Put: { TableName: TableName(), Item: { ...accessKeys.memberEmail(partnerId, email), type: 'member_email', member_id: member.member_id } } },
+        live: { Put: { TableName: TableName(), Item: live.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        test: { Put: { TableName: TableName(), Item: test.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      });
+      if (cancelled) throw new Error(`partner creation was cancelled (${cancelled.codes.join(', ')})`);
+      return { partner, member, liveKey: live.issued, testKey: test.issued };
+    },
+
+    async addMember(partnerId: string, m: NewMember): Promise<Member> {
+      const { member, item } = memberItem(partnerId, m, new Date().toISOString());
+      const cancelled = await transact(table.client, {
+        partner: {
+          Update: {
+            TableName: TableName(),
+            Key: accessKeys.partner(partnerId),
+            ConditionExpression: 'attribute_exists(pk)',
+            UpdateExpression: 'ADD admin_count :n',
+            ExpressionAttributeValues: { ':n': m.role === 'PARTNER_ADMIN' ? 1 : 0 },
+          },
+        },
+        email: {
+          Put: { TableName: TableName(), Item: { ...accessKeys.memberEmail(partnerId, m.email), type: 'member_email', member_id: member.member_id }, ConditionExpression: 'attribute_not_exists(pk)' },
+        },
+        member: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      });
+      if (cancelled?.failed('partner')) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
+      if (cancelled?.failed('email')) throw new AccessError('conflict', `a member with e-mail ${m.email} already exists in partner ${partnerId}`);
+      if (cancelled) throw new Error(`member creation was cancelled (${cancelled.codes.join(', ')})`);
+      return member;
+    },
+
+    async issueKey(partnerId: string, memberId: string, env: Env, opts: { expiresAt?: string; issuedBy?: string } = {}): Promise<IssuedKey & { record: ApiKeyRecord }> {
+      const k = newKeyItem(partnerId, memberId, env, new Date().toISOString());
+      const item: Record<string, unknown> = { ...k.item, ...(opts.expiresAt ? { expires_at: opts.expiresAt } : {}), ...(opts.issuedBy ? { issued_by: opts.issuedBy } : {}) };
+      const cancelled = await transact(table.client, {
+        member: {
+          ConditionCheck: { TableName: TableName(), Key: accessKeys.member(partnerId, memberId), ConditionExpression: 'attribute_exists(pk) AND enabled = :t', ExpressionAttributeValues: { ':t': true } },
+        },
+        key: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      });
+      if (cancelled?.failed('member')) throw new AccessError('not_found', `member ${memberId} does not exist in partner ${partnerId} or is disabled`);
+      if (cancelled) throw new Error(`key issue was cancelled (${cancelled.codes.join(', ')})`);
+      return { ...k.issued, record: strip<ApiKeyRecord>(item)! };
+    },
+
+    /** Revokes a key at once; with `owner`, only if it belongs to that partner and environment. */
+    async revokeKey(keyId: string, owner?: { partnerId: string; env: Env }, now = new Date()): Promise<ApiKeyRecord> {
+      try {
+        const r = await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: accessKeys.apiKey(keyId),
+            ConditionExpression: owner ? 'attribute_exists(pk) AND partner_id = :p AND env = :e' : 'attribute_exists(pk)',
+            UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+            ExpressionAttributeValues: { ':now': now.toISOString(), ...(owner ? { ':p': owner.partnerId, ':e': owner.env } : {}) },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return strip<ApiKeyRecord>(r.Attributes)!;
+      } catch (e) {
+        if (isConditionFailed(e)) throw new AccessError('not_found', `key ${keyId} does not exist`);
+        throw e;
+      }
+    },
+
+    /** Keys of one partner and environment, most recent first. */
+    async listKeys(partnerId: string, env: Env, limit: number, after?: string) {
+      const gsi1pk = accessKeys.keysPartition(partnerId, env);
+      const { items, hasMore } = await queryPage(
+        table,
+        { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': gsi1pk }, ScanIndexForward: false },
+        limit,
+        after ? { gsi1pk, gsi1sk: after, ...accessKeys.keyFromIndexSort(after) } : undefined,
+      );
+      return { items: items.map((i) => strip<ApiKeyRecord>(i)!), next: hasMore ? (items.at(-1)!.gsi1sk as string) : undefined };
+    },
+
+    async getMember(partnerId: string, memberId: string): Promise<Member | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: accessKeys.member(partnerId, memberId), ConsistentRead: true }));
+      return strip<Member>(r.Item);
+    },
+
+    /**
+     * Changes a member's role in one transaction that keeps the partner's count
+     * of enabled admins (never below 1) and re-checks that the caller is still
+     * an enabled admin. Retries when a concurrent change moved the member.
+     */
+    async changeRole(partnerId: string, callerId: string, memberId: string, role: Role): Promise<Member> {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const member = await store.getMember(partnerId, memberId);
+        if (!member) throw new AccessError('not_found', `member ${memberId} does not exist`);
+        if (member.role === role) return member;
+        const delta = !member.enabled ? 0 : member.role === 'PARTNER_ADMIN' ? -1 : role === 'PARTNER_ADMIN' ? 1 : 0;
+        const named: Partial<Record<'member' | 'caller' | 'partner', TransactItem>> = {
+          member: {
+            Update: {
+              TableName: TableName(),
+              Key: accessKeys.member(partnerId, memberId),
+              UpdateExpression: 'SET #r = :new, updated_at = :now',
+              // Also pinned to the enabled flag the admin count was computed from.
+              ConditionExpression: '#r = :old AND enabled = :enabled',
+              ExpressionAttributeNames: { '#r': 'role' },
+              ExpressionAttributeValues: { ':new': role, ':old': member.role, ':now': new Date().toISOString(), ':enabled': member.enabled },
+            },
+          },
+          caller: {
+            ConditionCheck: {
+              TableName: TableName(),
+              Key: accessKeys.member(partnerId, callerId),
+              ConditionExpression: '#r = :admin AND enabled = :t',
+              ExpressionAttributeNames: { '#r': 'role' },
+              ExpressionAttributeValues: { ':admin': 'PARTNER_ADMIN', ':t': true },
+            },
+          },
+        };
+        if (delta !== 0) named.partner = adminCountUpdate(TableName(), partnerId, delta);
+        const cancelled = await transact(table.client, named);
+        if (!cancelled) return { ...member, role };
+        if (cancelled.failed('partner')) throw new AccessError('conflict', 'last_admin');
+        if (cancelled.failed('caller')) throw new AccessError('invalid', 'caller_not_admin');
+        if (cancelled.failed('member') || cancelled.conflict) {
+          await backoff(attempt + 2, 20, 300);
+          continue;
+        }
+        throw new Error(`role change was cancelled (${cancelled.codes.join(', ')})`);
+      }
+      throw new Error('role change kept conflicting with concurrent changes');
+    },
+
+    /** Enables or disables a member; disabling the last enabled admin is refused. */
+    async setMemberEnabled(partnerId: string, memberId: string, enabled: boolean): Promise<Member> {
+      const member = await store.getMember(partnerId, memberId);
+      if (!member) throw new AccessError('not_found', `member ${memberId} does not exist in partner ${partnerId}`);
+      if (member.enabled === enabled) return member;
+      const cancelled = await transact(table.client, {
+        member: {
+          Update: {
+            TableName: TableName(),
+            Key: accessKeys.member(partnerId, memberId),
+            UpdateExpression: 'SET enabled = :e',
+            ConditionExpression: 'enabled = :was AND #r = :role',
+            ExpressionAttributeNames: { '#r': 'role' },
+            ExpressionAttributeValues: { ':e': enabled, ':was': member.enabled, ':role': member.role },
+          },
+        },
+        ...(member.role === 'PARTNER_ADMIN' ? { partner: adminCountUpdate(TableName(), partnerId, enabled ? 1 : -1) } : {}),
+      });
+      if (cancelled) throw new AccessError('conflict', `member ${memberId} changed concurrently or is the last enabled PARTNER_ADMIN`);
+      return { ...member, enabled };
+    },
+
+    async listPartners(): Promise<Partner[]> {
+      const items = await queryAll(table, { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': accessKeys.partnersPartition } });
+      return items.map((i) => strip<Partner>(i)!);
+    },
+
+    async getPartner(partnerId: string): Promise<Partner | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: accessKeys.partner(partnerId) }));
+      return strip<Partner>(r.Item);
+    },
+
+    async listMembers(partnerId: string): Promise<Member[]> {
+      const { pk, skPrefix } = accessKeys.members(partnerId);
+      const r = await table.client.send(
+        new QueryCommand({ TableName: TableName(), KeyConditionExpression: 'pk = :p AND begins_with(sk, :m)', ExpressionAttributeValues: { ':p': pk, ':m': skPrefix } }),
+      );
+      return (r.Items ?? []).map((i) => strip<Member>(i)!);
+    },
+
+    /** Strongly consistent: a revoked key stops working on the very next request. */
+    async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: accessKeys.apiKey(keyId), ConsistentRead: true }));
+      return strip<ApiKeyRecord>(r.Item);
+    },
+
+    /** Member and partner in one round trip (BatchGetItem, strongly consistent: role changes apply at once). */
+    async getMemberAndPartner(partnerId: string, memberId: string): Promise<{ member?: Member; partner?: Partner }> {
+      const memberKey = accessKeys.member(partnerId, memberId);
+      const items = await batchGet(table, [memberKey, accessKeys.partner(partnerId)]);
+      return {
+        member: strip<Member>(items.find((i) => i.sk === memberKey.sk)),
+        partner: strip<Partner>(items.find((i) => i.sk === accessKeys.partner(partnerId).sk)),
+      };
+    },
+
+    async setRateLimit(partnerId: string, perMinute: number | null): Promise<Partner> {
+      try {
+        const r = await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: accessKeys.partner(partnerId),
+            ConditionExpression: 'attribute_exists(pk)',
+            UpdateExpression: perMinute === null ? 'REMOVE rate_limit_per_minute' : 'SET rate_limit_per_minute = :n',
+            ExpressionAttributeValues: perMinute === null ? undefined : { ':n': perMinute },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return strip<Partner>(r.Attributes)!;
+      } catch (e) {
+        if (isConditionFailed(e)) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
+        throw e;
+      }
+    },
+
+    /** Moves a tenant's sandbox to a catalog snapshot (the weekly refresh), as a transaction item. */
+    sandboxCatalogItem(partnerId: string, snapshot: string, now: Date): TransactItem {
+      return {
+        Update: {
+          TableName: TableName(),
+          Key: accessKeys.partner(partnerId),
+          UpdateExpression: 'SET sandbox_catalog = :s, sandbox_refreshed_at = :t',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':s': snapshot, ':t': now.toISOString() },
+        },
+      };
+    },
+  };
+  return store;
+}
+
+/** Keeps the partner's count of enabled admins: an increment, or a decrement that never leaves it below 1. */
+function adminCountUpdate(TableName: string, partnerId: string, delta: 1 | -1): TransactItem {
+  return {
+    Update: {
+      TableName,
+      Key: accessKeys.partner(partnerId),
+      UpdateExpression: 'ADD admin_count :d',
+      ConditionExpression: delta < 0 ? 'admin_count > :one' : 'attribute_exists(pk)',
+      ExpressionAttributeValues: delta < 0 ? { ':d': -1, ':one': 1 } : { ':d': 1 },
+    },
+  };
+}
+
+export const accessStore = makeAccessStore();
+export type AccessStore = typeof accessStore;

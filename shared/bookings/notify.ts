@@ -1,0 +1,38 @@
+import { logger } from '../kernel/logger';
+import { type Mail, operatorFallbackEmail, sendMail } from '../kernel/mail';
+import type { BookingRecord } from './model';
+
+/**
+ * The traveler's confirmation or cancellation e-mail, and in production the
+ * operator's notice. Sandbox subjects start with [TEST] and the operator never
+ * hears of sandbox bookings. A failed send is logged; it never undoes the booking.
+ */
+export async function notify(b: BookingRecord, kind: 'confirmed' | 'cancelled') {
+  const test = b.env === 'test';
+  const prefix = test ? '[TEST] ' : '';
+  const when = `${b.travel_date}${b.start_time ? ` at ${b.start_time}` : ''}`;
+  const mails: Mail[] = [
+    {
+      to: b.contact.email,
+      subject: kind === 'confirmed' ? `${prefix}Booking ${b.booking_number} confirmed: ${b.adventure.title}` : `${prefix}Booking ${b.booking_number} cancelled: ${b.adventure.title}`,
+      text: [
+        `Dear ${b.contact.first_name} ${b.contact.last_name},`,
+        '',
+        kind === 'confirmed'
+          ? `Your booking ${b.booking_number} for ${b.adventure.title} on ${when} is confirmed for ${b.travelers.length} traveler(s). Total paid: ${b.net_amount.amount} MAD.`
+          : `Your booking ${b.booking_number} for ${b.adventure.title} on ${when} has been cancelled. Refund: ${b.cancellation?.refund_amount.amount ?? '0.00'} MAD.`,
+        '',
+        `Cancellation policy: ${b.cancellation_policy.description}`,
+      ].join('\n'),
+    },
+  ];
+  if (!test) {
+    mails.push({
+      to: operatorFallbackEmail(),
+      subject: `Booking ${b.booking_number} ${kind}: ${b.adventure.title}, ${when}`,
+      text: `${b.travelers.length} traveler(s); rate pack ${b.rate_pack.name}; lead ${b.contact.first_name} ${b.contact.last_name}, ${b.contact.phone}.`,
+    });
+  }
+  const results = await Promise.allSettled(mails.map(sendMail));
+  for (const r of results) if (r.status === 'rejected') logger.error('e-mail not sent', { booking_number: b.booking_number, kind, error: (r.reason as Error).message });
+}

@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { JWK } from 'jose';
+import { dataTable, type Table, type TransactItem } from '../db/client';
+import { isConditionFailed } from '../db/errors';
+import { clean, queryPage, queryPages } from '../db/query';
+import type { Env } from '../kernel/tenant';
+import { bookingKeys } from './keys';
+import type { BookingRecord, BookingStatus, Cancellation } from './model';
+
+export interface BookingFilter {
+  limit: number;
+  status?: BookingStatus[];
+  /** The HMAC of the customer reference to match exactly. */
+  customerRefHash?: string;
+  /** ISO instants in the stored form, inclusive. */
+  createdFrom: string;
+  createdTo: string;
+}
+
+/** Bookings, their partner_reference reservations, customer-reference keys and payment keys. */
+export function makeBookingStore(table: Table = dataTable) {
+  const TableName = () => table.name();
+  const leaveConfirmed = (bookingNumber: string, set: string, values: Record<string, unknown>): TransactItem => ({
+    Update: {
+      TableName: TableName(),
+      Key: bookingKeys.booking(bookingNumber),
+      // Leaving CONFIRMED also leaves the completion job's index.
+      UpdateExpression: `SET ${set} REMOVE gsi2pk, gsi2sk`,
+      ConditionExpression: '#s = :confirmed',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ...values, ':confirmed': 'CONFIRMED' },
+    },
+  });
+
+  const store = {
+    async get(bookingNumber: string): Promise<BookingRecord | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: bookingKeys.booking(bookingNumber), ConsistentRead: true }));
+      return r.Item ? clean<BookingRecord>(r.Item) : undefined;
+    },
+
+    /** A new booking; fails if the number is taken. */
+    put(b: BookingRecord): TransactItem {
+      return {
+        Put: {
+          TableName: TableName(),
+          Item: {
+            ...bookingKeys.booking(b.booking_number),
+            type: 'booking',
+            ...b,
+            ...bookingKeys.byTenant(b.partner_id, b.env, b.created_at, b.booking_number),
+            ...bookingKeys.byTravelDate(b.travel_date, b.created_at, b.booking_number),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      };
+    },
+
+    /** Reserves the partner_reference for a booking: fails if the partner already used it in this environment. */
+    reserveReference(partnerId: string, env: Env, reference: string, bookingNumber: string): TransactItem {
+      return { Put: { TableName: TableName(), Item: { ...bookingKeys.partnerReference(partnerId, env, reference), booking_number: bookingNumber }, ConditionExpression: 'attribute_not_exists(pk)' } };
+    },
+
+    /** CONFIRMED -> CANCELLED with its cancellation record. */
+    cancel(bookingNumber: string, cancellation: Cancellation, now: Date): TransactItem {
+      return leaveConfirmed(bookingNumber, '#s = :c, cancellation = :x, updated_at = :now', { ':c': 'CANCELLED', ':x': cancellation, ':now': now.toISOString() });
+    },
+
+    /** CONFIRMED -> COMPLETED. */
+    complete(bookingNumber: string, now: Date): TransactItem {
+      return leaveConfirmed(bookingNumber, '#s = :done, completed_at = :now, updated_at = :now', { ':done': 'COMPLETED', ':now': now.toISOString() });
+    },
+
+    /** A partner's bookings in one environment, newest first; `after` is the index sort key of the last row of the previous page. */
+    async listForTenant(partnerId: string, env: Env, f: BookingFilter, after?: string) {
+      const gsi1pk = bookingKeys.byTenantPartition(partnerId, env);
+      const range = bookingKeys.createdRange(f.createdFrom, f.createdTo);
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ':p': gsi1pk, ':from': range.from, ':to': range.to };
+      const filters: string[] = [];
+      if (f.status?.length) {
+        names['#s'] = 'status';
+        filters.push(`#s IN (${f.status.map((s, i) => ((values[`:s${i}`] = s), `:s${i}`)).join(', ')})`);
+      }
+      if (f.customerRefHash !== undefined) {
+        values[':h'] = f.customerRefHash;
+        filters.push('customer_ref_hash = :h');
+      }
+      const { items, hasMore } = await queryPage(
+        table,
+        {
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :p AND gsi1sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: values,
+          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+          ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+          ScanIndexForward: false,
+        },
+        f.limit,
+        after ? { gsi1pk, gsi1sk: after, ...bookingKeys.fromTenantSort(after) } : undefined,
+      );
+      return { items: items.map((i) => clean<BookingRecord>(i)), next: hasMore ? (items.at(-1)!.gsi1sk as string) : undefined };
+    },
+
+    /** CONFIRMED bookings travelling on a date, a page at a time. */
+    async *confirmedOn(travelDate: string): AsyncGenerator<BookingRecord[]> {
+      for await (const page of queryPages(table, { IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :p', ExpressionAttributeValues: { ':p': bookingKeys.byTravelDatePartition(travelDate) } })) {
+        yield page.map((i) => clean<BookingRecord>(i));
+      }
+    },
+
+    /** The partner's key for pseudonymizing customer references, created on first use when `create`. */
+    async customerRefKey(partnerId: string, create: boolean): Promise<Buffer | undefined> {
+      const Key = bookingKeys.customerRefKey(partnerId);
+      const got = await table.client.send(new GetCommand({ TableName: TableName(), Key, ConsistentRead: true }));
+      if (got.Item) return Buffer.from(got.Item.key as string, 'base64');
+      if (!create) return undefined;
+      try {
+        await table.client.send(
+          new PutCommand({ TableName: TableName(), Item: { ...Key, key: randomBytes(32).toString('base64'), created_at: new Date().toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' }),
+        );
+      } catch (e) {
+        if (!isConditionFailed(e)) throw e;
+      }
+      return store.customerRefKey(partnerId, false);
+    },
+
+    /** Registers a public payment key; false when the kid is already taken for this partner and environment. */
+    async putPaymentKey(partnerId: string, env: Env, kid: string, jwk: JWK): Promise<boolean> {
+      try {
+        await table.client.send(
+          new PutCommand({
+            TableName: TableName(),
+            Item: { ...bookingKeys.paymentKey(partnerId, env, kid), type: 'payment_key', kid, jwk, created_at: new Date().toISOString() },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return true;
+      } catch (e) {
+        if (isConditionFailed(e)) return false;
+        throw e;
+      }
+    },
+
+    async getPaymentKey(partnerId: string, env: Env, kid: string): Promise<JWK | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: bookingKeys.paymentKey(partnerId, env, kid) }));
+      return r.Item?.jwk as JWK | undefined;
+    },
+  };
+  return store;
+}
+
+export const bookingStore = makeBookingStore();

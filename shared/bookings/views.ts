@@ -1,0 +1,67 @@
+import type { z } from 'zod';
+import { money, toMinor } from '../kernel/money';
+import type { BookingRecord } from './model';
+import { initials, refundPreview } from './rules';
+import type { Booking, BookingListItem, CancellationQuote } from './schemas';
+
+export type BookingView = z.input<typeof Booking>;
+export type BookingListView = z.input<typeof BookingListItem>;
+export type CancellationQuoteView = z.input<typeof CancellationQuote>;
+
+/** Fields shown both in the list and in the detail. */
+function bookingCore(b: BookingRecord) {
+  return {
+    booking_number: b.booking_number,
+    partner_reference: b.partner_reference,
+    status: b.status,
+    test_mode: b.env === 'test',
+    quote_id: b.quote_id,
+    travel_date: b.travel_date,
+    start_time: b.start_time,
+    net_amount: b.net_amount,
+    created_at: b.created_at,
+  };
+}
+
+export function bookingView(b: BookingRecord): BookingView {
+  return {
+    ...bookingCore(b),
+    adventure: b.adventure,
+    rate_pack: b.rate_pack,
+    contact: b.contact,
+    travelers: b.travelers,
+    cancellation_policy: b.cancellation_policy,
+    payment: { payment_reference: b.payment.payment_reference, paid_at: b.payment.paid_at, amount: b.payment.amount },
+    cancellation: b.cancellation ?? null,
+    updated_at: b.updated_at,
+    completed_at: b.completed_at ?? null,
+  };
+}
+
+export function bookingListView(b: BookingRecord): BookingListView {
+  return {
+    ...bookingCore(b),
+    adventure_slug: b.adventure.slug,
+    travelers: b.travelers.map((t) => ({ initials: initials(t.first_name, t.last_name) })),
+  };
+}
+
+/** The refund a cancellation would get now, and until when that holds. */
+export function cancellationQuoteView(b: BookingRecord, now = new Date()): CancellationQuoteView {
+  const preview = refundPreview(toMinor(b.net_amount.amount), b.cancellation_policy.rules, new Date(b.starts_at), now);
+  return {
+    booking_number: b.booking_number,
+    status: b.status,
+    cancellable: b.status === 'CONFIRMED',
+    currency: 'MAD',
+    amount_paid: b.net_amount,
+    refundable_amount: money(preview.refundable),
+    fee_amount: money(preview.fee),
+    refund_percent: preview.refund_percent,
+    hours_before_start: preview.hours_before_start,
+    policy: b.cancellation_policy,
+    applied_rule: preview.applied_rule,
+    valid_until: preview.valid_until?.toISOString() ?? null,
+    computed_at: now.toISOString(),
+  };
+}

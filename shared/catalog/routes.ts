@@ -1,0 +1,41 @@
+import { defineRoutes } from '../http/route-def';
+import { AdventureDetail, AdventureListQuery, AdventurePage, Availability, AvailabilityQuery, SlugParams } from './schemas';
+
+/** Catalog: browse adventures and their availability. */
+export const catalogRoutes = defineRoutes({
+  listAdventures: {
+    method: 'GET',
+    path: '/v1/adventures',
+    handler: 'functions/catalog/list.ts',
+    access: 'key',
+    scope: 'catalog:read',
+    tag: 'Catalog',
+    summary: 'Browse the catalog',
+    description: 'Offset-based paging (meta.total_results, meta.page_number); sort by popularity, price or distance; filter by text, city, category, date and price.',
+    request: { query: AdventureListQuery },
+    responses: { 200: { description: 'A page of adventures.', schema: AdventurePage } },
+  },
+  getAdventure: {
+    method: 'GET',
+    path: '/v1/adventures/{slug}',
+    handler: 'functions/catalog/get.ts',
+    access: 'key',
+    scope: 'catalog:read',
+    tag: 'Catalog',
+    summary: 'One adventure with its rate packs',
+    request: { params: SlugParams },
+    responses: { 200: { description: 'The adventure.', schema: AdventureDetail } },
+  },
+  getAvailability: {
+    method: 'GET',
+    path: '/v1/adventures/{slug}/availability',
+    handler: 'functions/catalog/availability.ts',
+    access: 'key',
+    scope: 'catalog:read',
+    tag: 'Catalog',
+    summary: 'Bookable slots with seats left',
+    description: 'Departures for SCHEDULED packs, days for FLEXIBLE packs, between two dates.',
+    request: { params: SlugParams, query: AvailabilityQuery },
+    responses: { 200: { description: 'The bookable slots.', schema: Availability } },
+  },
+});

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { CalendarDate, Money, PageMeta, pageQuery } from '../http/schemas';
+import { CATEGORIES } from './import-format';
+
+const Mad = z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'an amount in MAD, e.g. 250 or 250.00 (at most 9 digits before the point)');
+const Category = z.enum(CATEGORIES).meta({ id: 'Category' });
+export const BookingMode = z.enum(['SCHEDULED', 'FLEXIBLE']).meta({ id: 'BookingMode', description: 'SCHEDULED: dated departures at fixed times. FLEXIBLE: any time on a day, against a daily capacity.' });
+
+export const AdventureListQuery = pageQuery
+  .extend({
+    sort: z.enum(['popularity', 'price', '-price', 'distance']).default('popularity').describe('popularity (default, most popular first), price (from-price ascending), -price (descending), distance (needs lat and lng)'),
+    q: z.string().max(100).optional().describe('Text search in title, summary, city, agency and category'),
+    city: z.string().max(60).optional(),
+    category: Category.optional(),
+    date: CalendarDate.optional().describe('Only adventures operating on this date (Morocco time) within their booking window; exact seats via /availability'),
+    min_price: Mad.optional().describe('Minimum from-price in MAD'),
+    max_price: Mad.optional().describe('Maximum from-price in MAD'),
+    lat: z.coerce.number().min(-90).max(90).optional(),
+    lng: z.coerce.number().min(-180).max(180).optional(),
+  })
+  .superRefine((q, ctx) => {
+    if (q.sort === 'distance') {
+      for (const f of ['lat', 'lng'] as const) if (q[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: `sort=distance needs both lat and lng (received undefined ${f})` });
+    }
+    if ((q.lat === undefined) !== (q.lng === undefined)) ctx.addIssue({ code: 'custom', path: [q.lat === undefined ? 'lat' : 'lng'], message: 'lat and lng go together' });
+  });
+
+const Location = z.object({ lat: z.number(), lng: z.number() });
+
+export const AdventureSummary = z
+  .object({
+    id: z.uuid(),
+    slug: z.string(),
+    title: z.string(),
+    summary: z.string(),
+    city: z.string(),
+    category: Category,
+    location: Location,
+    duration_minutes: z.number().int(),
+    rating: z.number(),
+    review_count: z.number().int(),
+    popularity: z.number().int(),
+    from_price: Money.describe('Lowest price of a standard adult (age 30) over the rate packs'),
+    booking_modes: z.array(BookingMode),
+    image: z.url(),
+    agency_name: z.string(),
+    bookable: z.boolean().describe('false when the operator has withdrawn the adventure'),
+    distance_km: z.number().optional().describe('From lat/lng, when given'),
+  })
+  .meta({ id: 'AdventureSummary' });
+
+export const AdventurePage = z
+  .object({ data: z.array(AdventureSummary), meta: PageMeta })
+  .meta({ id: 'AdventurePage', description: 'Offset-based: meta carries total_results and page_number.' });
+
+const AgeBracket = z
+  .object({ code: z.string(), label: z.string(), min_age: z.number().int(), max_age: z.number().int(), price: Money })
+  .meta({ id: 'AgeBracket', description: 'Bounds inclusive, age on the travel date' });
+export const CancellationPolicy = z
+  .object({
+    code: z.string(),
+    description: z.string(),
+    rules: z.array(z.object({ hours_before: z.number().int(), refund_percent: z.number().int() })),
+  })
+  .meta({ id: 'CancellationPolicy', description: 'Refund percent by hours left before the start; the largest threshold reached applies' });
+
+export const RatePack = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    description: z.string().nullable(),
+    booking_mode: BookingMode,
+    age_brackets: z.array(AgeBracket),
+    min_travelers: z.number().int(),
+    max_travelers: z.number().int(),
+    cancellation_policy: CancellationPolicy,
+    schedule: z.object({
+      weekdays: z.array(z.number().int()).describe('ISO weekdays, 1 = Monday'),
+      start_times: z.array(z.string()).optional(),
+      capacity_per_departure: z.number().int().optional(),
+      daily_capacity: z.number().int().optional(),
+    }),
+    booking_window_days: z.number().int(),
+  })
+  .meta({ id: 'RatePack' });
+
+export const AdventureDetail = AdventureSummary.extend({
+  description: z.string(),
+  images: z.array(z.url()),
+  agency: z.object({ id: z.uuid(), name: z.string() }),
+  rate_packs: z.array(RatePack),
+}).meta({ id: 'Adventure' });
+
+export const SlugParams = z.object({ slug: z.string().regex(/^[a-z0-9-]{1,120}$/) });
+
+export const AvailabilityQuery = z.object({
+  from: CalendarDate.optional().describe('First date (default today, Morocco time)'),
+  to: CalendarDate.optional().describe('Last date, inclusive (default from + 13 days; at most 62 days in all)'),
+  rate_pack_id: z.uuid().optional(),
+});
+
+export const Availability = z
+  .object({
+    adventure_id: z.uuid(),
+    adventure_slug: z.string(),
+    from: z.string(),
+    to: z.string(),
+    data: z.array(
+      z.object({
+        rate_pack_id: z.uuid(),
+        booking_mode: BookingMode,
+        date: z.string(),
+        start_time: z.string().nullable().describe('null for FLEXIBLE: the slot is the day'),
+        capacity: z.number().int(),
+        remaining: z.number().int(),
+      }),
+    ),
+  })
+  .meta({ id: 'Availability' });
+

@@ -1,0 +1,27 @@
+import type { Tenant } from '../kernel/tenant';
+import { type CatalogScope, inventoryKeys, PROD } from './keys';
+import { catalogStore } from './store';
+
+export interface CatalogScopes {
+  /** Whose catalog content: PROD or the tenant's sandbox snapshot. */
+  content: CatalogScope;
+  /** Whose seats: LIVE, or SBX#<partner> for the tenant's isolated sandbox inventory. */
+  inventory: string;
+}
+
+let currentSandbox: { scope: CatalogScope; at: number } | undefined;
+const SANDBOX_POINTER_TTL_MS = 5_000;
+
+/** Live keys see production; sandbox keys their tenant's clone (the current snapshot until their first refresh). */
+export async function catalogScopes(t: Tenant): Promise<CatalogScopes> {
+  if (t.env === 'live') return { content: PROD, inventory: inventoryKeys.live };
+  let content = t.sandboxCatalog;
+  if (!content) {
+    if (!currentSandbox || Date.now() - currentSandbox.at > SANDBOX_POINTER_TTL_MS) {
+      const scope = await catalogStore.currentSandboxScope();
+      currentSandbox = scope ? { scope, at: Date.now() } : undefined;
+    }
+    content = currentSandbox?.scope ?? PROD;
+  }
+  return { content, inventory: inventoryKeys.sandbox(t.partnerId) };
+}

@@ -1,0 +1,65 @@
+import { BatchGetCommand, type BatchGetCommandOutput, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { Table } from './client';
+import { backoff } from './retry';
+
+export type Item = Record<string, unknown>;
+export type Key = { pk: string; sk: string };
+type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>;
+
+/**
+ * One page of a keyset Query: reads until it holds limit + 1 matching items
+ * (filters apply after DynamoDB's Limit) so `hasMore` is exact and the last
+ * page never hands out a cursor to an empty page.
+ */
+export async function queryPage(table: Table, input: Omit<QueryInput, 'Limit'>, limit: number, startKey?: Item): Promise<{ items: Item[]; hasMore: boolean }> {
+  const items: Item[] = [];
+  let ExclusiveStartKey = startKey;
+  do {
+    const r = await table.client.send(new QueryCommand({ ...input, TableName: table.name(), Limit: Math.max(limit + 1 - items.length, 1), ExclusiveStartKey }));
+    items.push(...(r.Items ?? []));
+    ExclusiveStartKey = r.LastEvaluatedKey;
+  } while (items.length <= limit && ExclusiveStartKey);
+  return { items: items.slice(0, limit), hasMore: items.length > limit };
+}
+
+/** Every item of a Query, following LastEvaluatedKey. */
+export async function queryAll(table: Table, input: QueryInput): Promise<Item[]> {
+  const out: Item[] = [];
+  for await (const page of queryPages(table, input)) out.push(...page);
+  return out;
+}
+
+/** The pages of a Query, one at a time, following LastEvaluatedKey. */
+export async function* queryPages(table: Table, input: QueryInput): AsyncGenerator<Item[]> {
+  let ExclusiveStartKey: Item | undefined;
+  do {
+    const r = await table.client.send(new QueryCommand({ ...input, TableName: table.name(), ExclusiveStartKey }));
+    yield r.Items ?? [];
+    ExclusiveStartKey = r.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}
+
+/** Strongly consistent BatchGetItem of up to 100 keys, re-sending unprocessed keys with backoff. */
+export async function batchGet(table: Table, keys: Key[]): Promise<Item[]> {
+  const TableName = table.name();
+  const items: Item[] = [];
+  let Keys: Item[] | undefined = keys;
+  for (let attempt = 0; Keys?.length; attempt++) {
+    if (attempt > 5) throw new Error('BatchGetItem kept returning unprocessed keys');
+    if (attempt > 0) await backoff(attempt, 20, 500);
+    const r: BatchGetCommandOutput = await table.client.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys, ConsistentRead: true } } }));
+    items.push(...(r.Responses?.[TableName] ?? []));
+    Keys = r.UnprocessedKeys?.[TableName]?.Keys;
+  }
+  return items;
+}
+
+/** Removes the storage attributes (keys, index keys, TTL, type tag) from an item. */
+export function clean<T>(item: Item): T {
+  const out: Item = {};
+  for (const [k, v] of Object.entries(item)) {
+    if (k === 'pk' || k === 'sk' || k === 'ttl' || k === 'type' || /^gsi\d+(pk|sk)$/.test(k)) continue;
+    out[k] = v;
+  }
+  return out as T;
+}

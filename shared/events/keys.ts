@@ -1,0 +1,11 @@
+import type { Env } from '../kernel/tenant';
+
+/** Keys of recorded events in the data table (README, "Data", row "events"). */
+export const eventKeys = {
+  /** The events of a partner and environment, in time order. */
+  partition: (partnerId: string, env: Env) => `EVT#${partnerId}#${env}`,
+  event: (partnerId: string, env: Env, createdAt: string, id: string) => ({ pk: eventKeys.partition(partnerId, env), sk: `${createdAt}#${id}` }),
+  /** gsi1 (sparse): events not yet fanned out, oldest first; removed once dispatched. */
+  pendingPartition: 'EVENTS#PENDING',
+  pending: (createdAt: string, id: string) => ({ gsi1pk: eventKeys.pendingPartition, gsi1sk: `${createdAt}#${id}` }),
+};

@@ -1,0 +1,47 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { dataTable, type Table, type TransactItem } from '../db/client';
+import { type Item, queryPages } from '../db/query';
+import type { Env } from '../kernel/tenant';
+import { eventKeys } from './keys';
+import type { EventEnvelope, EventRef } from './types';
+
+export interface EventRecord {
+  partner_id: string;
+  env: Env;
+  event: EventEnvelope;
+  dispatch: 'PENDING' | 'DONE';
+}
+
+/** Recorded events: read for delivery, marked dispatched once fanned out. */
+export function makeEventStore(table: Table = dataTable) {
+  return {
+    async get(ref: EventRef, consistent = false): Promise<EventRecord | undefined> {
+      return (await table.client.send(new GetCommand({ TableName: table.name(), Key: ref, ConsistentRead: consistent }))).Item as EventRecord | undefined;
+    },
+
+    /** Marks a pending event dispatched (it leaves the pending index); fails if another worker did it first. */
+    markDispatched(ref: EventRef, deliveryCount: number, now: Date): TransactItem {
+      return {
+        Update: {
+          TableName: table.name(),
+          Key: ref,
+          UpdateExpression: 'SET dispatch = :done, dispatched_at = :now, delivery_count = :n REMOVE gsi1pk, gsi1sk',
+          ConditionExpression: 'dispatch = :pending',
+          ExpressionAttributeValues: { ':done': 'DONE', ':pending': 'PENDING', ':now': now.toISOString(), ':n': deliveryCount },
+        },
+      };
+    },
+
+    /** Events recorded before `cutoff` and still not fanned out, a page at a time. */
+    pendingBefore(cutoff: string): AsyncGenerator<Item[]> {
+      return queryPages(table, {
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :c',
+        ExpressionAttributeValues: { ':p': eventKeys.pendingPartition, ':c': cutoff },
+        Limit: 500,
+      });
+    },
+  };
+}
+
+export const eventStore = makeEventStore();

@@ -1,0 +1,22 @@
+export const EVENT_TYPES = [
+  'booking.confirmed',
+  'booking.cancelled',
+  'booking.completed',
+  'settlement.issued',
+  'settlement.paid',
+  'review.moderated',
+  'adventure.unavailable',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What a webhook endpoint receives: the envelope of the spec, in this field order. */
+export interface EventEnvelope {
+  id: string;
+  type: EventType;
+  created_at: string;
+  test: boolean;
+  data: Record<string, unknown>;
+}
+
+/** Where a recorded event lives (its table key): deliveries point back to it. */
+export type EventRef = { pk: string; sk: string };

@@ -1,0 +1,70 @@
+import type { z } from 'zod';
+import type { Scope } from '../access/scopes';
+
+/**
+ * The shape of a route-table entry. Each feature declares its routes in its
+ * own `routes.ts` with `defineRoutes`; `shared/routes.ts` merges them into
+ * the one table that drives the CDK API Gateway routes, the local runtime's
+ * router and the OpenAPI document. A handler imports only its feature's table.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export const WRITE_METHODS: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export interface ResponseDef {
+  description: string;
+  schema?: z.ZodType;
+  /** Defaults to application/json. */
+  contentType?: string;
+}
+
+export interface RouteSpec {
+  method: HttpMethod;
+  path: string;
+  /** Handler entry, relative to the repository root (a file under functions/ exporting `handler`). */
+  handler: string;
+  /** `public` routes need no key; `key` routes need a bearer key with `scope`. */
+  access: 'public' | 'key';
+  scope?: Scope;
+  tag: string;
+  summary: string;
+  description?: string;
+  request?: { params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType };
+  /** The success responses; a handler answers the lowest status unless it names another. */
+  responses: Record<number, ResponseDef>;
+  /** RFC 8594: the route answers with Deprecation and Sunset headers. */
+  deprecated?: { since: string; sunset: string };
+  /** Top-level response fields shown once: never stored for idempotent replays (replayed as null). */
+  secretFields?: string[];
+  /** The route changes partners, members or keys; other keyed routes write only platform records to the access table. */
+  changesAccess?: boolean;
+  /** The route sends e-mail (SES in AWS). */
+  sendsMail?: boolean;
+  /** The route records events or queues deliveries: it may send to the webhook queue. */
+  publishesEvents?: boolean;
+  /** Lambda timeout when the default (10 s) is too short, e.g. an outbound HTTP call. */
+  timeoutSeconds?: number;
+}
+
+export interface RouteDef extends RouteSpec {
+  id: string;
+  /** Derived from the method: writes need Idempotency-Key, and signatures in live. */
+  write: boolean;
+}
+
+/** Each entry keeps its literal types (its response schemas type the handler's result) and gains `id` and `write`. */
+export type Routes<T extends Record<string, RouteSpec>> = { [K in keyof T]: Omit<RouteDef, keyof T[K]> & T[K] };
+
+export function defineRoutes<T extends Record<string, RouteSpec>>(specs: T): Routes<T> {
+  const out = {} as Record<string, RouteDef>;
+  for (const [id, spec] of Object.entries(specs)) {
+    if (spec.access === 'key' && !spec.scope) throw new Error(`route ${id} is keyed but has no scope`);
+    if (spec.deprecated && Date.parse(spec.deprecated.sunset) < Date.parse(spec.deprecated.since) + 182 * 86_400_000) {
+      throw new Error(`route ${id}: removals are announced 6 months ahead (sunset must be at least 182 days after since)`);
+    }
+    out[id] = { ...spec, id, write: WRITE_METHODS.has(spec.method) };
+  }
+  return out as unknown as Routes<T>;
+}
+
+/** The status a route answers by default: the lowest it declares. */
+export const successStatus = (def: RouteDef): number => Number(Object.keys(def.responses)[0] ?? 200);

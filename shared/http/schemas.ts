@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { isCalendarDate } from '../kernel/time';
+import { MAX_CURSOR_LENGTH } from '../platform/cursor';
+
+export const ErrorBody = z
+  .object({
+    code: z.string().describe('Stable code of the form domain.subdomain.detail'),
+    message: z.string().describe('English text, never localized'),
+    request_id: z.string().describe('Unique request id, also in the X-Request-Id header'),
+    details: z.record(z.string(), z.unknown()).optional().describe('Structured details: offending field, expected value'),
+  })
+  .meta({ id: 'Error' });
+
+export const Money = z
+  .object({
+    amount: z.string().regex(/^-?\d+\.\d{2}$/),
+    currency: z.literal('MAD'),
+  })
+  .meta({ id: 'Money' });
+
+export const PageMeta = z
+  .object({
+    count: z.number().int(),
+    next_cursor: z.string().nullable(),
+    page_size: z.number().int(),
+    total_results: z.number().int().nullable().optional(),
+    page_number: z.number().int().nullable().optional(),
+  })
+  .meta({ id: 'PageMeta' });
+
+export const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PageMeta });
+
+export const Health = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+
+/** A comma-separated list of enum values in a query parameter, e.g. status=PENDING,FAILED. */
+export function csvOf<T extends string>(values: readonly T[]) {
+  return z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined) return undefined;
+      const parts = s.split(',').map((x) => x.trim());
+      const bad = parts.filter((x) => !values.includes(x as T));
+      if (bad.length) ctx.addIssue({ code: 'custom', message: `unknown value ${bad.join(', ')}; expected a comma-separated list of ${values.join(', ')}` });
+      return parts as T[];
+    });
+}
+
+/** A calendar date YYYY-MM-DD that exists. */
+export const CalendarDate = z.string().refine(isCalendarDate, 'a calendar date YYYY-MM-DD');
+
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+
+/** `limit` and `cursor` of every list endpoint; extend with the endpoint's own filters. */
+export const pageQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'an integer of at least 1')
+    .transform(Number)
+    .pipe(z.number().int().min(1))
+    .transform((n) => Math.min(n, MAX_PAGE_SIZE))
+    .default(DEFAULT_PAGE_SIZE)
+    .describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); larger values are clamped to ${MAX_PAGE_SIZE}.`),
+  cursor: z.string().max(MAX_CURSOR_LENGTH).optional().describe('Opaque cursor from meta.next_cursor of the previous page.'),
+});
+
+/** Validation failures of these query fields get the pagination codes. */
+export const PAGINATION_FIELD_CODES = { limit: 'pagination.limit.invalid', cursor: 'pagination.cursor.invalid' } as const;

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { defineRoutes } from '../http/route-def';
+import { pageQuery } from '../http/schemas';
+import { AuditEventPage, Health, Me } from './schemas';
+
+/** Meta: service health, this document, the calling key, and the audit trail of writes. */
+export const metaRoutes = defineRoutes({
+  getHealth: {
+    method: 'GET',
+    path: '/v1/health',
+    handler: 'functions/meta/health.ts',
+    access: 'public',
+    tag: 'Meta',
+    summary: 'Service health',
+    responses: { 200: { description: 'The service is up.', schema: Health } },
+  },
+  getOpenApi: {
+    method: 'GET',
+    path: '/v1/openapi.json',
+    handler: 'functions/meta/openapi.ts',
+    access: 'public',
+    tag: 'Meta',
+    summary: 'This OpenAPI 3.1 document',
+    responses: { 200: { description: 'The OpenAPI document of the API.', schema: z.record(z.string(), z.unknown()) } },
+  },
+  getMe: {
+    method: 'GET',
+    path: '/v1/me',
+    handler: 'functions/meta/me.ts',
+    access: 'key',
+    scope: 'meta:read',
+    tag: 'Meta',
+    summary: 'Metadata of the current key',
+    description: 'Partner, environment, key, member, role, scopes and rate limit of the key making the request.',
+    responses: { 200: { description: 'The current key.', schema: Me } },
+  },
+  listAuditEvents: {
+    method: 'GET',
+    path: '/v1/audit-events',
+    handler: 'functions/audit/list.ts',
+    access: 'key',
+    scope: 'audit:read',
+    tag: 'Meta',
+    summary: 'Audit trail of the writes made with your keys in this environment',
+    request: { query: pageQuery },
+    responses: { 200: { description: 'Audit events, most recent first.', schema: AuditEventPage } },
+  },
+});

@@ -1,0 +1,21 @@
+import type { Env } from '../kernel/tenant';
+
+/**
+ * Keys of the records the request pipeline itself keeps in the access table
+ * (README, "Data": rate-limit counter, idempotency record, audit trail,
+ * service configuration).
+ */
+export const platformKeys = {
+  /** One atomic counter per key and fixed one-minute window (TTL). */
+  rateCounter: (keyId: string, windowStart: number) => ({ pk: `RATE#${keyId}`, sk: String(windowStart) }),
+  /** One record per (partner, environment, Idempotency-Key) (TTL 24 h). */
+  idempotency: (partnerId: string, env: Env, idempotencyKey: string) => ({ pk: `IDEM#${partnerId}#${env}#${idempotencyKey}`, sk: 'IDEM' }),
+  /** The audit trail of a partner and environment, newest first by sort key (TTL 400 days). */
+  auditPartition: (partnerId: string, env: Env) => `AUDIT#${partnerId}#${env}`,
+  auditSort: (occurredAt: string, requestId: string) => `${occurredAt}#${requestId}`,
+  /** Service-wide settings, e.g. the cursor-signing key. */
+  config: (name: string) => ({ pk: 'CONFIG', sk: name }),
+};
+
+/** Partition keys the request pipeline may write in the access table (IAM dynamodb:LeadingKeys of keyed routes). */
+export const PLATFORM_LEADING_KEYS = ['RATE#*', 'IDEM#*', 'AUDIT#*', 'CONFIG'];

@@ -1,0 +1,40 @@
+import { defineRoutes } from '../http/route-def';
+import { pageQuery } from '../http/schemas';
+import { CreateQuoteBody, Quote, QuoteIdParams, QuotePage } from './schemas';
+
+/** Quotes: price-locked for 30 minutes, ahead of booking. */
+export const quoteRoutes = defineRoutes({
+  createQuote: {
+    method: 'POST',
+    path: '/v1/quotes',
+    handler: 'functions/quotes/create.ts',
+    access: 'key',
+    scope: 'quotes:write',
+    tag: 'Quotes',
+    summary: 'Price a party for a slot and lock the price for 30 minutes',
+    request: { body: CreateQuoteBody },
+    responses: { 201: { description: 'The quote.', schema: Quote } },
+  },
+  listQuotes: {
+    method: 'GET',
+    path: '/v1/quotes',
+    handler: 'functions/quotes/list.ts',
+    access: 'key',
+    scope: 'quotes:read',
+    tag: 'Quotes',
+    summary: 'Your quotes, most recent first',
+    request: { query: pageQuery },
+    responses: { 200: { description: 'A page of quotes.', schema: QuotePage } },
+  },
+  getQuote: {
+    method: 'GET',
+    path: '/v1/quotes/{id}',
+    handler: 'functions/quotes/get.ts',
+    access: 'key',
+    scope: 'quotes:read',
+    tag: 'Quotes',
+    summary: 'One quote',
+    request: { params: QuoteIdParams },
+    responses: { 200: { description: 'The quote; expired is computed now.', schema: Quote } },
+  },
+});

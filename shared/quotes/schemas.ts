@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { BookingMode, CancellationPolicy } from '../catalog/schemas';
+import { CalendarDate, Money, PageMeta } from '../http/schemas';
+
+const TravelerIn = z.union([
+  z.object({ age: z.number().int().min(0).max(120).describe('Age on the travel date') }).strict(),
+  z.object({ birth_date: CalendarDate.describe('The age on the travel date is computed from it') }).strict(),
+]);
+
+export const CreateQuoteBody = z
+  .object({
+    rate_pack_id: z.uuid(),
+    start_date: CalendarDate,
+    start_time: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM')
+      .nullable()
+      .optional()
+      .describe('A departure time for SCHEDULED packs; null or absent for FLEXIBLE'),
+    travelers: z.array(TravelerIn).min(1).max(50),
+  })
+  .strict()
+  .meta({ id: 'CreateQuoteRequest' });
+
+export const QuoteSummary = z
+  .object({
+    id: z.uuid(),
+    adventure_slug: z.string(),
+    rate_pack_id: z.uuid(),
+    start_date: z.string(),
+    start_time: z.string().nullable(),
+    net_amount: Money,
+    expired: z.boolean(),
+    expires_at: z.iso.datetime(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'QuoteSummary' });
+
+export const Quote = QuoteSummary.extend({
+  adventure_id: z.uuid(),
+  adventure_title: z.string(),
+  rate_pack_name: z.string(),
+  booking_mode: BookingMode,
+  travelers: z.array(
+    z.object({
+      index: z.number().int().describe('Position in the request'),
+      age: z.number().int(),
+      age_bracket: z.object({ code: z.string(), label: z.string(), min_age: z.number().int(), max_age: z.number().int() }).describe('The effective bracket applied'),
+      price: Money,
+    }),
+  ),
+  cancellation_policy: CancellationPolicy,
+  test_mode: z.boolean(),
+  booking_number: z.string().nullable().describe('Set once a booking consumed the quote'),
+}).meta({ id: 'Quote', description: 'Price-locked for 30 minutes (expires_at); net_amount is the consumer price.' });
+
+export const QuotePage = z.object({ data: z.array(QuoteSummary), meta: PageMeta }).meta({ id: 'QuotePage' });
+export const QuoteIdParams = z.object({ id: z.uuid() });

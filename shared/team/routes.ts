@@ -1,0 +1,66 @@
+import { defineRoutes } from '../http/route-def';
+import { pageQuery } from '../http/schemas';
+import { ApiKey, ApiKeyPage, ApiKeyWithSecret, CreateApiKeyBody, KeyIdParams, TeamMember, TeamMemberList, UpdateRoleBody, UserIdParams } from './schemas';
+
+/** Team: the partner's console members, their roles, and their API keys. */
+export const teamRoutes = defineRoutes({
+  listTeamMembers: {
+    method: 'GET',
+    path: '/v1/team/members',
+    handler: 'functions/team/list-members.ts',
+    access: 'key',
+    scope: 'team:read',
+    tag: 'Team',
+    summary: 'List the console members of your partner',
+    responses: { 200: { description: 'The members; is_you marks the caller.', schema: TeamMemberList } },
+  },
+  updateTeamMemberRole: {
+    method: 'PATCH',
+    path: '/v1/team/members/{user_id}/role',
+    handler: 'functions/team/update-role.ts',
+    access: 'key',
+    scope: 'team:manage',
+    tag: 'Team',
+    summary: "Change a member's role",
+    description: 'Refused for your own role (403 team.role.self_change) and when it would leave no PARTNER_ADMIN (409 team.role.last_admin).',
+    request: { params: UserIdParams, body: UpdateRoleBody },
+    responses: { 200: { description: 'Role updated.', schema: TeamMember } },
+    changesAccess: true,
+  },
+  listApiKeys: {
+    method: 'GET',
+    path: '/v1/api-keys',
+    handler: 'functions/keys/list.ts',
+    access: 'key',
+    scope: 'keys:manage',
+    tag: 'Team',
+    summary: 'List the API keys of this environment',
+    request: { query: pageQuery },
+    responses: { 200: { description: 'Keys, most recent first; secrets are never shown.', schema: ApiKeyPage } },
+  },
+  createApiKey: {
+    method: 'POST',
+    path: '/v1/api-keys',
+    handler: 'functions/keys/create.ts',
+    access: 'key',
+    scope: 'keys:manage',
+    tag: 'Team',
+    summary: 'Issue an API key for a member, in the environment of the calling key',
+    request: { body: CreateApiKeyBody },
+    responses: { 201: { description: 'The key; `key` is shown only here (an idempotent replay returns it as null).', schema: ApiKeyWithSecret } },
+    secretFields: ['key'],
+    changesAccess: true,
+  },
+  revokeApiKey: {
+    method: 'DELETE',
+    path: '/v1/api-keys/{key_id}',
+    handler: 'functions/keys/revoke.ts',
+    access: 'key',
+    scope: 'keys:manage',
+    tag: 'Team',
+    summary: 'Revoke an API key; it stops working at once',
+    request: { params: KeyIdParams },
+    responses: { 200: { description: 'The revoked key.', schema: ApiKey } },
+    changesAccess: true,
+  },
+});

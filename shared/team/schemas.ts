@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { Environment, Role } from '../access/schemas';
+import { page } from '../http/schemas';
+
+export const TeamMember = z
+  .object({
+    id: z.uuid().describe('Identity-provider user id'),
+    email: z.string(),
+    role: Role,
+    enabled: z.boolean().describe('false = account disabled; its API keys stop working'),
+    is_you: z.boolean().describe('true for the member authenticated on the current request'),
+    first_name: z.string(),
+    last_name: z.string(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'TeamMember' });
+
+export const TeamMemberList = z.object({ data: z.array(TeamMember) }).meta({ id: 'TeamMemberList' });
+export const UpdateRoleBody = z.object({ role: Role }).strict().meta({ id: 'UpdateRoleRequest' });
+export const UserIdParams = z.object({ user_id: z.uuid().describe('Console user id, from GET /team/members') });
+
+export const ApiKey = z
+  .object({
+    id: z.string().describe('Key id, the public prefix of the key'),
+    member_id: z.uuid(),
+    environment: Environment,
+    status: z.enum(['ACTIVE', 'REVOKED']),
+    created_at: z.iso.datetime(),
+    revoked_at: z.iso.datetime().nullable(),
+    issued_by: z.uuid().nullable().describe('Member who issued the key through the API; null for keys issued by the service operators'),
+  })
+  .meta({ id: 'ApiKey' });
+export const ApiKeyWithSecret = ApiKey.extend({ key: z.string().nullable().describe('The full key, shown only in this response (null in an idempotent replay)') }).meta({ id: 'ApiKeyWithSecret' });
+export const CreateApiKeyBody = z
+  .object({ member_id: z.uuid().describe('Member who will own the key; the key acts in the environment of the key that creates it') })
+  .strict()
+  .meta({ id: 'CreateApiKeyRequest' });
+export const KeyIdParams = z.object({ key_id: z.string().regex(/^[a-z0-9]{12}$/).describe('Key id (12 characters)') });
+export const ApiKeyPage = page(ApiKey).meta({ id: 'ApiKeyPage' });
+

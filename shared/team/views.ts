@@ -1,0 +1,32 @@
+import type { z } from 'zod';
+import type { ApiKeyRecord, Member } from '../access/model';
+import type { Tenant } from '../kernel/tenant';
+import type { ApiKey, TeamMember } from './schemas';
+
+export type MemberView = z.input<typeof TeamMember>;
+export type KeyView = z.input<typeof ApiKey>;
+
+export function memberView(m: Member, t: Tenant): MemberView {
+  return {
+    id: m.member_id,
+    email: m.email,
+    role: m.role,
+    enabled: m.enabled,
+    is_you: m.member_id === t.memberId,
+    first_name: m.first_name,
+    last_name: m.last_name,
+    created_at: m.created_at,
+  };
+}
+
+export function keyView(k: ApiKeyRecord): KeyView {
+  return {
+    id: k.key_id,
+    member_id: k.member_id,
+    environment: k.env,
+    status: k.revoked_at ? 'REVOKED' : 'ACTIVE',
+    created_at: k.created_at,
+    revoked_at: k.revoked_at ?? null,
+    issued_by: k.issued_by ?? null,
+  };
+}

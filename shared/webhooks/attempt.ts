@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { eventStore } from '../events/store';
+import type { EventEnvelope } from '../events/types';
+import { envelopeBytes } from './deliveries';
+import type { EndpointRecord } from './model';
+import { queueSettings, scheduleAttempt, sendDeadLetter } from './queue';
+import { ATTEMPT_CLAIM_MS, MAX_ATTEMPTS, retryDelayMs } from './schedule';
+import { type AttemptResult, sendAttempt } from './sender';
+import { type AttemptOutcome, webhookStore } from './store';
+
+/** Why a delivery cannot be attempted now, or null when it can. A deleted or disabled endpoint ends the delivery at once. */
+function unusable(event: EventEnvelope | undefined, endpoint: EndpointRecord | undefined): { error: string; final: boolean } | null {
+  if (!endpoint) return { error: 'endpoint deleted', final: true };
+  if (endpoint.status !== 'ACTIVE') return { error: 'endpoint disabled', final: true };
+  if (!event) return { error: 'event missing', final: false };
+  return null;
+}
+
+/**
+ * Sends attempt `attempt` of a delivery if it is still due: claims it with a
+ * conditional write (same attempt number, no live claim), posts, records the
+ * outcome, and schedules the next attempt or dead-letters the delivery.
+ */
+export async function runAttempt(deliveryId: string, attempt: number, now = new Date()): Promise<'sent' | 'skipped'> {
+  const d = await webhookStore.getDelivery(deliveryId);
+  if (!d || d.status !== 'PENDING' || d.attempts !== attempt - 1) return 'skipped';
+  if (!(await webhookStore.claimAttempt(d.id, attempt, now, ATTEMPT_CLAIM_MS))) return 'skipped';
+  const [record, endpoint] = await Promise.all([eventStore.get(d.event_ref), webhookStore.getEndpoint(d.partner_id, d.env, d.endpoint_id)]);
+  const event = record?.event;
+  const refused = unusable(event, endpoint);
+  const result: AttemptResult = refused
+    ? { delivered: false, http_status: null, error: refused.error, response_time_ms: 0 }
+    : await sendAttempt({ url: endpoint!.url, secret: endpoint!.signing_secret, body: envelopeBytes(event!), eventId: event!.id, eventType: event!.type, deliveryId: randomUUID() });
+  const finished = new Date();
+  const at = finished.toISOString();
+  const final = result.delivered || attempt >= MAX_ATTEMPTS || refused?.final === true;
+  if (final && !result.delivered) {
+    // The DLQ message goes first: if recording FAILED then fails, the claim expires and the sweeper
+    // retries the attempt (a duplicate dead letter at worst), so no dead letter is ever lost.
+    await sendDeadLetter({ delivery_id: d.id, event_id: d.event_id, endpoint_id: d.endpoint_id, attempts: attempt, last_error: result.error, last_http_status: result.http_status });
+  }
+  const delay = retryDelayMs(attempt, queueSettings().WEBHOOK_WAIT_SCALE);
+  const next = !final && delay !== undefined ? new Date(finished.getTime() + delay) : null;
+  const outcome: AttemptOutcome = {
+    status: result.delivered ? 'DELIVERED' : final ? 'FAILED' : 'PENDING',
+    http_status: result.http_status,
+    error: result.error,
+    at,
+    next_attempt_at: next?.toISOString() ?? null,
+    delivered: result.delivered,
+  };
+  await webhookStore.recordAttempt(d, attempt, outcome);
+  if (endpoint && result.http_status !== null) await webhookStore.recordEndpointStatus(d.partner_id, d.env, d.endpoint_id, result.http_status, at).catch(() => undefined);
+  if (next) await scheduleAttempt(d.id, attempt + 1, next);
+  return 'sent';
+}

@@ -1,0 +1,80 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EventEnvelope, EventType } from '../events/types';
+import { ApiError, notFound } from '../kernel/errors';
+import type { Tenant } from '../kernel/tenant';
+import type { EndpointRecord } from './model';
+import { sendAttempt } from './sender';
+import { checkWebhookUrl } from './ssrf';
+import { type EndpointPatch, MAX_ENDPOINTS, webhookStore } from './store';
+import { endpointView } from './views';
+
+export { MAX_ENDPOINTS } from './store';
+export const TEST_SEND_TIMEOUT_MS = 8_000;
+
+async function vetUrl(url: string) {
+  const c = await checkWebhookUrl(url);
+  if (!c.ok) throw new ApiError('webhook.url.refused', `This URL cannot receive webhooks: ${c.reason}.`, { url, reason: c.reason });
+}
+
+const eventTypesOf = (types: EventType[]) => [...new Set(types)].sort();
+
+export async function createEndpoint(t: Tenant, input: { url: string; event_types: EventType[]; description?: string }, now = new Date()) {
+  await vetUrl(input.url);
+  const iso = now.toISOString();
+  const e: EndpointRecord = {
+    id: randomUUID(),
+    partner_id: t.partnerId,
+    env: t.env,
+    url: input.url,
+    event_types: eventTypesOf(input.event_types),
+    status: 'ACTIVE',
+    description: input.description ?? null,
+    // Kept to sign deliveries; returned only by this call.
+    signing_secret: `whsec_${randomBytes(32).toString('base64url')}`,
+    last_http_status: null,
+    last_delivery_at: null,
+    created_at: iso,
+    updated_at: iso,
+  };
+  if ((await webhookStore.createEndpoint(e)) === 'limit') throw new ApiError('webhook.endpoint.limit', `At most ${MAX_ENDPOINTS} endpoints per environment.`, { max: MAX_ENDPOINTS });
+  return { ...endpointView(e), signing_secret: e.signing_secret };
+}
+
+export async function getEndpoint(t: Tenant, id: string): Promise<EndpointRecord> {
+  const e = await webhookStore.getEndpoint(t.partnerId, t.env, id);
+  if (!e) throw notFound('Webhook endpoint', id);
+  return e;
+}
+
+export async function listEndpoints(t: Tenant) {
+  return (await webhookStore.listEndpoints(t.partnerId, t.env)).sort((a, b) => a.created_at.localeCompare(b.created_at)).map(endpointView);
+}
+
+export async function updateEndpoint(t: Tenant, id: string, patch: Omit<EndpointPatch, 'event_types'> & { event_types?: EventType[] }, now = new Date()) {
+  if (patch.url !== undefined) await vetUrl(patch.url);
+  const updated = await webhookStore.updateEndpoint(t.partnerId, t.env, id, { ...patch, ...(patch.event_types ? { event_types: eventTypesOf(patch.event_types) } : {}) }, now);
+  if (!updated) throw notFound('Webhook endpoint', id);
+  return endpointView(updated);
+}
+
+export async function deleteEndpoint(t: Tenant, id: string) {
+  if (!(await webhookStore.deleteEndpoint(t.partnerId, t.env, id))) throw notFound('Webhook endpoint', id);
+  return { id, deleted: true as const };
+}
+
+/** Sends a synthetic signed event (test: true) to the endpoint now and reports what it answered. */
+export async function testEndpoint(t: Tenant, id: string, now = new Date()) {
+  const e = await getEndpoint(t, id);
+  const event: EventEnvelope = {
+    id: randomUUID(),
+    type: (e.event_types[0] ?? 'booking.confirmed') as EventType,
+    created_at: now.toISOString(),
+    test: true,
+    data: { synthetic: true, endpoint_id: e.id, message: 'A test event sent from POST /webhooks/{id}/test.' },
+  };
+  const deliveryId = randomUUID();
+  // Shorter than the delivery timeout so the answer always fits in the route's time.
+  const r = await sendAttempt({ url: e.url, secret: e.signing_secret, body: JSON.stringify(event), eventId: event.id, eventType: event.type, deliveryId }, TEST_SEND_TIMEOUT_MS);
+  if (r.http_status !== null) await webhookStore.recordEndpointStatus(t.partnerId, t.env, id, r.http_status, new Date().toISOString());
+  return { event_id: event.id, event_type: event.type, delivery_id: deliveryId, delivered: r.delivered, http_status: r.http_status, response_time_ms: r.response_time_ms, error: r.error };
+}

@@ -1,0 +1,20 @@
+import { dataTable, transact } from '../db/client';
+import { eventStore } from '../events/store';
+import { notFound } from '../kernel/errors';
+import type { Tenant } from '../kernel/tenant';
+import { newDelivery } from './deliveries';
+import { enqueue } from './queue';
+import { webhookStore } from './store';
+import { deliveryView } from './views';
+
+/** Re-drives one delivery of the tenant: the same event to the same endpoint, as a new delivery attempted now (new delivery ids). */
+export async function replay(t: Tenant, deliveryId: string, now = new Date()) {
+  const original = await webhookStore.getDelivery(deliveryId);
+  if (!original || original.partner_id !== t.partnerId || original.env !== t.env) throw notFound('Webhook delivery', deliveryId);
+  const [record, ep] = await Promise.all([eventStore.get(original.event_ref), webhookStore.getEndpoint(original.partner_id, original.env, original.endpoint_id)]);
+  const d = newDelivery(record!.event, original.event_ref, ep ?? { partner_id: original.partner_id, env: original.env, id: original.endpoint_id, url: original.url }, now, original.id);
+  const cancelled = await transact(dataTable.client, { delivery: webhookStore.putDelivery(d) });
+  if (cancelled) throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
+  await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);
+  return deliveryView(d);
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '../events/types';
+import { csvOf, PageMeta, pageQuery } from '../http/schemas';
+
+const EventType = z.enum(EVENT_TYPES).meta({ id: 'EventType' });
+
+export const WebhookEndpoint = z
+  .object({
+    id: z.uuid(),
+    url: z.url(),
+    event_types: z.array(EventType),
+    status: z.enum(['ACTIVE', 'DISABLED']),
+    description: z.string().nullable(),
+    last_http_status: z.number().int().nullable().describe('Last HTTP status received from this endpoint'),
+    last_delivery_at: z.iso.datetime().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+
+export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
+  signing_secret: z.string().nullable().describe('Shown only in this response (null in an idempotent replay): the HMAC-SHA256 key of X-Service-Signature'),
+}).meta({ id: 'WebhookEndpointWithSecret' });
+
+export const CreateWebhookBody = z
+  .object({
+    url: z.string().min(1).max(2048).describe('HTTPS URL on a public address'),
+    event_types: z.array(EventType).min(1),
+    description: z.string().max(200).optional(),
+  })
+  .strict()
+  .meta({ id: 'CreateWebhookRequest' });
+
+export const UpdateWebhookBody = z
+  .object({
+    url: z.string().min(1).max(2048).optional(),
+    event_types: z.array(EventType).min(1).optional(),
+    status: z.enum(['ACTIVE', 'DISABLED']).optional(),
+    description: z.string().max(200).nullable().optional(),
+  })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of url, event_types, status, description')
+  .meta({ id: 'UpdateWebhookRequest' });
+
+export const WebhookList = z.object({ data: z.array(WebhookEndpoint) }).meta({ id: 'WebhookEndpointList' });
+export const WebhookIdParams = z.object({ id: z.uuid() });
+export const DeletedWebhook = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ id: 'DeletedWebhookEndpoint' });
+
+export const WebhookTestResult = z
+  .object({
+    event_id: z.uuid(),
+    event_type: EventType,
+    delivery_id: z.uuid(),
+    delivered: z.boolean().describe('true when the endpoint answered 2xx within the 10 s timeout'),
+    http_status: z.number().int().nullable(),
+    response_time_ms: z.number().int(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'WebhookTestResult' });
+
+const DeliveryStatus = z.enum(['PENDING', 'DELIVERED', 'FAILED']).meta({ id: 'WebhookDeliveryStatus' });
+
+export const WebhookDelivery = z
+  .object({
+    id: z.uuid(),
+    event_id: z.uuid(),
+    event_type: EventType,
+    endpoint_id: z.uuid(),
+    url: z.string(),
+    status: DeliveryStatus.describe('PENDING (first attempt or a retry is due), DELIVERED (a 2xx arrived), FAILED (all attempts failed; dead-lettered)'),
+    attempts: z.number().int(),
+    last_http_status: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    last_attempt_at: z.iso.datetime().nullable(),
+    next_attempt_at: z.iso.datetime().nullable(),
+    delivered_at: z.iso.datetime().nullable(),
+    dead_lettered_at: z.iso.datetime().nullable(),
+    replay_of: z.uuid().nullable().describe('The delivery this one re-drives'),
+    test: z.boolean(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const DeliveryPage = z.object({ data: z.array(WebhookDelivery), meta: PageMeta }).meta({ id: 'WebhookDeliveryPage' });
+
+export const DeliveryListQuery = pageQuery.extend({
+  status: csvOf(DeliveryStatus.options)
+    .describe('Comma-separated, e.g. PENDING,FAILED'),
+});

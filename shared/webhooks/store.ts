@@ -1,0 +1,236 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dataTable, type Table, type TransactItem, transact } from '../db/client';
+import { isConditionFailed } from '../db/errors';
+import { type Item, queryPage, queryPages } from '../db/query';
+import { backoff } from '../db/retry';
+import type { Env } from '../kernel/tenant';
+import { webhookKeys } from './keys';
+import type { DeliveryRecord, DeliveryStatus, EndpointRecord } from './model';
+
+export const MAX_ENDPOINTS = 16;
+
+export interface EndpointPatch {
+  url?: string;
+  event_types?: string[];
+  status?: 'ACTIVE' | 'DISABLED';
+  description?: string | null;
+}
+
+/** What an attempt changes on its delivery once it is over. */
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  http_status: number | null;
+  error: string | null;
+  at: string;
+  next_attempt_at: string | null;
+  delivered: boolean;
+}
+
+/** Webhook endpoints (with their per-environment count) and deliveries. */
+export function makeWebhookStore(table: Table = dataTable) {
+  const TableName = () => table.name();
+  const deliveryItem = (d: DeliveryRecord) => ({
+    ...webhookKeys.delivery(d.id),
+    type: 'delivery',
+    ...d,
+    ...webhookKeys.deliveriesIndex(d.partner_id, d.env, d.created_at, d.id),
+    ...webhookKeys.pending(d.next_attempt_at!, d.id),
+  });
+
+  return {
+    async listEndpoints(partnerId: string, env: Env): Promise<EndpointRecord[]> {
+      const r = await table.client.send(
+        new QueryCommand({
+          TableName: TableName(),
+          KeyConditionExpression: 'pk = :p AND begins_with(sk, :e)',
+          ExpressionAttributeValues: { ':p': webhookKeys.endpointsPartition(partnerId, env), ':e': webhookKeys.endpointPrefix },
+          ConsistentRead: true,
+        }),
+      );
+      return (r.Items ?? []) as EndpointRecord[];
+    },
+
+    async getEndpoint(partnerId: string, env: Env, id: string): Promise<EndpointRecord | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: webhookKeys.endpoint(partnerId, env, id), ConsistentRead: true }));
+      return r.Item as EndpointRecord | undefined;
+    },
+
+    /**
+     * The endpoint and its count in one transaction, so the limit holds under
+     * concurrent creations. 'limit' when the environment is full; a transaction
+     * that conflicts with a concurrent creation is retried, never reported as
+     * the limit.
+     */
+    async createEndpoint(e: EndpointRecord): Promise<'created' | 'limit'> {
+      for (let attempt = 0; ; attempt++) {
+        const cancelled = await transact(table.client, {
+          count: {
+            Update: {
+              TableName: TableName(),
+              Key: webhookKeys.endpointCount(e.partner_id, e.env),
+              UpdateExpression: 'ADD endpoints :one',
+              ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :max',
+              ExpressionAttributeValues: { ':one': 1, ':max': MAX_ENDPOINTS },
+            },
+          },
+          endpoint: { Put: { TableName: TableName(), Item: { ...webhookKeys.endpoint(e.partner_id, e.env, e.id), type: 'webhook_endpoint', ...e }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        });
+        if (!cancelled) return 'created';
+        if (cancelled.failed('count')) return 'limit';
+        if (!cancelled.conflict || attempt >= 10) throw new Error(`endpoint creation was cancelled (${cancelled.codes.join(', ')})`);
+        await backoff(attempt);
+      }
+    },
+
+    /** The endpoint after the change; undefined when it does not exist. */
+    async updateEndpoint(partnerId: string, env: Env, id: string, patch: EndpointPatch, now: Date): Promise<EndpointRecord | undefined> {
+      const sets: string[] = ['updated_at = :now'];
+      const values: Record<string, unknown> = { ':now': now.toISOString() };
+      const names: Record<string, string> = {};
+      const set = (field: string, value: unknown) => {
+        sets.push(`#${field} = :${field}`);
+        names[`#${field}`] = field;
+        values[`:${field}`] = value;
+      };
+      if (patch.url !== undefined) set('url', patch.url);
+      if (patch.event_types !== undefined) set('event_types', patch.event_types);
+      if (patch.status !== undefined) set('status', patch.status);
+      if (patch.description !== undefined) set('description', patch.description);
+      try {
+        const r = await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: webhookKeys.endpoint(partnerId, env, id),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: values,
+            ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return r.Attributes as EndpointRecord;
+      } catch (e) {
+        if (isConditionFailed(e)) return undefined;
+        throw e;
+      }
+    },
+
+    /** Deletes the endpoint and gives its place back; false when it does not exist. */
+    async deleteEndpoint(partnerId: string, env: Env, id: string): Promise<boolean> {
+      const cancelled = await transact(table.client, {
+        endpoint: { Delete: { TableName: TableName(), Key: webhookKeys.endpoint(partnerId, env, id), ConditionExpression: 'attribute_exists(pk)' } },
+        count: { Update: { TableName: TableName(), Key: webhookKeys.endpointCount(partnerId, env), UpdateExpression: 'ADD endpoints :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+      });
+      if (cancelled?.failed('endpoint')) return false;
+      if (cancelled) throw new Error(`endpoint deletion was cancelled (${cancelled.codes.join(', ')})`);
+      return true;
+    },
+
+    /** The last HTTP status the endpoint answered, if it still exists. */
+    async recordEndpointStatus(partnerId: string, env: Env, id: string, httpStatus: number, at: string): Promise<void> {
+      try {
+        await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: webhookKeys.endpoint(partnerId, env, id),
+            UpdateExpression: 'SET last_http_status = :h, last_delivery_at = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':h': httpStatus, ':now': at },
+          }),
+        );
+      } catch (e) {
+        if (!isConditionFailed(e)) throw e;
+      }
+    },
+
+    async getDelivery(id: string): Promise<DeliveryRecord | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: webhookKeys.delivery(id), ConsistentRead: true }));
+      return r.Item as DeliveryRecord | undefined;
+    },
+
+    /** A new delivery, PENDING and due at once. */
+    putDelivery(d: DeliveryRecord): TransactItem {
+      return { Put: { TableName: TableName(), Item: deliveryItem(d), ConditionExpression: 'attribute_not_exists(pk)' } };
+    },
+
+    /** Claims attempt `attempt` (same attempt number, no live claim): false when another worker holds it or it is no longer due. */
+    async claimAttempt(id: string, attempt: number, now: Date, claimMs: number): Promise<boolean> {
+      try {
+        await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: webhookKeys.delivery(id),
+            UpdateExpression: 'SET claimed_attempt = :a, claim_until = :until',
+            ConditionExpression: '#s = :pending AND attempts = :prev AND (attribute_not_exists(claim_until) OR claim_until < :now OR claimed_attempt <> :a)',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: { ':a': attempt, ':until': now.getTime() + claimMs, ':pending': 'PENDING', ':prev': attempt - 1, ':now': now.getTime() },
+          }),
+        );
+        return true;
+      } catch (e) {
+        if (isConditionFailed(e)) return false;
+        throw e;
+      }
+    },
+
+    /** Records the outcome of a claimed attempt; a delivery still PENDING moves to its next due time in the sweeper's index. */
+    async recordAttempt(d: DeliveryRecord, attempt: number, o: AttemptOutcome): Promise<void> {
+      const pending = o.status === 'PENDING';
+      await table.client.send(
+        new UpdateCommand({
+          TableName: TableName(),
+          Key: webhookKeys.delivery(d.id),
+          UpdateExpression:
+            'SET #s = :s, attempts = :a, last_http_status = :h, last_error = :e, last_attempt_at = :now, next_attempt_at = :next, updated_at = :now, delivered_at = :dat, dead_lettered_at = :dlat' +
+            (pending ? ', gsi2sk = :g2' : ' REMOVE gsi2pk, gsi2sk'),
+          ConditionExpression: 'claimed_attempt = :a AND attempts = :prev',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: {
+            ':s': o.status,
+            ':a': attempt,
+            ':prev': attempt - 1,
+            ':h': o.http_status,
+            ':e': o.error,
+            ':now': o.at,
+            ':next': o.next_attempt_at,
+            ':dat': o.delivered ? o.at : null,
+            ':dlat': o.status === 'FAILED' ? o.at : null,
+            ...(pending ? { ':g2': webhookKeys.pending(o.next_attempt_at!, d.id).gsi2sk } : {}),
+          },
+        }),
+      );
+    },
+
+    /** A partner's deliveries in one environment, newest first by created_at, optionally by status. */
+    async listDeliveries(partnerId: string, env: Env, q: { limit: number; status?: DeliveryStatus[] }, after?: string) {
+      const gsi1pk = webhookKeys.deliveriesPartition(partnerId, env);
+      const values: Record<string, unknown> = { ':p': gsi1pk };
+      const filter = q.status?.length ? `#s IN (${q.status.map((s, i) => ((values[`:s${i}`] = s), `:s${i}`)).join(', ')})` : undefined;
+      const { items, hasMore } = await queryPage(
+        table,
+        {
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :p',
+          ExpressionAttributeValues: values,
+          ...(filter ? { FilterExpression: filter, ExpressionAttributeNames: { '#s': 'status' } } : {}),
+          ScanIndexForward: false,
+        },
+        q.limit,
+        after ? { gsi1pk, gsi1sk: after, ...webhookKeys.deliveryFromIndexSort(after) } : undefined,
+      );
+      return { items: items as unknown as DeliveryRecord[], next: hasMore ? (items.at(-1)!.gsi1sk as string) : undefined };
+    },
+
+    /** Deliveries whose next attempt was due before `cutoff`, a page at a time. */
+    dueBefore(cutoff: string): AsyncGenerator<Item[]> {
+      return queryPages(table, {
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :p AND gsi2sk < :c',
+        ExpressionAttributeValues: { ':p': webhookKeys.pendingPartition, ':c': cutoff },
+        Limit: 500,
+      });
+    },
+  };
+}
+
+export const webhookStore = makeWebhookStore();

@@ -1,0 +1,42 @@
+import type { z } from 'zod';
+import type { DeliveryRecord, EndpointRecord } from './model';
+import type { WebhookDelivery, WebhookEndpoint } from './schemas';
+
+export type EndpointView = z.input<typeof WebhookEndpoint>;
+export type DeliveryView = z.input<typeof WebhookDelivery>;
+
+export function endpointView(e: EndpointRecord): EndpointView {
+  return {
+    id: e.id,
+    url: e.url,
+    event_types: e.event_types as EndpointView['event_types'],
+    status: e.status,
+    description: e.description,
+    last_http_status: e.last_http_status,
+    last_delivery_at: e.last_delivery_at,
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+  };
+}
+
+export function deliveryView(d: DeliveryRecord): DeliveryView {
+  return {
+    id: d.id,
+    event_id: d.event_id,
+    event_type: d.event_type,
+    endpoint_id: d.endpoint_id,
+    url: d.url,
+    status: d.status,
+    attempts: d.attempts,
+    last_http_status: d.last_http_status,
+    last_error: d.last_error,
+    last_attempt_at: d.last_attempt_at,
+    next_attempt_at: d.status === 'PENDING' ? d.next_attempt_at : null,
+    delivered_at: d.delivered_at,
+    dead_lettered_at: d.dead_lettered_at,
+    replay_of: d.replay_of,
+    test: d.test,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+  };
+}
