@@ -48,7 +48,10 @@ export async function bundleSize(entry: string): Promise<BundleSize> {
   const out = Object.values((r.metafile as Metafile).outputs)[0]!;
   const byGroup = new Map<string, number>();
   for (const [input, v] of Object.entries(out.inputs)) byGroup.set(group(input), (byGroup.get(group(input)) ?? 0) + v.bytesInOutput);
-  const top = [...byGroup.entries()].map(([input, bytes]) => ({ input, bytes })).sort((a, b) => b.bytes - a.bytes).slice(0, 5);
+  const top = [...byGroup.entries()]
+    .map(([input, bytes]) => ({ input, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, 5);
   return { entry, bytes: r.outputFiles[0]!.contents.length, top, code: r.outputFiles[0]!.text };
 }
 

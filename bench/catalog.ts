@@ -5,9 +5,13 @@ import type { AdventureInput } from '../shared/catalog/import-format';
 
 /** A catalog of `n` adventures derived from the seed: new ids, slugs, places, prices and popularity. */
 export function syntheticCatalog(n: number, seed = 42): { adventures: AdventureInput[] } {
-  const base = (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'data', 'catalog', 'production.json'), 'utf8')) as { adventures: AdventureInput[] }).adventures;
+  const base = (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'data', 'catalog', 'production.json'), 'utf8')) as { adventures: AdventureInput[] })
+    .adventures;
   let x = seed;
-  const rnd = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = () => {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    return x / 2 ** 31;
+  };
   const adventures: AdventureInput[] = [];
   for (let i = 0; i < n; i++) {
     const t = base[i % base.length]!;

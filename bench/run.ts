@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../infra/local/services';
 import { startLocalStack } from '../infra/local/stack';
-import { measure, table, type Stats } from './lib';
+import { measure, type Stats, table } from './lib';
 
 /**
  * npm run bench: boots the local stack in this process (so the handlers share
@@ -28,10 +28,13 @@ const { inventoryKeys } = await import('../shared/catalog/keys');
 const { sign } = await import('../shared/platform/signature');
 
 let ddbCalls = 0;
-dynamo.middlewareStack.add((next) => async (args) => {
-  ddbCalls++;
-  return next(args);
-}, { step: 'initialize', name: 'benchCallCounter' });
+dynamo.middlewareStack.add(
+  (next) => async (args) => {
+    ddbCalls++;
+    return next(args);
+  },
+  { step: 'initialize', name: 'benchCallCounter' },
+);
 
 const N = Number(process.env.BENCH_N ?? 400);
 const base = stack.baseUrl;
@@ -59,12 +62,20 @@ const bareGet = await measure('bare DynamoDB GetItem', N, async () => {
 results.push(bareGet);
 results.push(
   await measure('bare DynamoDB UpdateItem', N, async () => {
-    await ddb.send(new UpdateCommand({ TableName, Key: { pk: 'BENCH', sk: 'counter' }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } }));
+    await ddb.send(
+      new UpdateCommand({ TableName, Key: { pk: 'BENCH', sk: 'counter' }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } }),
+    );
   }),
 );
 
 let c = ddbCalls;
-results.push(await withCalls(measure('GET /v1/health (public)', N, async () => expectOk(await fetch(`${base}/health`), 'health')), N + 20, c));
+results.push(
+  await withCalls(
+    measure('GET /v1/health (public)', N, async () => expectOk(await fetch(`${base}/health`), 'health')),
+    N + 20,
+    c,
+  ),
+);
 
 c = ddbCalls;
 results.push(
@@ -78,7 +89,9 @@ results.push(
 c = ddbCalls;
 results.push(
   await withCalls(
-    measure('GET /v1/audit-events (keyed list)', N, async () => expectOk(await fetch(`${base}/audit-events?limit=25`, { headers: { authorization: `Bearer ${testKey}` } }), 'audit')),
+    measure('GET /v1/audit-events (keyed list)', N, async () =>
+      expectOk(await fetch(`${base}/audit-events?limit=25`, { headers: { authorization: `Bearer ${testKey}` } }), 'audit'),
+    ),
     N + 20,
     c,
   ),
@@ -140,7 +153,17 @@ for (let i = 0; i < Math.floor(CATALOG_N / 100) - 10 && page.meta.next_cursor; i
 }
 const deepCursor = page.meta.next_cursor as string;
 c = ddbCalls;
-catalogRows.push(await withCalls(measure(`GET page ${page.meta.page_number + 1} (offset ~${page.meta.page_number * 100}), limit=100`, catalogN, liveGet(`/adventures?limit=100&cursor=${encodeURIComponent(deepCursor)}`)), catalogN + 20, c));
+catalogRows.push(
+  await withCalls(
+    measure(
+      `GET page ${page.meta.page_number + 1} (offset ~${page.meta.page_number * 100}), limit=100`,
+      catalogN,
+      liveGet(`/adventures?limit=100&cursor=${encodeURIComponent(deepCursor)}`),
+    ),
+    catalogN + 20,
+    c,
+  ),
+);
 
 const listing: any = await (await fetch(`${base}/adventures?limit=1`, { headers: { authorization: `Bearer ${testKey}` } })).json();
 const detail: any = await (await fetch(`${base}/adventures/${listing.data[0].slug}`, { headers: { authorization: `Bearer ${testKey}` } })).json();
@@ -157,7 +180,11 @@ catalogRows.push(
   await withCalls(
     measure('POST /v1/quotes (sandbox, idempotent)', catalogN, async () =>
       expectOk(
-        await fetch(`${base}/quotes`, { method: 'POST', headers: { authorization: `Bearer ${testKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, body: quoteBody }),
+        await fetch(`${base}/quotes`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${testKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+          body: quoteBody,
+        }),
         'quote',
       ),
     ),
@@ -178,14 +205,30 @@ const CONCURRENCY = 20;
 async function prepare(dates: string[]) {
   const out = [];
   for (const date of dates) {
-    const q: any = await (await fetch(`${base}/quotes`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${testKey}`, 'idempotency-key': randomUUID() },
-      body: JSON.stringify({ rate_pack_id: flex.id, start_date: date, start_time: flex.booking_mode === 'FLEXIBLE' ? null : flex.schedule.start_times[0], travelers: [{ age: 35 }] }),
-    })).json();
+    const q: any = await (
+      await fetch(`${base}/quotes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${testKey}`, 'idempotency-key': randomUUID() },
+        body: JSON.stringify({
+          rate_pack_id: flex.id,
+          start_date: date,
+          start_time: flex.booking_mode === 'FLEXIBLE' ? null : flex.schedule.start_times[0],
+          travelers: [{ age: 35 }],
+        }),
+      })
+    ).json();
     const claims = { quote_id: q.id, amount: q.net_amount, payment_reference: randomUUID(), paid_at: new Date().toISOString() };
     const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: 'ES256', kid: payKey.kid }).sign(signingKey);
-    out.push(JSON.stringify({ quote_id: q.id, partner_reference: randomUUID(), customer_reference: 'BENCH', contact: { first_name: 'B', last_name: 'Bench', email: 'bench@example.com', phone: '+212600000000' }, travelers: [{ first_name: 'B', last_name: 'Bench' }], payment_confirmation: jws }));
+    out.push(
+      JSON.stringify({
+        quote_id: q.id,
+        partner_reference: randomUUID(),
+        customer_reference: 'BENCH',
+        contact: { first_name: 'B', last_name: 'Bench', email: 'bench@example.com', phone: '+212600000000' },
+        travelers: [{ first_name: 'B', last_name: 'Bench' }],
+        payment_confirmation: jws,
+      }),
+    );
   }
   return out;
 }
@@ -194,16 +237,18 @@ async function bookAll(bodies: string[], name: string): Promise<Stats & { perSec
   let failed = 0;
   let next = 0;
   const t = Date.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++]!;
-      const s = performance.now();
-      const res = await fetch(`${base}/bookings`, { method: 'POST', headers: { authorization: `Bearer ${testKey}`, 'idempotency-key': randomUUID() }, body });
-      await res.arrayBuffer();
-      times.push(performance.now() - s);
-      if (res.status !== 201) failed++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]!;
+        const s = performance.now();
+        const res = await fetch(`${base}/bookings`, { method: 'POST', headers: { authorization: `Bearer ${testKey}`, 'idempotency-key': randomUUID() }, body });
+        await res.arrayBuffer();
+        times.push(performance.now() - s);
+        if (res.status !== 201) failed++;
+      }
+    }),
+  );
   const secs = (Date.now() - t) / 1000;
   times.sort((a, b) => a - b);
   const { percentile } = await import('./lib');
@@ -211,9 +256,22 @@ async function bookAll(bodies: string[], name: string): Promise<Stats & { perSec
 }
 const oneDay = addDays(localDate(new Date()), 20);
 // Room for every booking on the one slot: the bench stages the tenant's seat counter below zero.
-await ddb.send(new Upd({ TableName: process.env.DATA_TABLE!, Key: inventoryKeys.row(inventoryKeys.sandbox(partner.partner.partner_id), flex.id, { date: oneDay, start_time: flex.booking_mode === 'FLEXIBLE' ? null : flex.schedule.start_times[0]! }), UpdateExpression: 'SET sold = :s', ExpressionAttributeValues: { ':s': -BOOKINGS } }));
+await ddb.send(
+  new Upd({
+    TableName: process.env.DATA_TABLE!,
+    Key: inventoryKeys.row(inventoryKeys.sandbox(partner.partner.partner_id), flex.id, {
+      date: oneDay,
+      start_time: flex.booking_mode === 'FLEXIBLE' ? null : flex.schedule.start_times[0]!,
+    }),
+    UpdateExpression: 'SET sold = :s',
+    ExpressionAttributeValues: { ':s': -BOOKINGS },
+  }),
+);
 const contended = await bookAll(await prepare(Array.from({ length: BOOKINGS }, () => oneDay)), `POST /v1/bookings, ${BOOKINGS} on one slot`);
-const spread = await bookAll(await prepare(Array.from({ length: BOOKINGS }, (_, i) => addDays(localDate(new Date()), 1 + (i % 55)))), `POST /v1/bookings, ${BOOKINGS} over 55 slots`);
+const spread = await bookAll(
+  await prepare(Array.from({ length: BOOKINGS }, (_, i) => addDays(localDate(new Date()), 1 + (i % 55)))),
+  `POST /v1/bookings, ${BOOKINGS} over 55 slots`,
+);
 
 // Webhooks: 1 000 events to a local receiver, dispatch delay from event record to receipt; then a receiver failing half the time.
 const { createServer } = await import('node:http');
@@ -244,13 +302,22 @@ const receiverUrl = `http://127.0.0.1:${(receiver.address() as import('node:net'
 async function webhookRun(path: string) {
   const hooksPartner = await accessStore.createPartner({ name: `Hooks ${path}` });
   await accessStore.setRateLimit(hooksPartner.partner.partner_id, 1_000_000);
-  const r = await fetch(`${base}/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${hooksPartner.testKey.key}`, 'idempotency-key': randomUUID() }, body: JSON.stringify({ url: `${receiverUrl}${path}`, event_types: ['booking.confirmed'] }) });
+  const r = await fetch(`${base}/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${hooksPartner.testKey.key}`, 'idempotency-key': randomUUID() },
+    body: JSON.stringify({ url: `${receiverUrl}${path}`, event_types: ['booking.confirmed'] }),
+  });
   await expectOk(r, 'create webhook');
   receipts.clear();
-  const events = Array.from({ length: EVENTS }, () => recordEvent(hooksPartner.partner.partner_id, 'test', 'booking.confirmed', { booking_number: 'PTB-BENC-HMRK', status: 'CONFIRMED' }));
+  const events = Array.from({ length: EVENTS }, () =>
+    recordEvent(hooksPartner.partner.partner_id, 'test', 'booking.confirmed', { booking_number: 'PTB-BENC-HMRK', status: 'CONFIRMED' }),
+  );
   const createdAt = new Map(events.map((e) => [e.event.id, Date.parse(e.event.created_at)]));
   const t = Date.now();
-  await batchWrite(dataTable, events.map((e) => ({ PutRequest: { Item: e.item.Put!.Item! } })));
+  await batchWrite(
+    dataTable,
+    events.map((e) => ({ PutRequest: { Item: e.item.Put!.Item! } })),
+  );
   await publishEvents(events.map((e) => e.ref));
   const deadline = Date.now() + 240_000;
   while (receipts.size < EVENTS && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
@@ -273,12 +340,18 @@ console.log(
 );
 console.log(`\nBookings, ${CONCURRENCY} in flight (latency per request; throughput over the run):\n`);
 for (const r of [contended, spread]) {
-  console.log(`${r.name.padEnd(42)} ${r.perSecond.toFixed(1).padStart(6)} bookings/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  not confirmed: ${r.failed}`);
+  console.log(
+    `${r.name.padEnd(42)} ${r.perSecond.toFixed(1).padStart(6)} bookings/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  not confirmed: ${r.failed}`,
+  );
 }
 console.log(`contended / spread throughput: ${(contended.perSecond / spread.perSecond).toFixed(2)}x`);
 console.log(`\nWebhooks, ${EVENTS} events to a local receiver (retry waits scaled by WEBHOOK_WAIT_SCALE=${process.env.WEBHOOK_WAIT_SCALE}):\n`);
-console.log(`receiver always 2xx:        delivered ${steady.delivered}/${EVENTS} in ${steady.secs.toFixed(1)} s; dispatch delay (event recorded -> received) p50 ${steady.p50} ms, p99 ${steady.p99} ms`);
-console.log(`receiver failing half:      delivered ${flaky.delivered}/${EVENTS} in ${flaky.secs.toFixed(1)} s; p50 ${flaky.p50} ms, p99 ${flaky.p99} ms (every event needed one scheduled retry)`);
+console.log(
+  `receiver always 2xx:        delivered ${steady.delivered}/${EVENTS} in ${steady.secs.toFixed(1)} s; dispatch delay (event recorded -> received) p50 ${steady.p50} ms, p99 ${steady.p99} ms`,
+);
+console.log(
+  `receiver failing half:      delivered ${flaky.delivered}/${EVENTS} in ${flaky.secs.toFixed(1)} s; p50 ${flaky.p50} ms, p99 ${flaky.p99} ms (every event needed one scheduled retry)`,
+);
 console.log(
   '\nRound trips: a keyed read = GetItem(key), then BatchGetItem(member+partner) in parallel with UpdateItem(rate counter); ' +
     'a write adds PutItem(idempotency claim), the operation, UpdateItem(idempotency result) and PutItem(audit).',

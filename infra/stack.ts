@@ -1,11 +1,11 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
+import { QUEUES } from '../shared/queues';
 import { ApiConstruct } from './constructs/api';
 import { DataConstruct } from './constructs/data';
 import { JobsConstruct } from './constructs/jobs';
 import { UploadsConstruct } from './constructs/uploads';
 import { WebhooksConstruct } from './constructs/webhooks';
-import { QUEUES } from '../shared/queues';
 
 /** The whole service: one stack, one construct per concern. */
 export class ServiceStack extends Stack {

@@ -1,11 +1,11 @@
 import './quiet-sdk';
 import { parseArgs } from 'node:util';
+import { AccessError } from '../shared/access/store';
+import { PaymentKeyError } from '../shared/bookings/payment-keys';
+import { CatalogFileError } from '../shared/catalog/operations';
+import { ApiError } from '../shared/kernel/errors';
 import { COMMANDS } from './admin/commands';
 import { connect, UsageError } from './admin/target';
-import { AccessError } from '../shared/access/store';
-import { CatalogFileError } from '../shared/catalog/operations';
-import { PaymentKeyError } from '../shared/bookings/payment-keys';
-import { ApiError } from '../shared/kernel/errors';
 
 /**
  * The operators' CLI: npm run -s admin -- <command> [--flags] [--json].
@@ -24,19 +24,30 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (name === 'help' || name === '--help') {
-    process.stdout.write(rest.includes('--json') ? `${JSON.stringify({ commands: Object.entries(COMMANDS).map(([n, c]) => ({ name: n, usage: c.usage, description: c.description })) })}\n` : `${help()}\n`);
+    process.stdout.write(
+      rest.includes('--json')
+        ? `${JSON.stringify({ commands: Object.entries(COMMANDS).map(([n, c]) => ({ name: n, usage: c.usage, description: c.description })) })}\n`
+        : `${help()}\n`,
+    );
     return 0;
   }
   const cmd = COMMANDS[name];
   const json = rest.includes('--json');
   try {
     if (!cmd) throw new UsageError(`unknown command '${name}'; run 'npm run -s admin -- help' for the list`);
-    const { values, positionals } = parseArgs({ args: rest.filter((a) => a !== '--json'), options: optionsFor(cmd.flags), strict: true, allowPositionals: true });
+    const { values, positionals } = parseArgs({
+      args: rest.filter((a) => a !== '--json'),
+      options: optionsFor(cmd.flags),
+      strict: true,
+      allowPositionals: true,
+    });
     const named = cmd.positionals ?? [];
     if (positionals.length > named.length) throw new UsageError(`unexpected argument '${positionals[named.length]}'\nusage: ${cmd.usage}`);
     const parsed = cmd.flags.safeParse({ ...values, ...Object.fromEntries(positionals.map((v, i) => [named[i]!, v])) });
     if (!parsed.success) {
-      const msg = parsed.error.issues.map((i) => `${named.includes(String(i.path[0])) ? String(i.path[0]).toUpperCase() : `--${i.path.join('.')}`}: ${i.message}`).join('; ');
+      const msg = parsed.error.issues
+        .map((i) => `${named.includes(String(i.path[0])) ? String(i.path[0]).toUpperCase() : `--${i.path.join('.')}`}: ${i.message}`)
+        .join('; ');
       throw new UsageError(`${msg}\nusage: ${cmd.usage}`);
     }
     await connect();

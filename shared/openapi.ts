@@ -41,7 +41,10 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
   for (const r of routes) {
     const rel = r.path.replace(/^\/v1/, '');
     const params: Json[] = [];
-    for (const [loc, schema] of [['path', r.request?.params], ['query', r.request?.query]] as const) {
+    for (const [loc, schema] of [
+      ['path', r.request?.params],
+      ['query', r.request?.query],
+    ] as const) {
       if (!schema) continue;
       const js = convert(schema) as { properties?: Record<string, Json>; required?: string[] };
       for (const [name, s] of Object.entries(js.properties ?? {})) {
@@ -49,7 +52,12 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
         params.push({ name, in: loc, required: loc === 'path' || (js.required ?? []).includes(name), ...(description ? { description } : {}), schema: sch });
       }
     }
-    if (r.write) params.push({ $ref: '#/components/parameters/IdempotencyKey' }, { $ref: '#/components/parameters/XTimestamp' }, { $ref: '#/components/parameters/XSignature' });
+    if (r.write)
+      params.push(
+        { $ref: '#/components/parameters/IdempotencyKey' },
+        { $ref: '#/components/parameters/XTimestamp' },
+        { $ref: '#/components/parameters/XSignature' },
+      );
 
     const commonHeaders: Json = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
     if (r.access === 'key') {
@@ -78,7 +86,7 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
     responses['400'] = error('Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.');
     if (r.access === 'key') {
       responses['401'] = error('Missing or invalid key; for live writes, bad timestamp or signature.');
-      responses['403'] = error('The key\'s member lacks the required scope, or the operation is refused for this caller.');
+      responses['403'] = error("The key's member lacks the required scope, or the operation is refused for this caller.");
       responses['429'] = error('Rate limit exceeded.', { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
     }
     if (r.request?.params) responses['404'] = error('No such resource for this partner and environment.');
@@ -100,7 +108,7 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
       responses,
       ...(r.deprecated ? { deprecated: true, 'x-sunset': r.deprecated.sunset } : {}),
     };
-    (paths[rel] ??= {})[r.method.toLowerCase()] = op;
+    paths[rel] = { ...paths[rel], [r.method.toLowerCase()]: op };
   }
 
   const usedTags = [...new Set(routes.map((r) => r.tag))];
@@ -127,9 +135,27 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
         },
       },
       parameters: {
-        IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: true, description: 'Unique per logical operation (UUID v4 recommended), at most 255 characters, retained 24 hours.', schema: { type: 'string', minLength: 1, maxLength: 255 } },
-        XTimestamp: { name: 'X-Timestamp', in: 'header', required: false, description: 'Live writes only: Unix time in seconds, within 300 s of server time.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-        XSignature: { name: 'X-Signature', in: 'header', required: false, description: 'Live writes only: 64 lowercase hex characters of HMAC-SHA256.', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: true,
+          description: 'Unique per logical operation (UUID v4 recommended), at most 255 characters, retained 24 hours.',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
+        XTimestamp: {
+          name: 'X-Timestamp',
+          in: 'header',
+          required: false,
+          description: 'Live writes only: Unix time in seconds, within 300 s of server time.',
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+        },
+        XSignature: {
+          name: 'X-Signature',
+          in: 'header',
+          required: false,
+          description: 'Live writes only: 64 lowercase hex characters of HMAC-SHA256.',
+          schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+        },
       },
       headers: {
         XRequestId: header('Unique request id; equals request_id in error bodies.'),
@@ -137,9 +163,15 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
         XRateLimitRemaining: header('Requests left in the current window.', { type: 'integer' }),
         XRateLimitReset: header('Unix time (seconds) when the window resets.', { type: 'integer', format: 'int64' }),
         RetryAfter: header('Seconds to wait before retrying.', { type: 'integer' }),
-        IdempotentReplayed: header('true when the response is the stored response of an earlier request with the same Idempotency-Key.', { type: 'string', enum: ['true'] }),
+        IdempotentReplayed: header('true when the response is the stored response of an earlier request with the same Idempotency-Key.', {
+          type: 'string',
+          enum: ['true'],
+        }),
         ...(routes.some((r) => r.deprecated)
-          ? { Deprecation: header('RFC 9745 deprecation date of the route (@unix-seconds).'), Sunset: header('RFC 8594 date after which the route is removed.') }
+          ? {
+              Deprecation: header('RFC 9745 deprecation date of the route (@unix-seconds).'),
+              Sunset: header('RFC 8594 date after which the route is removed.'),
+            }
           : {}),
       },
       schemas,

@@ -6,5 +6,11 @@ import { listAudit } from '../../shared/platform/audit';
 const def = metaRoutes.listAuditEvents;
 
 export const handler = route(def, async ({ tenant, query }) => ({
-  body: await keysetPage(def.id, tenant, query, (after) => listAudit(tenant.partnerId, tenant.env, query.limit, after), (e) => e),
+  body: await keysetPage(
+    def.id,
+    tenant,
+    query,
+    (after) => listAudit(tenant.partnerId, tenant.env, query.limit, after),
+    (e) => e,
+  ),
 }));

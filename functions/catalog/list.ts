@@ -14,7 +14,13 @@ export const handler = route(def, async ({ tenant, query }) => {
   const queryHash = createHash('sha256').update(JSON.stringify(filters)).digest('base64url').slice(0, 10);
   const page = await pager<{ o: number; h: string }>(def.id, tenant, cursor, queryHash);
   const offset = page.position?.o ?? 0;
-  const { items, total } = await listAdventures(tenant, { ...filters, min_price: toMad(filters.min_price), max_price: toMad(filters.max_price), offset, limit });
+  const { items, total } = await listAdventures(tenant, {
+    ...filters,
+    min_price: toMad(filters.min_price),
+    max_price: toMad(filters.max_price),
+    offset,
+    limit,
+  });
   const next = offset + items.length < total ? { o: offset + items.length, h: queryHash } : undefined;
   return {
     body: { data: items, meta: { ...pageMeta(items.length, limit, await page.next(next)), total_results: total, page_number: Math.floor(offset / limit) + 1 } },

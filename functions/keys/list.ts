@@ -6,4 +6,6 @@ import { keyView } from '../../shared/team/views';
 
 const def = teamRoutes.listApiKeys;
 
-export const handler = route(def, async ({ tenant, query }) => ({ body: await keysetPage(def.id, tenant, query, (after) => listKeys(tenant, query.limit, after), keyView) }));
+export const handler = route(def, async ({ tenant, query }) => ({
+  body: await keysetPage(def.id, tenant, query, (after) => listKeys(tenant, query.limit, after), keyView),
+}));

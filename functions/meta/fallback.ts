@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../../shared/kernel/errors';
 import { errorResult } from '../../shared/http/respond';
 import { matchRoute } from '../../shared/http/router';
 import type { ApiEvent, ApiResult } from '../../shared/http/types';
+import { ApiError } from '../../shared/kernel/errors';
 
 /**
  * API Gateway's $default route: answers, in the spec's error shape, what no
@@ -17,7 +17,12 @@ export const handler = async (event: ApiEvent): Promise<ApiResult> => {
   if (match.kind === 'method_not_allowed') {
     const allow = match.allowed.join(', ');
     result = errorResult(
-      new ApiError('request.method.not_allowed', `Method ${method} is not allowed on ${path}; allowed: ${allow}.`, { allowed_methods: match.allowed }, { allow }),
+      new ApiError(
+        'request.method.not_allowed',
+        `Method ${method} is not allowed on ${path}; allowed: ${allow}.`,
+        { allowed_methods: match.allowed },
+        { allow },
+      ),
       requestId,
     );
   } else {

@@ -4,4 +4,7 @@ import { buildOpenApi } from '../../shared/openapi';
 
 let doc: Record<string, unknown> | undefined;
 
-export const handler = route(metaRoutes.getOpenApi, async () => ({ body: (doc ??= buildOpenApi()), headers: { 'cache-control': 'public, max-age=300' } }));
+export const handler = route(metaRoutes.getOpenApi, async () => {
+  doc ??= buildOpenApi();
+  return { body: doc, headers: { 'cache-control': 'public, max-age=300' } };
+});

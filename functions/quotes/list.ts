@@ -7,5 +7,11 @@ import { quoteSummaryView } from '../../shared/quotes/views';
 const def = quoteRoutes.listQuotes;
 
 export const handler = route(def, async ({ tenant, query }) => ({
-  body: await keysetPage(def.id, tenant, query, (after) => listQuotes(tenant, query.limit, after), (q) => quoteSummaryView(q)),
+  body: await keysetPage(
+    def.id,
+    tenant,
+    query,
+    (after) => listQuotes(tenant, query.limit, after),
+    (q) => quoteSummaryView(q),
+  ),
 }));

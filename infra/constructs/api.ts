@@ -1,13 +1,13 @@
 import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
-import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { TABLES, type TableName } from '../../shared/db/tables';
 import type { RouteDef } from '../../shared/http/route-def';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
 import { ROUTE_LIST } from '../../shared/routes';
-import { TABLES, type TableName } from '../../shared/db/tables';
 import { ServiceFunction, type TableBinding } from './service-function';
 
 /** Sender of traveler and operator e-mails; its SES identity is verified out of band. */
@@ -84,7 +84,8 @@ export class ApiConstruct extends Construct {
 
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG4',
-      reason: 'Authentication is done in every handler: API keys are checked against hashes in DynamoDB and live writes carry an HMAC over the raw body, which an API Gateway authorizer cannot see.',
+      reason:
+        'Authentication is done in every handler: API keys are checked against hashes in DynamoDB and live writes carry an HMAC over the raw body, which an API Gateway authorizer cannot see.',
     });
     new CfnOutput(Stack.of(this), 'ApiUrl', { value: `${this.api.apiEndpoint}/v1` });
   }

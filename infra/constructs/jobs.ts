@@ -1,11 +1,11 @@
 import { Duration } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { JOBS, type JobDef } from '../../shared/queues';
 import { TABLES, type TableName } from '../../shared/db/tables';
-import { ServiceFunction, type QueueBinding } from './service-function';
+import { JOBS, type JobDef } from '../../shared/queues';
+import { type QueueBinding, ServiceFunction } from './service-function';
 
 /** Periodic jobs: one EventBridge cron rule and one Lambda per entry of shared/queues.ts JOBS. */
 export class JobsConstruct extends Construct {

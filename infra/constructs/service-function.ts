@@ -1,13 +1,13 @@
-import { Duration, RemovalPolicy, Stack, Validations, type CfnResource } from 'aws-cdk-lib';
+import { join } from 'node:path';
+import { type CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Construct } from 'constructs';
-import { join } from 'node:path';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
 import type { TableDef } from '../../shared/db/tables';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
@@ -142,5 +142,4 @@ export class ServiceFunction extends NodejsFunction {
     });
     return this;
   }
-
 }

@@ -1,15 +1,14 @@
 import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
+import { TABLES, type TableName } from '../../shared/db/tables';
 import { QUEUES, type QueueDef } from '../../shared/queues';
 import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
-import { TABLES, type TableName } from '../../shared/db/tables';
 import { ServiceFunction } from './service-function';
-
 
 /**
  * Queues and their consumers (every queue has a DLQ, every consumer reports
@@ -35,7 +34,10 @@ export class WebhooksConstruct extends Construct {
         enforceSSL: true,
         deadLetterQueue: { queue: dlq, maxReceiveCount: def.maxReceiveCount },
       });
-      const consumer = new ServiceFunction(this, `${key}Consumer`, { entry: def.consumer, timeout: Duration.seconds(Math.min(60, def.visibilityTimeoutSeconds - 10)) });
+      const consumer = new ServiceFunction(this, `${key}Consumer`, {
+        entry: def.consumer,
+        timeout: Duration.seconds(Math.min(60, def.visibilityTimeoutSeconds - 10)),
+      });
       consumer.bind({
         tables: [{ table: props.tables.data, def: TABLES.data, access: 'readwrite' }],
         queues: [
@@ -55,13 +57,22 @@ export class WebhooksConstruct extends Construct {
 
   private retryMachinery(queue: Queue, worker: ServiceFunction) {
     const group = new CfnScheduleGroup(this, 'RetryScheduleGroup', { name: RETRY_SCHEDULE_GROUP });
-    const role = new Role(this, 'SchedulerRole', { assumedBy: new ServicePrincipal('scheduler.amazonaws.com'), description: 'Lets webhook retry schedules put the next attempt on the webhook queue' });
+    const role = new Role(this, 'SchedulerRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+      description: 'Lets webhook retry schedules put the next attempt on the webhook queue',
+    });
     queue.grantSendMessages(role);
     const { account, region } = Stack.of(this);
     worker.addToRolePolicy(
       new PolicyStatement({ actions: ['scheduler:CreateSchedule'], resources: [`arn:aws:scheduler:${region}:${account}:schedule/${RETRY_SCHEDULE_GROUP}/*`] }),
     );
-    worker.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn], conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } } }));
+    worker.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [role.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
     worker.addEnvironment('SCHEDULER_GROUP', RETRY_SCHEDULE_GROUP);
     worker.addEnvironment('SCHEDULER_ROLE_ARN', role.roleArn);
     worker.node.addDependency(group);

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { TextDecoder } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { matchRoute } from '../../shared/http/router';
@@ -77,7 +77,10 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pa
   };
 }
 
-function send(res: ServerResponse, result: { statusCode?: number; headers?: Record<string, string | number | boolean>; body?: string; isBase64Encoded?: boolean; cookies?: string[] }) {
+function send(
+  res: ServerResponse,
+  result: { statusCode?: number; headers?: Record<string, string | number | boolean>; body?: string; isBase64Encoded?: boolean; cookies?: string[] },
+) {
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
@@ -125,7 +128,8 @@ export function startApiGateway(port: number, host = '127.0.0.1'): Promise<Serve
       dispatch(req, res, Buffer.concat(chunks)).catch((e: Error) => {
         // Nothing a request sends may take the stack down.
         console.error('[api] dispatch failed:', e.message);
-        if (!res.headersSent) send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Internal Server Error' }) });
+        if (!res.headersSent)
+          send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Internal Server Error' }) });
       });
     });
     req.on('error', () => res.destroy());
@@ -141,9 +145,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, body: Buffer)
   const path = (req.url ?? '/').split('?')[0]!;
   const match = matchRoute(method, path);
   const [entry, routeKey, params] =
-    match.kind === 'route'
-      ? [match.route.handler, `${match.route.method} ${match.route.path}`, match.params]
-      : [FALLBACK_ENTRY, '$default', undefined];
+    match.kind === 'route' ? [match.route.handler, `${match.route.method} ${match.route.path}`, match.params] : [FALLBACK_ENTRY, '$default', undefined];
   const event = toEvent(req, body, routeKey, params);
   try {
     const handler = await loadHandler(entry);

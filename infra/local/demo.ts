@@ -29,7 +29,11 @@ export async function ensureDemoPartner(stateDir: string): Promise<DemoPartner> 
     }
   }
   const { catalogStore } = await import('../../shared/catalog/store');
-  const created = await accessStore.createPartner({ name: 'Demo Bank', email: 'demo-admin@demo-bank.example', sandboxCatalog: await catalogStore.currentSandboxScope() });
+  const created = await accessStore.createPartner({
+    name: 'Demo Bank',
+    email: 'demo-admin@demo-bank.example',
+    sandboxCatalog: await catalogStore.currentSandboxScope(),
+  });
   const demo: DemoPartner = {
     partner_id: created.partner.partner_id,
     member_id: created.member.member_id,

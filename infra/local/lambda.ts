@@ -5,7 +5,7 @@ import type { Context } from 'aws-lambda';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the runtime invokes every kind of handler (HTTP, SQS, cron) through one loader, as Lambda does.
 export type LambdaHandler = (event: any, context: Context) => Promise<any>;
 
 const loaded = new Map<string, Promise<LambdaHandler>>();

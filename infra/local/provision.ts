@@ -1,17 +1,17 @@
 import {
+  type AttributeDefinition,
   CreateTableCommand,
   DescribeTableCommand,
-  DynamoDBClient,
+  type DynamoDBClient,
   ResourceNotFoundException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
-  type AttributeDefinition,
 } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { BUCKETS } from '../../shared/buckets';
 import { TABLES, type TableDef } from '../../shared/db/tables';
 import { QUEUES } from '../../shared/queues';
-import { BUCKETS } from '../../shared/buckets';
 
 const S = 'S' as const;
 
@@ -50,9 +50,7 @@ export async function provisionTables(ddb: DynamoDBClient): Promise<void> {
           })),
         }),
       );
-      await ddb.send(
-        new UpdateTimeToLiveCommand({ TableName: def.name, TimeToLiveSpecification: { AttributeName: def.ttlAttribute, Enabled: true } }),
-      );
+      await ddb.send(new UpdateTimeToLiveCommand({ TableName: def.name, TimeToLiveSpecification: { AttributeName: def.ttlAttribute, Enabled: true } }));
       continue;
     }
     for (const i of def.indexes.filter((x) => !existing!.has(x.name))) {

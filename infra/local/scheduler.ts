@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:http';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { closeServer } from './services';
 
@@ -61,7 +61,7 @@ export async function startScheduler(opts: {
       } catch {
         return fail(res, 400, 'ValidationException', 'The request body is not valid JSON.');
       }
-      const group = (name ? (body.GroupName as string) ?? url.searchParams.get('groupName') : url.searchParams.get('GroupName')) ?? 'default';
+      const group = (name ? ((body.GroupName as string) ?? url.searchParams.get('groupName')) : url.searchParams.get('GroupName')) ?? 'default';
       const key = `${group}/${name}`;
       if (req.method === 'POST' && name) {
         if (schedules.has(key)) return fail(res, 409, 'ConflictException', `Schedule ${name} already exists.`);

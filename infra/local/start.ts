@@ -1,7 +1,7 @@
 import '../../scripts/quiet-sdk';
+import { ensureCatalog, ensureDemoPartner } from './demo';
 import { MissingJavaError } from './services';
 import { defaultStateDir, startLocalStack } from './stack';
-import { ensureCatalog, ensureDemoPartner } from './demo';
 
 // A closed terminal or pipe must not abort the shutdown that stops DynamoDB Local.
 process.stdout.on('error', () => undefined);

@@ -20,7 +20,9 @@ function memberEnabled(enabled: boolean): Command {
   const verb = enabled ? 'enable' : 'disable';
   return {
     usage: `member:${verb} --partner ID --member MEMBER_ID`,
-    description: enabled ? 'Enable a disabled member again.' : "Disable a member: their keys stop working at once (the last enabled PARTNER_ADMIN can't be disabled).",
+    description: enabled
+      ? 'Enable a disabled member again.'
+      : "Disable a member: their keys stop working at once (the last enabled PARTNER_ADMIN can't be disabled).",
     flags: z.object({ partner: z.uuid(), member: z.uuid() }),
     async run(f) {
       const m = await (await repo()).setMemberEnabled(f.partner as string, f.member as string, enabled);
@@ -40,7 +42,14 @@ export const COMMANDS: Record<string, Command> = {
       const sandboxCatalog = await catalogStore.currentSandboxScope();
       const r = await (await repo()).createPartner({ name: f.name as string, email: f.email as string | undefined, sandboxCatalog });
       return {
-        json: { partner_id: r.partner.partner_id, member_id: r.member.member_id, live_key: r.liveKey.key, test_key: r.testKey.key, live_key_id: r.liveKey.key_id, test_key_id: r.testKey.key_id },
+        json: {
+          partner_id: r.partner.partner_id,
+          member_id: r.member.member_id,
+          live_key: r.liveKey.key,
+          test_key: r.testKey.key,
+          live_key_id: r.liveKey.key_id,
+          test_key_id: r.testKey.key_id,
+        },
         text: [
           `Partner ${r.partner.name} created: ${r.partner.partner_id}`,
           `Admin member: ${r.member.member_id} (${r.member.email})`,
@@ -70,7 +79,10 @@ export const COMMANDS: Record<string, Command> = {
     async run(f) {
       if ((f['per-minute'] === undefined) === (f.default !== true)) throw new UsageError('give exactly one of --per-minute N or --default');
       const p = await (await repo()).setRateLimit(f.partner as string, f.default ? null : (f['per-minute'] as number));
-      return { json: { partner_id: p.partner_id, rate_limit_per_minute: p.rate_limit_per_minute ?? 600 }, text: `Partner ${p.partner_id}: ${p.rate_limit_per_minute ?? 600} requests per minute per key.` };
+      return {
+        json: { partner_id: p.partner_id, rate_limit_per_minute: p.rate_limit_per_minute ?? 600 },
+        text: `Partner ${p.partner_id}: ${p.rate_limit_per_minute ?? 600} requests per minute per key.`,
+      };
     },
   },
   'member:add': {
@@ -84,7 +96,10 @@ export const COMMANDS: Record<string, Command> = {
         first_name: f['first-name'] as string | undefined,
         last_name: f['last-name'] as string | undefined,
       });
-      return { json: { member_id: m.member_id, partner_id: m.partner_id, email: m.email, role: m.role }, text: `Member ${m.member_id} (${m.email}, ${m.role}) added.` };
+      return {
+        json: { member_id: m.member_id, partner_id: m.partner_id, email: m.email, role: m.role },
+        text: `Member ${m.member_id} (${m.email}, ${m.role}) added.`,
+      };
     },
   },
   'member:list': {
@@ -132,7 +147,14 @@ export const COMMANDS: Record<string, Command> = {
   'catalog:close-slot': {
     usage: 'catalog:close-slot --rate-pack ID --date YYYY-MM-DD [--time HH:MM]',
     description: 'Close one production departure (or FLEXIBLE day, without --time) to sale; partners with open quotes on it get adventure.unavailable.',
-    flags: z.object({ 'rate-pack': z.uuid(), date: z.iso.date(), time: z.string().regex(/^\d{2}:\d{2}$/).optional() }),
+    flags: z.object({
+      'rate-pack': z.uuid(),
+      date: z.iso.date(),
+      time: z
+        .string()
+        .regex(/^\d{2}:\d{2}$/)
+        .optional(),
+    }),
     async run(f) {
       const { closeSlot } = await import('../../shared/catalog/operations');
       const r = await closeSlot(f['rate-pack'] as string, f.date as string, (f.time as string | undefined) ?? null);
@@ -156,7 +178,10 @@ export const COMMANDS: Record<string, Command> = {
     async run(f) {
       const { generatePaymentKey } = await import('../../shared/bookings/payment-keys');
       const r = await generatePaymentKey(f.partner as string);
-      return { json: { partner_id: f.partner, env: 'test', kid: r.kid, private_jwk: r.private_jwk }, text: `kid ${r.kid}\nprivate JWK (shown once): ${JSON.stringify(r.private_jwk)}` };
+      return {
+        json: { partner_id: f.partner, env: 'test', kid: r.kid, private_jwk: r.private_jwk },
+        text: `kid ${r.kid}\nprivate JWK (shown once): ${JSON.stringify(r.private_jwk)}`,
+      };
     },
   },
   'booking:cancel': {
@@ -166,12 +191,16 @@ export const COMMANDS: Record<string, Command> = {
     async run(f) {
       const { cancelByService } = await import('../../shared/bookings/cancel');
       const b = await cancelByService(f.booking as string, (f.reason as string | undefined) ?? null);
-      return { json: { booking_number: b.booking_number, status: b.status, cancellation: b.cancellation }, text: `${b.booking_number} cancelled; refund ${b.cancellation!.refund_amount.amount} MAD.` };
+      return {
+        json: { booking_number: b.booking_number, status: b.status, cancellation: b.cancellation },
+        text: `${b.booking_number} cancelled; refund ${b.cancellation!.refund_amount.amount} MAD.`,
+      };
     },
   },
   'booking:complete': {
     usage: 'booking:complete [--date YYYY-MM-DD]',
-    description: 'Run the daily completion job: CONFIRMED bookings travelling on DATE (a past date; default yesterday, Morocco time) or in the 7 days before become COMPLETED.',
+    description:
+      'Run the daily completion job: CONFIRMED bookings travelling on DATE (a past date; default yesterday, Morocco time) or in the 7 days before become COMPLETED.',
     flags: z.object({ date: z.iso.date().optional() }),
     async run(f) {
       const { completeBookings, yesterdayInMorocco } = await import('../../shared/bookings/complete');
@@ -189,7 +218,10 @@ export const COMMANDS: Record<string, Command> = {
       const dir = process.env.MAILBOX_DIR ?? join(process.env.LOCAL_STATE_DIR ?? '.local', 'mailbox');
       let files: string[] = [];
       try {
-        files = readdirSync(dir).filter((n) => n.endsWith('.json')).sort().reverse();
+        files = readdirSync(dir)
+          .filter((n) => n.endsWith('.json'))
+          .sort()
+          .reverse();
       } catch {
         files = [];
       }
@@ -215,7 +247,9 @@ export const COMMANDS: Record<string, Command> = {
     description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',
     flags: z.object({ partner: z.uuid(), member: z.uuid(), env, 'expires-at': z.iso.datetime().optional() }),
     async run(f) {
-      const k = await (await repo()).issueKey(f.partner as string, f.member as string, f.env as 'live' | 'test', { expiresAt: f['expires-at'] as string | undefined });
+      const k = await (await repo()).issueKey(f.partner as string, f.member as string, f.env as 'live' | 'test', {
+        expiresAt: f['expires-at'] as string | undefined,
+      });
       return { json: { key_id: k.key_id, key: k.key, env: k.env }, text: `Key ${k.key_id} (${k.env}): ${k.key}\nThe secret is shown once: store it now.` };
     },
   },

@@ -3,16 +3,7 @@ import type { Scope } from './scopes';
 export const ROLES = ['PARTNER_ADMIN', 'FINANCE', 'DEVELOPER', 'VIEWER'] as const;
 export type Role = (typeof ROLES)[number];
 
-const READ_ALL: Scope[] = [
-  'meta:read',
-  'catalog:read',
-  'quotes:read',
-  'bookings:read',
-  'settlements:read',
-  'webhooks:read',
-  'reviews:read',
-  'team:read',
-];
+const READ_ALL: Scope[] = ['meta:read', 'catalog:read', 'quotes:read', 'bookings:read', 'settlements:read', 'webhooks:read', 'reviews:read', 'team:read'];
 
 /**
  * Role -> scopes, from the spec's role descriptions:
@@ -22,17 +13,7 @@ const READ_ALL: Scope[] = [
  * metadata (`meta:read`).
  */
 export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
-  PARTNER_ADMIN: [
-    ...READ_ALL,
-    'quotes:write',
-    'bookings:write',
-    'webhooks:write',
-    'reviews:write',
-    'files:write',
-    'team:manage',
-    'keys:manage',
-    'audit:read',
-  ],
+  PARTNER_ADMIN: [...READ_ALL, 'quotes:write', 'bookings:write', 'webhooks:write', 'reviews:write', 'files:write', 'team:manage', 'keys:manage', 'audit:read'],
   FINANCE: ['meta:read', 'bookings:read', 'bookings:write', 'settlements:read'],
   DEVELOPER: [
     'meta:read',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accessTable, type Table, type TransactItem, transact } from '../db/client';
 import { isConditionFailed } from '../db/errors';
-import { batchGet, queryAll, queryPage } from '../db/query';
+import { batchGet, newestFirst, queryAll } from '../db/query';
 import { backoff } from '../db/retry';
 import type { Env } from '../kernel/tenant';
 import { formatKey, hashSecret, newKeyPrefix, newKeySecret } from './api-key';
@@ -70,14 +70,25 @@ export function makeAccessStore(table: Table = accessTable) {
     async createPartner(input: { name: string; email?: string; now?: Date; sandboxCatalog?: string }) {
       const now = (input.now ?? new Date()).toISOString();
       const partnerId = randomUUID();
-      const partner: Partner = { partner_id: partnerId, name: input.name, email: input.email, admin_count: 1, created_at: now, sandbox_catalog: input.sandboxCatalog };
+      const partner: Partner = {
+        partner_id: partnerId,
+        name: input.name,
+        email: input.email,
+        admin_count: 1,
+        created_at: now,
+        sandbox_catalog: input.sandboxCatalog,
+      };
       const email = input.email ?? `admin+${partnerId.slice(0, 8)}@example.invalid`;
       const { member, item } = memberItem(partnerId, { email, role: 'PARTNER_ADMIN', first_name: 'Admin', last_name: input.name }, now);
       const live = newKeyItem(partnerId, member.member_id, 'live', now);
       const test = newKeyItem(partnerId, member.member_id, 'test', now);
       const cancelled = await transact(table.client, {
         partner: {
-          Put: { TableName: TableName(), Item: { ...accessKeys.partner(partnerId), type: 'partner', ...accessKeys.partnersIndex(now, partnerId), ...partner }, ConditionExpression: 'attribute_not_exists(pk)' },
+          Put: {
+            TableName: TableName(),
+            Item: { ...accessKeys.partner(partnerId), type: 'partner', ...accessKeys.partnersIndex(now, partnerId), ...partner },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
         },
         member: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
         email: { Put: { TableName: TableName(), Item: { ...accessKeys.memberEmail(partnerId, email), type: 'member_email', member_id: member.member_id } } },
@@ -101,7 +112,11 @@ export function makeAccessStore(table: Table = accessTable) {
           },
         },
         email: {
-          Put: { TableName: TableName(), Item: { ...accessKeys.memberEmail(partnerId, m.email), type: 'member_email', member_id: member.member_id }, ConditionExpression: 'attribute_not_exists(pk)' },
+          Put: {
+            TableName: TableName(),
+            Item: { ...accessKeys.memberEmail(partnerId, m.email), type: 'member_email', member_id: member.member_id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
         },
         member: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
       });
@@ -111,12 +126,26 @@ export function makeAccessStore(table: Table = accessTable) {
       return member;
     },
 
-    async issueKey(partnerId: string, memberId: string, env: Env, opts: { expiresAt?: string; issuedBy?: string } = {}): Promise<IssuedKey & { record: ApiKeyRecord }> {
+    async issueKey(
+      partnerId: string,
+      memberId: string,
+      env: Env,
+      opts: { expiresAt?: string; issuedBy?: string } = {},
+    ): Promise<IssuedKey & { record: ApiKeyRecord }> {
       const k = newKeyItem(partnerId, memberId, env, new Date().toISOString());
-      const item: Record<string, unknown> = { ...k.item, ...(opts.expiresAt ? { expires_at: opts.expiresAt } : {}), ...(opts.issuedBy ? { issued_by: opts.issuedBy } : {}) };
+      const item: Record<string, unknown> = {
+        ...k.item,
+        ...(opts.expiresAt ? { expires_at: opts.expiresAt } : {}),
+        ...(opts.issuedBy ? { issued_by: opts.issuedBy } : {}),
+      };
       const cancelled = await transact(table.client, {
         member: {
-          ConditionCheck: { TableName: TableName(), Key: accessKeys.member(partnerId, memberId), ConditionExpression: 'attribute_exists(pk) AND enabled = :t', ExpressionAttributeValues: { ':t': true } },
+          ConditionCheck: {
+            TableName: TableName(),
+            Key: accessKeys.member(partnerId, memberId),
+            ConditionExpression: 'attribute_exists(pk) AND enabled = :t',
+            ExpressionAttributeValues: { ':t': true },
+          },
         },
         key: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
       });
@@ -147,14 +176,13 @@ export function makeAccessStore(table: Table = accessTable) {
 
     /** Keys of one partner and environment, most recent first. */
     async listKeys(partnerId: string, env: Env, limit: number, after?: string) {
-      const gsi1pk = accessKeys.keysPartition(partnerId, env);
-      const { items, hasMore } = await queryPage(
+      const { items, next } = await newestFirst(
         table,
-        { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': gsi1pk }, ScanIndexForward: false },
+        { index: 'gsi1', partition: accessKeys.keysPartition(partnerId, env), itemKey: accessKeys.keyFromIndexSort },
         limit,
-        after ? { gsi1pk, gsi1sk: after, ...accessKeys.keyFromIndexSort(after) } : undefined,
+        after,
       );
-      return { items: items.map((i) => strip<ApiKeyRecord>(i)!), next: hasMore ? (items.at(-1)!.gsi1sk as string) : undefined };
+      return { items: items.map((i) => strip<ApiKeyRecord>(i)!), next };
     },
 
     async getMember(partnerId: string, memberId: string): Promise<Member | undefined> {
@@ -232,7 +260,11 @@ export function makeAccessStore(table: Table = accessTable) {
     },
 
     async listPartners(): Promise<Partner[]> {
-      const items = await queryAll(table, { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': accessKeys.partnersPartition } });
+      const items = await queryAll(table, {
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :p',
+        ExpressionAttributeValues: { ':p': accessKeys.partnersPartition },
+      });
       return items.map((i) => strip<Partner>(i)!);
     },
 
@@ -244,7 +276,11 @@ export function makeAccessStore(table: Table = accessTable) {
     async listMembers(partnerId: string): Promise<Member[]> {
       const { pk, skPrefix } = accessKeys.members(partnerId);
       const r = await table.client.send(
-        new QueryCommand({ TableName: TableName(), KeyConditionExpression: 'pk = :p AND begins_with(sk, :m)', ExpressionAttributeValues: { ':p': pk, ':m': skPrefix } }),
+        new QueryCommand({
+          TableName: TableName(),
+          KeyConditionExpression: 'pk = :p AND begins_with(sk, :m)',
+          ExpressionAttributeValues: { ':p': pk, ':m': skPrefix },
+        }),
       );
       return (r.Items ?? []).map((i) => strip<Member>(i)!);
     },

@@ -11,7 +11,8 @@ import { refundPreview } from './rules';
 import { bookingStore } from './store';
 
 const MAX_CANCEL_ATTEMPTS = 11;
-const notCancellable = (b: BookingRecord, status = b.status) => new ApiError('booking.not_cancellable', `Booking ${b.booking_number} is ${status} and cannot be cancelled.`, { status });
+const notCancellable = (b: BookingRecord, status = b.status) =>
+  new ApiError('booking.not_cancellable', `Booking ${b.booking_number} is ${status} and cannot be cancelled.`, { status });
 
 /**
  * Cancels a CONFIRMED booking: in one transaction the status change with its
@@ -23,7 +24,10 @@ export async function cancelBooking(b: BookingRecord, by: 'PARTNER' | 'SERVICE',
     if (b.status !== 'CONFIRMED') throw notCancellable(b);
     // Once the adventure has started the booking is being fulfilled: it completes, it is not cancelled.
     if (by === 'PARTNER' && Date.parse(b.starts_at) <= now.getTime()) {
-      throw new ApiError('booking.not_cancellable', `Booking ${b.booking_number} started at ${b.starts_at} and can no longer be cancelled.`, { status: b.status, starts_at: b.starts_at });
+      throw new ApiError('booking.not_cancellable', `Booking ${b.booking_number} started at ${b.starts_at} and can no longer be cancelled.`, {
+        status: b.status,
+        starts_at: b.starts_at,
+      });
     }
     const amount = toMinor(b.net_amount.amount);
     const preview = refundPreview(amount, b.cancellation_policy.rules, new Date(b.starts_at), now);
@@ -41,13 +45,24 @@ export async function cancelBooking(b: BookingRecord, by: 'PARTNER' | 'SERVICE',
       b.partner_id,
       b.env,
       'booking.cancelled',
-      { booking_number: b.booking_number, partner_reference: b.partner_reference, status: 'CANCELLED', travel_date: b.travel_date, cancelled_by: by, refund_amount: cancellation.refund_amount, cancelled_at: cancellation.cancelled_at },
+      {
+        booking_number: b.booking_number,
+        partner_reference: b.partner_reference,
+        status: 'CANCELLED',
+        travel_date: b.travel_date,
+        cancelled_by: by,
+        refund_amount: cancellation.refund_amount,
+        cancelled_at: cancellation.cancelled_at,
+      },
       now,
     );
     const slot = { date: b.travel_date, start_time: b.start_time };
     const cancelled = await transact(
       dataTable.client,
-      { booking: bookingStore.cancel(b.booking_number, cancellation, now), seats: inventoryStore.releaseSeats(b.inventory, b.rate_pack.id, slot, b.travelers.length) },
+      {
+        booking: bookingStore.cancel(b.booking_number, cancellation, now),
+        seats: inventoryStore.releaseSeats(b.inventory, b.rate_pack.id, slot, b.travelers.length),
+      },
       [event.item],
     );
     if (!cancelled) {
@@ -61,7 +76,9 @@ export async function cancelBooking(b: BookingRecord, by: 'PARTNER' | 'SERVICE',
     const fresh = await bookingStore.get(b.booking_number);
     if (fresh && fresh.status !== 'CONFIRMED') throw notCancellable(fresh);
     if (!fresh || attempt + 1 >= MAX_CANCEL_ATTEMPTS) {
-      throw new ApiError('booking.slot.contended', 'The booking is being changed concurrently; retry in a moment with the same Idempotency-Key.', undefined, { 'retry-after': '1' });
+      throw new ApiError('booking.slot.contended', 'The booking is being changed concurrently; retry in a moment with the same Idempotency-Key.', undefined, {
+        'retry-after': '1',
+      });
     }
     await backoff(attempt);
     b = fresh;

@@ -25,7 +25,13 @@ export async function completeBookings(throughDate: string, progress: (line: str
           b.partner_id,
           b.env,
           'booking.completed',
-          { booking_number: b.booking_number, partner_reference: b.partner_reference, status: 'COMPLETED', travel_date: b.travel_date, completed_at: now.toISOString() },
+          {
+            booking_number: b.booking_number,
+            partner_reference: b.partner_reference,
+            status: 'COMPLETED',
+            travel_date: b.travel_date,
+            completed_at: now.toISOString(),
+          },
           now,
         );
         // A cancelled transaction means the booking was cancelled or completed meanwhile: nothing to do.

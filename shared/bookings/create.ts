@@ -25,13 +25,15 @@ export const MAX_BOOKING_ATTEMPTS = 26;
 const unavailable = (reason: string, message: string) => new ApiError('booking.slot.unavailable', message, { reason });
 const alreadyBooked = (q: QuoteRecord, bookingNumber: string) =>
   new ApiError('booking.quote.already_booked', `Quote ${q.id} was already used by booking ${bookingNumber}.`, { booking_number: bookingNumber });
-const expired = (q: QuoteRecord) => new ApiError('booking.quote.expired', `Quote ${q.id} expired at ${q.expires_at}; take a new quote.`, { expires_at: q.expires_at });
+const expired = (q: QuoteRecord) =>
+  new ApiError('booking.quote.expired', `Quote ${q.id} expired at ${q.expires_at}; take a new quote.`, { expires_at: q.expires_at });
 
 async function quoteToBook(t: Tenant, quoteId: string): Promise<QuoteRecord> {
   try {
     return await getQuote(t, quoteId);
   } catch (e) {
-    if (e instanceof ApiError && e.status === 404) throw new ApiError('booking.quote.not_found', `Quote ${quoteId} does not exist in this environment.`, { quote_id: quoteId });
+    if (e instanceof ApiError && e.status === 404)
+      throw new ApiError('booking.quote.not_found', `Quote ${quoteId} does not exist in this environment.`, { quote_id: quoteId });
     throw e;
   }
 }
@@ -54,7 +56,11 @@ export async function createBooking(t: Tenant, input: CreateBookingInput, now = 
     });
   }
   const { claims, kid } = await verifyPaymentConfirmation(input.payment_confirmation, (k) => findPaymentKey(t.partnerId, t.env, k));
-  if (claims.quote_id !== quote.id) throw new ApiError('payment.quote.mismatch', 'The payment confirmation was signed for another quote.', { signed_quote_id: claims.quote_id, quote_id: quote.id });
+  if (claims.quote_id !== quote.id)
+    throw new ApiError('payment.quote.mismatch', 'The payment confirmation was signed for another quote.', {
+      signed_quote_id: claims.quote_id,
+      quote_id: quote.id,
+    });
   if (toMinor(claims.amount.amount) !== toMinor(quote.net_amount.amount)) {
     throw new ApiError('payment.amount.mismatch', `The confirmed amount ${claims.amount.amount} MAD differs from the quote's ${quote.net_amount.amount} MAD.`, {
       confirmed: claims.amount,
@@ -65,7 +71,7 @@ export async function createBooking(t: Tenant, input: CreateBookingInput, now = 
   // Re-validate the slot at confirmation: still sold, not closed, seats left.
   const scopes = await catalogScopes(t);
   const stored = await catalogStore.ratePack(scopes.content, quote.rate_pack_id);
-  if (!stored || !stored.adventure.active) throw unavailable('adventure_withdrawn', `${quote.adventure_title} is no longer sold.`);
+  if (!stored?.adventure.active) throw unavailable('adventure_withdrawn', `${quote.adventure_title} is no longer sold.`);
   const check = checkSlot(stored.rate_pack, { date: quote.start_date, start_time: quote.start_time }, now);
   if (!check.ok) throw unavailable(check.reason, `This slot can no longer be booked (${check.reason.replaceAll('_', ' ')}).`);
   const slot = check.slot;
@@ -92,7 +98,13 @@ export async function createBooking(t: Tenant, input: CreateBookingInput, now = 
       start_time: quote.start_time,
       starts_at: quote.starts_at,
       contact: input.contact,
-      travelers: quote.travelers.map((tr, i) => ({ first_name: input.travelers[i]!.first_name, last_name: input.travelers[i]!.last_name, age: tr.age, age_bracket: tr.age_bracket, price: tr.price })),
+      travelers: quote.travelers.map((tr, i) => ({
+        first_name: input.travelers[i]!.first_name,
+        last_name: input.travelers[i]!.last_name,
+        age: tr.age,
+        age_bracket: tr.age_bracket,
+        price: tr.price,
+      })),
       net_amount: quote.net_amount,
       cancellation_policy: quote.cancellation_policy,
       payment: { payment_reference: claims.payment_reference, paid_at: claims.paid_at, amount: claims.amount, kid },
@@ -103,7 +115,15 @@ export async function createBooking(t: Tenant, input: CreateBookingInput, now = 
       t.partnerId,
       t.env,
       'booking.confirmed',
-      { booking_number: number, partner_reference: booking.partner_reference, status: 'CONFIRMED', travel_date: booking.travel_date, start_time: booking.start_time, quote_id: quote.id, adventure_slug: quote.adventure_slug },
+      {
+        booking_number: number,
+        partner_reference: booking.partner_reference,
+        status: 'CONFIRMED',
+        travel_date: booking.travel_date,
+        start_time: booking.start_time,
+        quote_id: quote.id,
+        adventure_slug: quote.adventure_slug,
+      },
       now,
     );
     const cancelled = await transact(
@@ -127,9 +147,13 @@ export async function createBooking(t: Tenant, input: CreateBookingInput, now = 
       throw q.booking_number ? alreadyBooked(quote, q.booking_number) : expired(quote);
     }
     if (cancelled.failed('reference')) {
-      throw new ApiError('booking.partner_reference.duplicate', `partner_reference '${input.partner_reference}' is already used by another booking in this environment.`, {
-        partner_reference: input.partner_reference,
-      });
+      throw new ApiError(
+        'booking.partner_reference.duplicate',
+        `partner_reference '${input.partner_reference}' is already used by another booking in this environment.`,
+        {
+          partner_reference: input.partner_reference,
+        },
+      );
     }
     if (cancelled.failed('seat')) {
       const row = await inventoryStore.get(quote.inventory, quote.rate_pack_id, slot);
@@ -139,7 +163,9 @@ export async function createBooking(t: Tenant, input: CreateBookingInput, now = 
     // A booking number collision or a conflicting concurrent transaction: try again, within bounds.
     if (!cancelled.failed('booking') && !cancelled.conflict) throw new Error(`booking was cancelled (${cancelled.codes.join(', ')})`);
     if (attempt + 1 >= MAX_BOOKING_ATTEMPTS) {
-      throw new ApiError('booking.slot.contended', 'This slot is taking many bookings right now; retry in a moment with the same Idempotency-Key.', undefined, { 'retry-after': '1' });
+      throw new ApiError('booking.slot.contended', 'This slot is taking many bookings right now; retry in a moment with the same Idempotency-Key.', undefined, {
+        'retry-after': '1',
+      });
     }
     await backoff(attempt);
   }

@@ -8,14 +8,20 @@ export const bookingKeys = {
   booking: (bookingNumber: string) => ({ pk: `BOOKING#${bookingNumber}`, sk: 'BOOKING' }),
   /** gsi1: a partner's bookings in one environment, newest first. */
   byTenantPartition: (partnerId: string, env: Env) => `BOOKINGS#${partnerId}#${env}`,
-  byTenant: (partnerId: string, env: Env, createdAt: string, bookingNumber: string) => ({ gsi1pk: bookingKeys.byTenantPartition(partnerId, env), gsi1sk: `${createdAt}#${bookingNumber}` }),
+  byTenant: (partnerId: string, env: Env, createdAt: string, bookingNumber: string) => ({
+    gsi1pk: bookingKeys.byTenantPartition(partnerId, env),
+    gsi1sk: `${createdAt}#${bookingNumber}`,
+  }),
   /** The table key of the booking whose gsi1 sort key is `gsi1sk` (to resume a page). */
   fromTenantSort: (gsi1sk: string) => bookingKeys.booking(gsi1sk.split('#')[1]!),
   /** gsi1 sort-key bounds of bookings created between two instants, inclusive. */
   createdRange: (from: string, to: string) => ({ from, to: `${to}#~` }),
   /** gsi2 (sparse): CONFIRMED bookings by travel date, for the completion job; removed when they leave CONFIRMED. */
   byTravelDatePartition: (travelDate: string) => `BKDATE#${travelDate}`,
-  byTravelDate: (travelDate: string, createdAt: string, bookingNumber: string) => ({ gsi2pk: bookingKeys.byTravelDatePartition(travelDate), gsi2sk: `${createdAt}#${bookingNumber}` }),
+  byTravelDate: (travelDate: string, createdAt: string, bookingNumber: string) => ({
+    gsi2pk: bookingKeys.byTravelDatePartition(travelDate),
+    gsi2sk: `${createdAt}#${bookingNumber}`,
+  }),
   /** partner_reference is unique per partner and environment. */
   partnerReference: (partnerId: string, env: Env, reference: string) => ({ pk: `PREF#${partnerId}#${env}#${reference}`, sk: 'PREF' }),
   /** The partner's key for pseudonymizing customer references. */

@@ -14,7 +14,10 @@ export async function notify(b: BookingRecord, kind: 'confirmed' | 'cancelled') 
   const mails: Mail[] = [
     {
       to: b.contact.email,
-      subject: kind === 'confirmed' ? `${prefix}Booking ${b.booking_number} confirmed: ${b.adventure.title}` : `${prefix}Booking ${b.booking_number} cancelled: ${b.adventure.title}`,
+      subject:
+        kind === 'confirmed'
+          ? `${prefix}Booking ${b.booking_number} confirmed: ${b.adventure.title}`
+          : `${prefix}Booking ${b.booking_number} cancelled: ${b.adventure.title}`,
       text: [
         `Dear ${b.contact.first_name} ${b.contact.last_name},`,
         '',
@@ -34,5 +37,6 @@ export async function notify(b: BookingRecord, kind: 'confirmed' | 'cancelled') 
     });
   }
   const results = await Promise.allSettled(mails.map(sendMail));
-  for (const r of results) if (r.status === 'rejected') logger.error('e-mail not sent', { booking_number: b.booking_number, kind, error: (r.reason as Error).message });
+  for (const r of results)
+    if (r.status === 'rejected') logger.error('e-mail not sent', { booking_number: b.booking_number, kind, error: (r.reason as Error).message });
 }

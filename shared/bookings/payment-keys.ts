@@ -7,7 +7,8 @@ export class PaymentKeyError extends Error {}
 
 /** Registers the public half of a bank's EC P-256 key for one partner and environment. */
 export async function registerPaymentKey(partnerId: string, env: Env, jwk: JWK): Promise<{ kid: string }> {
-  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y) throw new PaymentKeyError('the key must be an EC P-256 public JWK (kty EC, crv P-256, x, y) for ES256');
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y)
+    throw new PaymentKeyError('the key must be an EC P-256 public JWK (kty EC, crv P-256, x, y) for ES256');
   if (jwk.d) throw new PaymentKeyError('this is a private key: register the public JWK only (drop "d")');
   try {
     await importJWK(jwk, 'ES256');

@@ -23,14 +23,20 @@ export interface RegisteredKey {
 
 const malformed = (why: string) => new ApiError('payment.confirmation.malformed', `payment_confirmation is not a valid compact JWS: ${why}.`);
 
-export async function verifyPaymentConfirmation(jws: string, lookup: (kid: string) => Promise<RegisteredKey | undefined>): Promise<{ claims: PaymentClaims; kid: string }> {
+export async function verifyPaymentConfirmation(
+  jws: string,
+  lookup: (kid: string) => Promise<RegisteredKey | undefined>,
+): Promise<{ claims: PaymentClaims; kid: string }> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(jws);
   } catch {
     throw malformed('expected three base64url parts with a JSON protected header');
   }
-  if (header.alg !== 'ES256') throw new ApiError('payment.confirmation.malformed', `payment_confirmation must be signed with ES256, not ${String(header.alg)}.`, { alg: header.alg ?? null });
+  if (header.alg !== 'ES256')
+    throw new ApiError('payment.confirmation.malformed', `payment_confirmation must be signed with ES256, not ${String(header.alg)}.`, {
+      alg: header.alg ?? null,
+    });
   if (typeof header.kid !== 'string' || !header.kid) throw malformed('the protected header has no kid');
   const key = await lookup(header.kid);
   if (!key) {

@@ -11,7 +11,8 @@ export const bookingRoutes = defineRoutes({
     scope: 'bookings:write',
     tag: 'Bookings',
     summary: "Book a quote with the bank's signed payment confirmation",
-    description: 'Status goes straight to CONFIRMED and booking.confirmed is emitted. 409 on conflicts (quote expired or already booked, duplicate partner_reference), 422 when the slot is no longer bookable.',
+    description:
+      'Status goes straight to CONFIRMED and booking.confirmed is emitted. 409 on conflicts (quote expired or already booked, duplicate partner_reference), 422 when the slot is no longer bookable.',
     request: { body: CreateBookingBody },
     responses: { 201: { description: 'The booking.', schema: Booking } },
     sendsMail: true,

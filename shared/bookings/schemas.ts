@@ -9,9 +9,19 @@ export const CreateBookingBody = z
   .object({
     quote_id: z.uuid(),
     partner_reference: z.string().min(1).max(64).describe('Your own reference, unique per environment'),
-    customer_reference: z.string().min(1).max(128).describe("Your customer's id: pseudonymized with HMAC-SHA256 under a key of yours, never stored nor returned"),
-    contact: z.object({ first_name: Name, last_name: Name, email: z.email(), phone: z.string().regex(/^\+?[0-9 ()-]{6,20}$/, 'a phone number, e.g. +212 600 000 000') }).strict(),
-    travelers: z.array(z.object({ first_name: Name, last_name: Name }).strict()).min(1).max(50).describe("In the order of the quote's travelers"),
+    customer_reference: z
+      .string()
+      .min(1)
+      .max(128)
+      .describe("Your customer's id: pseudonymized with HMAC-SHA256 under a key of yours, never stored nor returned"),
+    contact: z
+      .object({ first_name: Name, last_name: Name, email: z.email(), phone: z.string().regex(/^\+?[0-9 ()-]{6,20}$/, 'a phone number, e.g. +212 600 000 000') })
+      .strict(),
+    travelers: z
+      .array(z.object({ first_name: Name, last_name: Name }).strict())
+      .min(1)
+      .max(50)
+      .describe("In the order of the quote's travelers"),
     payment_confirmation: z.string().min(1).max(4096).describe('Compact JWS (ES256, kid in the header) over {quote_id, amount, payment_reference, paid_at}'),
   })
   .strict()
@@ -29,7 +39,11 @@ const Cancellation = z
   })
   .meta({ id: 'BookingCancellation' });
 
-const Policy = z.object({ code: z.string(), description: z.string(), rules: z.array(z.object({ hours_before: z.number().int(), refund_percent: z.number().int() })) });
+const Policy = z.object({
+  code: z.string(),
+  description: z.string(),
+  rules: z.array(z.object({ hours_before: z.number().int(), refund_percent: z.number().int() })),
+});
 
 /** Fields of both the list items and the detail (bookingCore in shared/bookings/service.ts). */
 const BookingCore = z.object({
@@ -72,15 +86,17 @@ export const BookingListItem = BookingCore.extend({
 export const BookingPage = z.object({ data: z.array(BookingListItem), meta: PageMeta }).meta({ id: 'BookingPage' });
 
 export const BookingListQuery = pageQuery.extend({
-  status: csvOf(Status.options)
-    .describe('Comma-separated: CONFIRMED, COMPLETED, CANCELLED'),
+  status: csvOf(Status.options).describe('Comma-separated: CONFIRMED, COMPLETED, CANCELLED'),
   customer_reference: z.string().min(1).max(128).optional().describe('Plaintext customer id; matched against the stored hash'),
   created_from: z.iso.datetime().optional().describe('Bookings created at or after this instant'),
   created_to: z.iso.datetime().optional().describe('Bookings created at or before this instant'),
 });
 
 export const BookingNumberParams = z.object({ booking_number: z.string().regex(BOOKING_NUMBER_RE, 'a booking number like PTB-7K3M-Q9XD') });
-export const CancelBookingBody = z.object({ reason: z.string().max(500).optional() }).strict().meta({ id: 'CancelBookingRequest' });
+export const CancelBookingBody = z
+  .object({ reason: z.string().max(500).optional() })
+  .strict()
+  .meta({ id: 'CancelBookingRequest' });
 
 export const CancellationQuote = z
   .object({

@@ -3,7 +3,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { JWK } from 'jose';
 import { dataTable, type Table, type TransactItem } from '../db/client';
 import { isConditionFailed } from '../db/errors';
-import { clean, queryPage, queryPages } from '../db/query';
+import { clean, inList, newestFirst, queryPages } from '../db/query';
 import type { Env } from '../kernel/tenant';
 import { bookingKeys } from './keys';
 import type { BookingRecord, BookingStatus, Cancellation } from './model';
@@ -58,12 +58,22 @@ export function makeBookingStore(table: Table = dataTable) {
 
     /** Reserves the partner_reference for a booking: fails if the partner already used it in this environment. */
     reserveReference(partnerId: string, env: Env, reference: string, bookingNumber: string): TransactItem {
-      return { Put: { TableName: TableName(), Item: { ...bookingKeys.partnerReference(partnerId, env, reference), booking_number: bookingNumber }, ConditionExpression: 'attribute_not_exists(pk)' } };
+      return {
+        Put: {
+          TableName: TableName(),
+          Item: { ...bookingKeys.partnerReference(partnerId, env, reference), booking_number: bookingNumber },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      };
     },
 
     /** CONFIRMED -> CANCELLED with its cancellation record. */
     cancel(bookingNumber: string, cancellation: Cancellation, now: Date): TransactItem {
-      return leaveConfirmed(bookingNumber, '#s = :c, cancellation = :x, updated_at = :now', { ':c': 'CANCELLED', ':x': cancellation, ':now': now.toISOString() });
+      return leaveConfirmed(bookingNumber, '#s = :c, cancellation = :x, updated_at = :now', {
+        ':c': 'CANCELLED',
+        ':x': cancellation,
+        ':now': now.toISOString(),
+      });
     },
 
     /** CONFIRMED -> COMPLETED. */
@@ -73,38 +83,39 @@ export function makeBookingStore(table: Table = dataTable) {
 
     /** A partner's bookings in one environment, newest first; `after` is the index sort key of the last row of the previous page. */
     async listForTenant(partnerId: string, env: Env, f: BookingFilter, after?: string) {
-      const gsi1pk = bookingKeys.byTenantPartition(partnerId, env);
-      const range = bookingKeys.createdRange(f.createdFrom, f.createdTo);
       const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ':p': gsi1pk, ':from': range.from, ':to': range.to };
+      const values: Record<string, unknown> = {};
       const filters: string[] = [];
       if (f.status?.length) {
         names['#s'] = 'status';
-        filters.push(`#s IN (${f.status.map((s, i) => ((values[`:s${i}`] = s), `:s${i}`)).join(', ')})`);
+        filters.push(inList('#s', f.status, values, 's'));
       }
       if (f.customerRefHash !== undefined) {
         values[':h'] = f.customerRefHash;
         filters.push('customer_ref_hash = :h');
       }
-      const { items, hasMore } = await queryPage(
+      const { items, next } = await newestFirst(
         table,
         {
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :p AND gsi1sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: values,
-          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-          ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-          ScanIndexForward: false,
+          index: 'gsi1',
+          partition: bookingKeys.byTenantPartition(partnerId, env),
+          itemKey: bookingKeys.fromTenantSort,
+          between: bookingKeys.createdRange(f.createdFrom, f.createdTo),
+          ...(filters.length ? { filter: { expression: filters.join(' AND '), names, values } } : {}),
         },
         f.limit,
-        after ? { gsi1pk, gsi1sk: after, ...bookingKeys.fromTenantSort(after) } : undefined,
+        after,
       );
-      return { items: items.map((i) => clean<BookingRecord>(i)), next: hasMore ? (items.at(-1)!.gsi1sk as string) : undefined };
+      return { items: items.map((i) => clean<BookingRecord>(i)), next };
     },
 
     /** CONFIRMED bookings travelling on a date, a page at a time. */
     async *confirmedOn(travelDate: string): AsyncGenerator<BookingRecord[]> {
-      for await (const page of queryPages(table, { IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :p', ExpressionAttributeValues: { ':p': bookingKeys.byTravelDatePartition(travelDate) } })) {
+      for await (const page of queryPages(table, {
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :p',
+        ExpressionAttributeValues: { ':p': bookingKeys.byTravelDatePartition(travelDate) },
+      })) {
         yield page.map((i) => clean<BookingRecord>(i));
       }
     },
@@ -117,7 +128,11 @@ export function makeBookingStore(table: Table = dataTable) {
       if (!create) return undefined;
       try {
         await table.client.send(
-          new PutCommand({ TableName: TableName(), Item: { ...Key, key: randomBytes(32).toString('base64'), created_at: new Date().toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' }),
+          new PutCommand({
+            TableName: TableName(),
+            Item: { ...Key, key: randomBytes(32).toString('base64'), created_at: new Date().toISOString() },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
         );
       } catch (e) {
         if (!isConditionFailed(e)) throw e;

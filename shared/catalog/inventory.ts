@@ -59,7 +59,14 @@ export function makeInventoryStore(table: Table = dataTable) {
 
     /** Closes a slot to sale. */
     close(inventory: string, ratePackId: string, slot: SlotRef): TransactItem {
-      return { Update: { TableName: table.name(), Key: inventoryKeys.row(inventory, ratePackId, slot), UpdateExpression: 'SET closed = :t', ExpressionAttributeValues: { ':t': true } } };
+      return {
+        Update: {
+          TableName: table.name(),
+          Key: inventoryKeys.row(inventory, ratePackId, slot),
+          UpdateExpression: 'SET closed = :t',
+          ExpressionAttributeValues: { ':t': true },
+        },
+      };
     },
   };
 }

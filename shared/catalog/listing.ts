@@ -1,5 +1,5 @@
-import type { AdventureSummary } from './store';
 import { daysBetween, isoWeekday } from '../kernel/time';
+import type { AdventureSummary } from './store';
 
 /**
  * In-memory listing over the catalog index: the whole catalog (10 000
@@ -81,7 +81,9 @@ export function search(cat: PreparedCatalog, query: ListingQuery, today: string)
   for (const a of source) {
     if (!keep(a)) continue;
     if (total >= query.offset && items.length < query.limit) {
-      items.push(query.lat !== undefined && query.lng !== undefined ? { adventure: a, distance_km: haversineKm(query.lat, query.lng, a.lat, a.lng) } : { adventure: a });
+      items.push(
+        query.lat !== undefined && query.lng !== undefined ? { adventure: a, distance_km: haversineKm(query.lat, query.lng, a.lat, a.lng) } : { adventure: a },
+      );
     }
     total++;
   }

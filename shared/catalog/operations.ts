@@ -17,7 +17,11 @@ function unavailableEvents(quotes: OpenQuote[], data: Record<string, unknown>): 
   for (const q of quotes) byTenant.set(`${q.partner_id} ${q.env}`, [...(byTenant.get(`${q.partner_id} ${q.env}`) ?? []), q]);
   // The payload names at most 100 quotes (quote_count has them all): an event stays far below DynamoDB's 400 KB.
   return [...byTenant.values()].map((qs) =>
-    recordEvent(qs[0]!.partner_id, qs[0]!.env as Env, 'adventure.unavailable', { ...data, quote_ids: qs.slice(0, 100).map((q) => q.id), quote_count: qs.length }),
+    recordEvent(qs[0]!.partner_id, qs[0]!.env as Env, 'adventure.unavailable', {
+      ...data,
+      quote_ids: qs.slice(0, 100).map((q) => q.id),
+      quote_count: qs.length,
+    }),
   );
 }
 
@@ -65,13 +69,26 @@ export async function importCatalog(raw: unknown, progress: Progress = () => und
   await catalogStore.deleteContent(PROD, { slugs: renamed.map((a) => a.slug), ratePackIds: removedPacks.map((r) => r.ratePackId) });
   for (const r of removedPacks) {
     const quotes = await quoteStore.openOn(inventoryKeys.live, r.adventure.id, { ratePackId: r.ratePackId });
-    await commitWithEvents([], unavailableEvents(quotes, { adventure_id: r.adventure.id, adventure_slug: r.adventure.slug, rate_pack_id: r.ratePackId, date: null, start_time: null, reason: 'RATE_PACK_REMOVED' }));
+    await commitWithEvents(
+      [],
+      unavailableEvents(quotes, {
+        adventure_id: r.adventure.id,
+        adventure_slug: r.adventure.slug,
+        rate_pack_id: r.ratePackId,
+        date: null,
+        start_time: null,
+        reason: 'RATE_PACK_REMOVED',
+      }),
+    );
   }
   const meta = await catalogStore.rebuildIndex(PROD);
   progress(`index version ${meta.version}: ${meta.adventure_count} adventures in ${meta.chunk_count} chunks`);
   for (const a of [...withdrawn, ...newlyInactive]) {
     const quotes = await quoteStore.openOn(inventoryKeys.live, a.id);
-    await commitWithEvents([], unavailableEvents(quotes, { adventure_id: a.id, adventure_slug: a.slug, rate_pack_id: null, date: null, start_time: null, reason: 'WITHDRAWN' }));
+    await commitWithEvents(
+      [],
+      unavailableEvents(quotes, { adventure_id: a.id, adventure_slug: a.slug, rate_pack_id: null, date: null, start_time: null, reason: 'WITHDRAWN' }),
+    );
   }
   let sandbox = await catalogStore.currentSandboxScope();
   if (!sandbox) {
@@ -102,7 +119,14 @@ export async function closeSlot(ratePackId: string, date: string, startTime: str
   const quotes = await quoteStore.openOn(inventoryKeys.live, rp.adventure.id, { slotKey: inventoryKeys.slot(slot), ratePackId });
   await commitWithEvents(
     [inventoryStore.close(inventoryKeys.live, ratePackId, slot)],
-    unavailableEvents(quotes, { adventure_id: rp.adventure.id, adventure_slug: rp.adventure.slug, rate_pack_id: ratePackId, date, start_time: startTime, reason: 'SLOT_CLOSED' }),
+    unavailableEvents(quotes, {
+      adventure_id: rp.adventure.id,
+      adventure_slug: rp.adventure.slug,
+      rate_pack_id: ratePackId,
+      date,
+      start_time: startTime,
+      reason: 'SLOT_CLOSED',
+    }),
   );
   return { rate_pack_id: ratePackId, date, start_time: startTime, closed: true, events: new Set(quotes.map((q) => q.partner_id)).size };
 }
@@ -138,7 +162,16 @@ export async function refreshSandboxes(progress: Progress = () => undefined, now
     const recorded: RecordedEvent[] = [];
     for (const a of gone) {
       const quotes = await quoteStore.openOn(inventoryKeys.sandbox(partner.partner_id), a.id, { now });
-      recorded.push(...unavailableEvents(quotes, { adventure_id: a.id, adventure_slug: a.slug, rate_pack_id: null, date: null, start_time: null, reason: 'SANDBOX_REFRESH' }));
+      recorded.push(
+        ...unavailableEvents(quotes, {
+          adventure_id: a.id,
+          adventure_slug: a.slug,
+          rate_pack_id: null,
+          date: null,
+          start_time: null,
+          reason: 'SANDBOX_REFRESH',
+        }),
+      );
     }
     events += recorded.length;
     try {

@@ -61,7 +61,12 @@ export function priceTravelers(pack: PricingRatePack, travelDate: string, travel
     else priced.push({ index, age, bracket, amount: toMinor(bracket.price) });
   });
   if (outside.length > 0) {
-    return { ok: false, error: 'age_out_of_range', travelers: outside, brackets: pack.age_brackets.map(({ code, min_age, max_age }) => ({ code, min_age, max_age })) };
+    return {
+      ok: false,
+      error: 'age_out_of_range',
+      travelers: outside,
+      brackets: pack.age_brackets.map(({ code, min_age, max_age }) => ({ code, min_age, max_age })),
+    };
   }
   return { ok: true, travelers: priced, total: priced.reduce((s, t) => s + t.amount, 0) };
 }

@@ -11,7 +11,8 @@ export const catalogRoutes = defineRoutes({
     scope: 'catalog:read',
     tag: 'Catalog',
     summary: 'Browse the catalog',
-    description: 'Offset-based paging (meta.total_results, meta.page_number); sort by popularity, price or distance; filter by text, city, category, date and price.',
+    description:
+      'Offset-based paging (meta.total_results, meta.page_number); sort by popularity, price or distance; filter by text, city, category, date and price.',
     request: { query: AdventureListQuery },
     responses: { 200: { description: 'A page of adventures.', schema: AdventurePage } },
   },

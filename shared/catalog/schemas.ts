@@ -4,11 +4,16 @@ import { CATEGORIES } from './import-format';
 
 const Mad = z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'an amount in MAD, e.g. 250 or 250.00 (at most 9 digits before the point)');
 const Category = z.enum(CATEGORIES).meta({ id: 'Category' });
-export const BookingMode = z.enum(['SCHEDULED', 'FLEXIBLE']).meta({ id: 'BookingMode', description: 'SCHEDULED: dated departures at fixed times. FLEXIBLE: any time on a day, against a daily capacity.' });
+export const BookingMode = z
+  .enum(['SCHEDULED', 'FLEXIBLE'])
+  .meta({ id: 'BookingMode', description: 'SCHEDULED: dated departures at fixed times. FLEXIBLE: any time on a day, against a daily capacity.' });
 
 export const AdventureListQuery = pageQuery
   .extend({
-    sort: z.enum(['popularity', 'price', '-price', 'distance']).default('popularity').describe('popularity (default, most popular first), price (from-price ascending), -price (descending), distance (needs lat and lng)'),
+    sort: z
+      .enum(['popularity', 'price', '-price', 'distance'])
+      .default('popularity')
+      .describe('popularity (default, most popular first), price (from-price ascending), -price (descending), distance (needs lat and lng)'),
     q: z.string().max(100).optional().describe('Text search in title, summary, city, agency and category'),
     city: z.string().max(60).optional(),
     category: Category.optional(),
@@ -20,9 +25,11 @@ export const AdventureListQuery = pageQuery
   })
   .superRefine((q, ctx) => {
     if (q.sort === 'distance') {
-      for (const f of ['lat', 'lng'] as const) if (q[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: `sort=distance needs both lat and lng (received undefined ${f})` });
+      for (const f of ['lat', 'lng'] as const)
+        if (q[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: `sort=distance needs both lat and lng (received undefined ${f})` });
     }
-    if ((q.lat === undefined) !== (q.lng === undefined)) ctx.addIssue({ code: 'custom', path: [q.lat === undefined ? 'lat' : 'lng'], message: 'lat and lng go together' });
+    if ((q.lat === undefined) !== (q.lng === undefined))
+      ctx.addIssue({ code: 'custom', path: [q.lat === undefined ? 'lat' : 'lng'], message: 'lat and lng go together' });
   });
 
 const Location = z.object({ lat: z.number(), lng: z.number() });
@@ -117,4 +124,3 @@ export const Availability = z
     ),
   })
   .meta({ id: 'Availability' });
-

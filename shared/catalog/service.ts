@@ -2,12 +2,12 @@ import { ApiError, notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { addDays, daysBetween, localDate } from '../kernel/time';
 import { inventoryStore } from './inventory';
+import type { CatalogScope } from './keys';
 import { catalogKeys, inventoryKeys } from './keys';
 import { type ListingQuery, type PreparedCatalog, prepare, search } from './listing';
 import { catalogScopes } from './scopes';
 import { slotsBetween } from './slots';
 import { catalogStore } from './store';
-import type { CatalogScope } from './keys';
 import { type AvailabilityView, adventureView, summaryView } from './views';
 
 const cache = new Map<CatalogScope, { indexId: string; prepared: PreparedCatalog; checkedAt: number }>();
@@ -47,14 +47,22 @@ export async function getAdventure(t: Tenant, slug: string) {
 export const MAX_AVAILABILITY_DAYS = 62;
 
 /** Bookable slots of one adventure between two dates: departures (SCHEDULED) or days (FLEXIBLE), with seats left. */
-export async function availability(t: Tenant, slug: string, q: { from?: string; to?: string; rate_pack_id?: string }, now = new Date()): Promise<AvailabilityView> {
+export async function availability(
+  t: Tenant,
+  slug: string,
+  q: { from?: string; to?: string; rate_pack_id?: string },
+  now = new Date(),
+): Promise<AvailabilityView> {
   const { content, inventory } = await catalogScopes(t);
   const a = await catalogStore.adventure(content, slug);
   if (!a) throw notFound('Adventure', slug);
   const today = localDate(now);
   const from = q.from ?? today;
   const to = q.to ?? addDays(from, 13);
-  if (to < from) throw new ApiError('validation.field.invalid', "'to' must not be before 'from'.", { errors: [{ field: 'to', location: 'query', message: 'before from', expected: `on or after ${from}` }] });
+  if (to < from)
+    throw new ApiError('validation.field.invalid', "'to' must not be before 'from'.", {
+      errors: [{ field: 'to', location: 'query', message: 'before from', expected: `on or after ${from}` }],
+    });
   if (daysBetween(from, to) >= MAX_AVAILABILITY_DAYS) {
     throw new ApiError('validation.field.invalid', `The date range may span at most ${MAX_AVAILABILITY_DAYS} days.`, {
       errors: [{ field: 'to', location: 'query', message: 'range too long', expected: `at most ${addDays(from, MAX_AVAILABILITY_DAYS - 1)}` }],
@@ -62,6 +70,7 @@ export async function availability(t: Tenant, slug: string, q: { from?: string; 
   }
   const packs = a.rate_packs.filter((rp) => !q.rate_pack_id || rp.id === q.rate_pack_id);
   if (q.rate_pack_id && packs.length === 0) throw notFound('Rate pack', q.rate_pack_id);
+  // biome-ignore lint/complexity/useMathMinMax: ISO dates compare as strings; Math.max would coerce them to NaN.
   const start = from < today ? today : from;
   const data: AvailabilityView['data'] = [];
   if (a.active && start <= to) {

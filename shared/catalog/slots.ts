@@ -27,7 +27,10 @@ export interface Slot extends SlotRef {
 
 export type SlotCheck =
   | { ok: true; slot: Slot }
-  | { ok: false; reason: 'in_past' | 'beyond_window' | 'not_operating' | 'unknown_start_time' | 'start_time_required' | 'start_time_not_allowed' | 'sales_closed' };
+  | {
+      ok: false;
+      reason: 'in_past' | 'beyond_window' | 'not_operating' | 'unknown_start_time' | 'start_time_required' | 'start_time_not_allowed' | 'sales_closed';
+    };
 
 function capacityOf(pack: SlotPack): number {
   return (pack.booking_mode === 'SCHEDULED' ? pack.schedule.capacity_per_departure : pack.schedule.daily_capacity) ?? 0;

@@ -8,7 +8,6 @@ import { type CatalogScope, catalogKeys, PROD } from './keys';
 import { fromPrice } from './pricing';
 import { bookingWindowDays } from './slots';
 
-
 export interface AdventureSummary {
   id: string;
   slug: string;
@@ -73,9 +72,14 @@ export function summarize(a: AdventureInput): AdventureSummary {
 
 /** The catalog content of a scope: production (PROD) or an immutable sandbox snapshot. */
 export function makeCatalogStore(table: Table = dataTable) {
-  const get = async (Key: { pk: string; sk: string }, ConsistentRead = false) => (await table.client.send(new GetCommand({ TableName: table.name(), Key, ConsistentRead }))).Item;
+  const get = async (Key: { pk: string; sk: string }, ConsistentRead = false) =>
+    (await table.client.send(new GetCommand({ TableName: table.name(), Key, ConsistentRead }))).Item;
   const queryPrefix = (pk: string, prefix: string, consistent = false) =>
-    queryAll(table, { KeyConditionExpression: 'pk = :p AND begins_with(sk, :s)', ExpressionAttributeValues: { ':p': pk, ':s': prefix }, ConsistentRead: consistent });
+    queryAll(table, {
+      KeyConditionExpression: 'pk = :p AND begins_with(sk, :s)',
+      ExpressionAttributeValues: { ':p': pk, ':s': prefix },
+      ConsistentRead: consistent,
+    });
 
   /** The adventure item and its rate-pack items, for a Put or a batch write. */
   const adventureItems = (scope: CatalogScope, a: AdventureInput) => [
@@ -161,7 +165,10 @@ export function makeCatalogStore(table: Table = dataTable) {
       await table.client.send(new PutCommand({ TableName: table.name(), Item: { ...catalogKeys.meta(scope), type: 'catalog_meta', ...meta } }));
       if (previous) {
         const old = await queryPrefix(catalogKeys.partition(scope), catalogKeys.indexPrefix(previous.index_id));
-        await batchWrite(table, old.map((i) => ({ DeleteRequest: { Key: { pk: i.pk, sk: i.sk } } })));
+        await batchWrite(
+          table,
+          old.map((i) => ({ DeleteRequest: { Key: { pk: i.pk, sk: i.sk } } })),
+        );
       }
       return meta;
     },
@@ -182,7 +189,10 @@ export function makeCatalogStore(table: Table = dataTable) {
     /** Deletes the adventures (by slug) and rate packs (by id) a re-import no longer has under that key. */
     async deleteContent(scope: CatalogScope, what: { slugs: string[]; ratePackIds: string[] }): Promise<void> {
       const keys = [...what.slugs.map((s) => catalogKeys.adventure(scope, s)), ...what.ratePackIds.map((id) => catalogKeys.ratePack(scope, id))];
-      await batchWrite(table, keys.map((Key) => ({ DeleteRequest: { Key } })));
+      await batchWrite(
+        table,
+        keys.map((Key) => ({ DeleteRequest: { Key } })),
+      );
     },
   };
   return store;

@@ -9,24 +9,17 @@ export type AdventureSummaryView = z.input<typeof AdventureSummarySchema>;
 export type AdventureView = z.input<typeof AdventureDetail>;
 export type AvailabilityView = z.input<typeof Availability>;
 
+/** The listing entry as partners see it: location as one object, the price as Money, `bookable` for `active`. */
 export function summaryView(a: AdventureSummary, distanceKm?: number): AdventureSummaryView {
+  const { lat, lng, from_price, agency, active, sells: _sells, category, booking_modes, ...same } = a;
   return {
-    id: a.id,
-    slug: a.slug,
-    title: a.title,
-    summary: a.summary,
-    city: a.city,
-    category: a.category as AdventureSummaryView['category'],
-    location: { lat: a.lat, lng: a.lng },
-    duration_minutes: a.duration_minutes,
-    rating: a.rating,
-    review_count: a.review_count,
-    popularity: a.popularity,
-    from_price: money(a.from_price),
-    booking_modes: a.booking_modes as AdventureSummaryView['booking_modes'],
-    image: a.image,
-    agency_name: a.agency,
-    bookable: a.active,
+    ...same,
+    category: category as AdventureSummaryView['category'],
+    location: { lat, lng },
+    from_price: money(from_price),
+    booking_modes: booking_modes as AdventureSummaryView['booking_modes'],
+    agency_name: agency,
+    bookable: active,
     ...(distanceKm !== undefined ? { distance_km: Math.round(distanceKm * 10) / 10 } : {}),
   };
 }

@@ -39,6 +39,52 @@ export async function* queryPages(table: Table, input: QueryInput): AsyncGenerat
   } while (ExclusiveStartKey);
 }
 
+export interface NewestFirstQuery {
+  /** The index to read (its partition key is `<index>pk`, its sort key `<index>sk`), or the table itself. */
+  index?: 'gsi1' | 'gsi2';
+  partition: string;
+  /** The table key of the item whose index sort key is `sortKey`: DynamoDB resumes an index Query from both. */
+  itemKey?: (sortKey: string) => Key;
+  /** Sort-key bounds, inclusive. */
+  between?: { from: string; to: string };
+  filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+}
+
+/**
+ * A keyset page of one partition, newest first: `after` is the sort key of
+ * the last row the previous page showed, `next` the one to resume from
+ * (undefined on the last page).
+ */
+export async function newestFirst(table: Table, q: NewestFirstQuery, limit: number, after?: string): Promise<{ items: Item[]; next?: string }> {
+  const [pkName, skName] = q.index ? [`${q.index}pk`, `${q.index}sk`] : ['pk', 'sk'];
+  const values: Record<string, unknown> = { ':p': q.partition, ...q.filter?.values };
+  if (q.between) Object.assign(values, { ':from': q.between.from, ':to': q.between.to });
+  const { items, hasMore } = await queryPage(
+    table,
+    {
+      ...(q.index ? { IndexName: q.index } : {}),
+      KeyConditionExpression: `${pkName} = :p${q.between ? ` AND ${skName} BETWEEN :from AND :to` : ''}`,
+      ExpressionAttributeValues: values,
+      ...(q.filter ? { FilterExpression: q.filter.expression } : {}),
+      ...(q.filter?.names && Object.keys(q.filter.names).length ? { ExpressionAttributeNames: q.filter.names } : {}),
+      ScanIndexForward: false,
+    },
+    limit,
+    after === undefined ? undefined : { [pkName]: q.partition, [skName]: after, ...q.itemKey?.(after) },
+  );
+  return { items, next: hasMore ? (items.at(-1)![skName] as string) : undefined };
+}
+
+/** The items of an index partition whose sort key is below `before` (the sweeper's overdue work), a page at a time. */
+export function indexBefore(table: Table, index: 'gsi1' | 'gsi2', partition: string, before: string): AsyncGenerator<Item[]> {
+  return queryPages(table, {
+    IndexName: index,
+    KeyConditionExpression: `${index}pk = :p AND ${index}sk < :c`,
+    ExpressionAttributeValues: { ':p': partition, ':c': before },
+    Limit: 500,
+  });
+}
+
 /** Strongly consistent BatchGetItem of up to 100 keys, re-sending unprocessed keys with backoff. */
 export async function batchGet(table: Table, keys: Key[]): Promise<Item[]> {
   const TableName = table.name();
@@ -62,4 +108,13 @@ export function clean<T>(item: Item): T {
     out[k] = v;
   }
   return out as T;
+}
+
+/** `attr IN (:prefix0, :prefix1, ...)` for a filter or condition, adding each value to `values`. */
+export function inList(attr: string, items: readonly string[], values: Record<string, unknown>, prefix: string): string {
+  const placeholders = items.map((item, i) => {
+    values[`:${prefix}${i}`] = item;
+    return `:${prefix}${i}`;
+  });
+  return `${attr} IN (${placeholders.join(', ')})`;
 }

@@ -16,7 +16,14 @@ export interface RecordedEvent {
  * state change that causes it: no change without its event, no event without
  * its change. The webhook pipeline fans pending events out to endpoints.
  */
-export function recordEvent(partnerId: string, env: Env, type: EventType, data: Record<string, unknown>, now = new Date(), table: Table = dataTable): RecordedEvent {
+export function recordEvent(
+  partnerId: string,
+  env: Env,
+  type: EventType,
+  data: Record<string, unknown>,
+  now = new Date(),
+  table: Table = dataTable,
+): RecordedEvent {
   const event: EventEnvelope = { id: randomUUID(), type, created_at: now.toISOString(), test: env === 'test', data };
   const ref = eventKeys.event(partnerId, env, event.created_at, event.id);
   return {

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dataTable, type Table, type TransactItem } from '../db/client';
-import { type Item, queryPages } from '../db/query';
+import { type Item, indexBefore } from '../db/query';
 import type { Env } from '../kernel/tenant';
 import { eventKeys } from './keys';
 import type { EventEnvelope, EventRef } from './types';
@@ -34,12 +34,7 @@ export function makeEventStore(table: Table = dataTable) {
 
     /** Events recorded before `cutoff` and still not fanned out, a page at a time. */
     pendingBefore(cutoff: string): AsyncGenerator<Item[]> {
-      return queryPages(table, {
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :c',
-        ExpressionAttributeValues: { ':p': eventKeys.pendingPartition, ':c': cutoff },
-        Limit: 500,
-      });
+      return indexBefore(table, 'gsi1', eventKeys.pendingPartition, cutoff);
     },
   };
 }

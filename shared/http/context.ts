@@ -1,6 +1,6 @@
+import type { Context } from 'aws-lambda';
 import type { Tenant } from '../kernel/tenant';
 import type { RouteDef } from './route-def';
-import type { RouteContext } from './types';
 
 /** Who is calling, resolved from the bearer key by the platform middleware. Never carries the key's secret. */
 export interface Principal extends Tenant {
@@ -48,3 +48,9 @@ export function stateOf(context: RouteContext): RequestState {
   if (!context.http) throw new Error('request state missing: the httpContext middleware is not installed');
   return context.http;
 }
+
+/**
+ * The Lambda context as the route's middlewares extend it: the per-request
+ * state travels here, typed, from the first middleware to the handler.
+ */
+export type RouteContext = Context & { http?: RequestState };

@@ -1,14 +1,14 @@
 import middy from '@middy/core';
 import type { z } from 'zod';
 import type { Tenant } from '../kernel/tenant';
-import { stateOf, tenantOf, type Principal } from './context';
+import { type Principal, type RouteContext, stateOf, tenantOf } from './context';
 import { runIdempotent } from './idempotent';
 import { httpContext } from './middleware/http-context';
 import { parseRequest } from './middleware/parse-request';
 import { platform } from './middleware/platform';
 import { jsonResult } from './respond';
 import { type RouteDef, successStatus } from './route-def';
-import type { ApiEvent, ApiResult, RouteContext } from './types';
+import type { ApiEvent, ApiResult } from './types';
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 type JsonOf<D> = D extends { schema: infer S extends z.ZodType } ? z.input<S> : unknown;

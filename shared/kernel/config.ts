@@ -21,7 +21,11 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
 /** Flags of the service; defaults are the production values. */
 export const serviceConfig = z.object({
   SERVICE_STAGE: z.enum(['local', 'aws']).default('aws'),
-  MAX_BODY_BYTES: z.coerce.number().int().positive().default(256 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024),
 });
 export function service() {
   return loadConfig(serviceConfig);

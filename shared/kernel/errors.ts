@@ -10,7 +10,10 @@ export const ERROR_CODES = {
   'request.body.malformed_json': { status: 400, description: 'The body is not valid JSON.' },
   'request.body.too_large': { status: 413, description: 'The body exceeds the maximum size.' },
   'validation.required.field': { status: 400, description: 'A required field is absent; `details.errors` names each field and what was expected.' },
-  'validation.field.invalid': { status: 400, description: 'A field has the wrong type, format or value; `details.errors` names each field and what was expected.' },
+  'validation.field.invalid': {
+    status: 400,
+    description: 'A field has the wrong type, format or value; `details.errors` names each field and what was expected.',
+  },
   'auth.api_key.missing': { status: 401, description: 'The Authorization header is absent.' },
   'auth.api_key.invalid': { status: 401, description: 'The key is malformed, unknown, revoked or expired, or its member is disabled.' },
   'auth.timestamp.skew': { status: 401, description: 'Live write without an X-Timestamp within 300 seconds of server time.' },
@@ -31,7 +34,11 @@ export const ERROR_CODES = {
   'quote.rate_pack.not_found': { status: 404, description: 'POST /quotes: no such rate pack in the catalog of this environment.' },
   'quote.start_date.in_past': { status: 422, description: 'POST /quotes: start_date is before today (Morocco time).' },
   'quote.start_time.invalid': { status: 422, description: 'POST /quotes: start_time is not a departure of a SCHEDULED pack, or is given for a FLEXIBLE pack.' },
-  'quote.slot.not_sellable': { status: 422, description: 'POST /quotes: the adventure or slot is not sold then (`details.reason`: not_operating, beyond_booking_window, sales_closed, slot_closed, adventure_withdrawn).' },
+  'quote.slot.not_sellable': {
+    status: 422,
+    description:
+      'POST /quotes: the adventure or slot is not sold then (`details.reason`: not_operating, beyond_booking_window, sales_closed, slot_closed, adventure_withdrawn).',
+  },
   'quote.party.too_large': { status: 422, description: 'POST /quotes: more travelers than the rate pack takes per booking.' },
   'quote.party.too_small': { status: 422, description: 'POST /quotes: fewer travelers than the rate pack needs.' },
   'quote.traveler.age_out_of_range': { status: 422, description: 'POST /quotes: a traveler fits no age bracket (`details.travelers` lists them).' },
@@ -41,8 +48,15 @@ export const ERROR_CODES = {
   'booking.quote.already_booked': { status: 409, description: 'POST /bookings: the quote was already used by a booking.' },
   'booking.partner_reference.duplicate': { status: 409, description: 'POST /bookings: partner_reference already used in this environment.' },
   'booking.travelers.mismatch': { status: 422, description: 'POST /bookings: the travelers do not match the quote (count).' },
-  'booking.slot.unavailable': { status: 422, description: 'POST /bookings: re-validated at confirmation, the slot is no longer bookable (`details.reason`: sold_out, slot_closed, sales_closed, adventure_withdrawn, ...).' },
-  'booking.slot.contended': { status: 409, description: 'Too many concurrent changes on this slot or booking; retry shortly (Retry-After) with the same Idempotency-Key.' },
+  'booking.slot.unavailable': {
+    status: 422,
+    description:
+      'POST /bookings: re-validated at confirmation, the slot is no longer bookable (`details.reason`: sold_out, slot_closed, sales_closed, adventure_withdrawn, ...).',
+  },
+  'booking.slot.contended': {
+    status: 409,
+    description: 'Too many concurrent changes on this slot or booking; retry shortly (Retry-After) with the same Idempotency-Key.',
+  },
   'booking.not_cancellable': { status: 409, description: 'The booking is CANCELLED or COMPLETED.' },
   'payment.confirmation.malformed': { status: 400, description: 'payment_confirmation is not a compact ES256 JWS with a kid and the required claims.' },
   'payment.key.unknown': { status: 422, description: 'The JWS kid is not a payment key registered for this partner and environment.' },
@@ -62,12 +76,7 @@ export class ApiError extends Error {
   readonly details?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    details?: Record<string, unknown>,
-    headers?: Record<string, string>,
-  ) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, headers?: Record<string, string>) {
     super(message);
     this.name = 'ApiError';
     this.code = code;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { z } from 'zod';
 import { loadConfig } from './config';
 
@@ -29,7 +29,10 @@ export async function sendMail(m: Mail): Promise<void> {
     const dir = c.MAILBOX_DIR ?? join(process.env.LOCAL_STATE_DIR ?? '.local', 'mailbox');
     mkdirSync(dir, { recursive: true });
     const sentAt = new Date().toISOString();
-    writeFileSync(join(dir, `${sentAt.replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.json`), JSON.stringify({ from: c.MAIL_FROM, ...m, sent_at: sentAt }, null, 2));
+    writeFileSync(
+      join(dir, `${sentAt.replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.json`),
+      JSON.stringify({ from: c.MAIL_FROM, ...m, sent_at: sentAt }, null, 2),
+    );
     return;
   }
   ses ??= new SESv2Client({});

@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { accessTable, type Table } from '../db/client';
-import { clean, queryPage } from '../db/query';
+import { clean, newestFirst } from '../db/query';
 import type { Env } from '../kernel/tenant';
 import { platformKeys } from './keys';
 
@@ -36,12 +36,6 @@ export async function recordAudit(partnerId: string, e: AuditEvent, table: Table
 
 /** Most recent first; `after` is the sort key of the last row of the previous page. */
 export async function listAudit(partnerId: string, env: Env, limit: number, after?: string, table: Table = accessTable) {
-  const pk = platformKeys.auditPartition(partnerId, env);
-  const { items, hasMore } = await queryPage(
-    table,
-    { KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': pk }, ScanIndexForward: false },
-    limit,
-    after ? { pk, sk: after } : undefined,
-  );
-  return { items: items.map((i) => clean<AuditEvent>(i)), next: hasMore ? (items.at(-1)!.sk as string) : undefined };
+  const { items, next } = await newestFirst(table, { partition: platformKeys.auditPartition(partnerId, env) }, limit, after);
+  return { items: items.map((i) => clean<AuditEvent>(i)), next };
 }

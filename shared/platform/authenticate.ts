@@ -2,8 +2,8 @@ import { parseKey, secretMatches } from '../access/api-key';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../access/model';
 import { scopesFor } from '../access/roles';
 import { accessStore } from '../access/store';
-import { ApiError } from '../kernel/errors';
 import type { Principal } from '../http/context';
+import { ApiError } from '../kernel/errors';
 import { countRequest, evaluate, type RateLimitState } from './rate-limit';
 
 const invalid = () => new ApiError('auth.api_key.invalid', 'The API key is invalid, revoked or expired.');

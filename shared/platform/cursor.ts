@@ -9,9 +9,7 @@ export interface CursorScope {
   env: string;
 }
 
-export type CursorResult<T> =
-  | { ok: true; position: T }
-  | { ok: false; reason: 'too_long' | 'malformed' | 'forged' | 'wrong_endpoint' };
+export type CursorResult<T> = { ok: true; position: T } | { ok: false; reason: 'too_long' | 'malformed' | 'forged' | 'wrong_endpoint' };
 
 const b64 = (b: Buffer) => b.toString('base64url');
 

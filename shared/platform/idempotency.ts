@@ -110,7 +110,13 @@ export function idempotencyStore(table: Table = accessTable) {
             UpdateExpression: 'SET lock_token = :token, locked_until = :until, request_id = :rid',
             ConditionExpression: '#s = :inProgress AND lock_token = :old',
             ExpressionAttributeNames: { '#s': 'state' },
-            ExpressionAttributeValues: { ':token': token, ':until': now + IDEMPOTENCY_LOCK_MS, ':rid': requestId, ':inProgress': 'IN_PROGRESS', ':old': oldToken },
+            ExpressionAttributeValues: {
+              ':token': token,
+              ':until': now + IDEMPOTENCY_LOCK_MS,
+              ':rid': requestId,
+              ':inProgress': 'IN_PROGRESS',
+              ':old': oldToken,
+            },
           }),
         );
         logger.warn('idempotency record taken over from an interrupted request');

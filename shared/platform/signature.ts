@@ -12,7 +12,9 @@ export function signingString(timestamp: string, method: string, pathWithQuery: 
 
 /** hex(HMAC-SHA256(secret, signing string)): what a partner computes. */
 export function sign(secret: string, timestamp: string, method: string, pathWithQuery: string, body: string): string {
-  return createHmac('sha256', secret).update(signingString(timestamp, method, pathWithQuery, body), 'utf8').digest('hex');
+  return createHmac('sha256', secret)
+    .update(signingString(timestamp, method, pathWithQuery, body), 'utf8')
+    .digest('hex');
 }
 
 export type TimestampCheck = { ok: true } | { ok: false; reason: string };

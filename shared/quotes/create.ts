@@ -18,7 +18,8 @@ export interface CreateQuoteInput {
   travelers: TravelerInput[];
 }
 
-const notSellable = (reason: string, message: string, details: Record<string, unknown> = {}) => new ApiError('quote.slot.not_sellable', message, { reason, ...details });
+const notSellable = (reason: string, message: string, details: Record<string, unknown> = {}) =>
+  new ApiError('quote.slot.not_sellable', message, { reason, ...details });
 
 /**
  * Prices a party for a slot with the shared pricing engine after checking
@@ -28,11 +29,18 @@ export async function createQuote(t: Tenant, input: CreateQuoteInput, now = new 
   const scopes = await catalogScopes(t);
   const ref = { date: input.start_date, start_time: input.start_time ?? null };
   // The seats read needs only the request, so it runs alongside the rate pack read.
-  const [stored, inv] = await Promise.all([catalogStore.ratePack(scopes.content, input.rate_pack_id), inventoryStore.get(scopes.inventory, input.rate_pack_id, ref)]);
-  if (!stored) throw new ApiError('quote.rate_pack.not_found', `Rate pack ${input.rate_pack_id} does not exist in this catalog.`, { rate_pack_id: input.rate_pack_id });
+  const [stored, inv] = await Promise.all([
+    catalogStore.ratePack(scopes.content, input.rate_pack_id),
+    inventoryStore.get(scopes.inventory, input.rate_pack_id, ref),
+  ]);
+  if (!stored)
+    throw new ApiError('quote.rate_pack.not_found', `Rate pack ${input.rate_pack_id} does not exist in this catalog.`, { rate_pack_id: input.rate_pack_id });
   const { rate_pack: pack, adventure } = stored;
   if (ref.date < localDate(now)) {
-    throw new ApiError('quote.start_date.in_past', `start_date ${ref.date} is in the past (today is ${localDate(now)} in Morocco).`, { start_date: ref.date, today: localDate(now) });
+    throw new ApiError('quote.start_date.in_past', `start_date ${ref.date} is in the past (today is ${localDate(now)} in Morocco).`, {
+      start_date: ref.date,
+      today: localDate(now),
+    });
   }
   if (!adventure.active) throw notSellable('adventure_withdrawn', `${adventure.title} is no longer sold.`);
   const check = checkSlot(pack, ref, now);
@@ -43,13 +51,17 @@ export async function createQuote(t: Tenant, input: CreateQuoteInput, now = new 
       case 'unknown_start_time':
         throw new ApiError(
           'quote.start_time.invalid',
-          pack.booking_mode === 'FLEXIBLE' ? 'This rate pack is FLEXIBLE: omit start_time or send null.' : `start_time must be one of the departures: ${pack.schedule.start_times.join(', ')}.`,
+          pack.booking_mode === 'FLEXIBLE'
+            ? 'This rate pack is FLEXIBLE: omit start_time or send null.'
+            : `start_time must be one of the departures: ${pack.schedule.start_times.join(', ')}.`,
           { booking_mode: pack.booking_mode, start_times: pack.booking_mode === 'SCHEDULED' ? pack.schedule.start_times : [] },
         );
       case 'in_past':
         throw new ApiError('quote.start_date.in_past', `start_date ${ref.date} is in the past.`, { start_date: ref.date });
       case 'beyond_window':
-        throw notSellable('beyond_booking_window', `Bookings open ${bookingWindowDays(pack)} days ahead; ${ref.date} is further out.`, { booking_window_days: bookingWindowDays(pack) });
+        throw notSellable('beyond_booking_window', `Bookings open ${bookingWindowDays(pack)} days ahead; ${ref.date} is further out.`, {
+          booking_window_days: bookingWindowDays(pack),
+        });
       case 'not_operating':
         throw notSellable('not_operating', `${adventure.title} does not operate on ${ref.date}.`, { weekdays: pack.schedule.weekdays });
       case 'sales_closed':
@@ -60,17 +72,29 @@ export async function createQuote(t: Tenant, input: CreateQuoteInput, now = new 
   const priced = priceTravelers(pack, ref.date, input.travelers);
   if (!priced.ok) {
     if (priced.error === 'age_out_of_range') {
-      throw new ApiError('quote.traveler.age_out_of_range', 'Some travelers fit no age bracket of this rate pack.', { travelers: priced.travelers, age_brackets: priced.brackets });
+      throw new ApiError('quote.traveler.age_out_of_range', 'Some travelers fit no age bracket of this rate pack.', {
+        travelers: priced.travelers,
+        age_brackets: priced.brackets,
+      });
     }
     if (priced.error === 'party_too_large') {
-      throw new ApiError('quote.party.too_large', `This rate pack takes at most ${priced.max} travelers per booking.`, { max_travelers: priced.max, requested: priced.size });
+      throw new ApiError('quote.party.too_large', `This rate pack takes at most ${priced.max} travelers per booking.`, {
+        max_travelers: priced.max,
+        requested: priced.size,
+      });
     }
-    throw new ApiError('quote.party.too_small', `This rate pack needs at least ${priced.min} travelers.`, { min_travelers: priced.min, requested: priced.size });
+    throw new ApiError('quote.party.too_small', `This rate pack needs at least ${priced.min} travelers.`, {
+      min_travelers: priced.min,
+      requested: priced.size,
+    });
   }
   if (inv.closed) throw notSellable('slot_closed', 'This slot has been closed by the operator.');
   const remaining = slot.capacity - inv.sold;
   if (remaining < input.travelers.length) {
-    throw new ApiError('quote.capacity.insufficient', `Only ${Math.max(0, remaining)} places are left for this slot.`, { remaining: Math.max(0, remaining), requested: input.travelers.length });
+    throw new ApiError('quote.capacity.insufficient', `Only ${Math.max(0, remaining)} places are left for this slot.`, {
+      remaining: Math.max(0, remaining),
+      requested: input.travelers.length,
+    });
   }
 
   const quote: QuoteRecord = {

@@ -45,7 +45,9 @@ export const Quote = QuoteSummary.extend({
     z.object({
       index: z.number().int().describe('Position in the request'),
       age: z.number().int(),
-      age_bracket: z.object({ code: z.string(), label: z.string(), min_age: z.number().int(), max_age: z.number().int() }).describe('The effective bracket applied'),
+      age_bracket: z
+        .object({ code: z.string(), label: z.string(), min_age: z.number().int(), max_age: z.number().int() })
+        .describe('The effective bracket applied'),
       price: Money,
     }),
   ),

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { inventoryKeys } from '../catalog/keys';
 import { dataTable, type Table, type TransactItem } from '../db/client';
-import { clean, queryAll, queryPage } from '../db/query';
+import { clean, newestFirst, queryAll } from '../db/query';
 import type { Env } from '../kernel/tenant';
 import { quoteKeys } from './keys';
 import type { QuoteRecord } from './model';
@@ -38,14 +38,13 @@ export function makeQuoteStore(table: Table = dataTable) {
 
     /** A partner's quotes in one environment, most recent first; `after` is the index sort key of the last row of the previous page. */
     async listForTenant(partnerId: string, env: Env, limit: number, after?: string) {
-      const gsi1pk = quoteKeys.byTenantPartition(partnerId, env);
-      const { items, hasMore } = await queryPage(
+      const { items, next } = await newestFirst(
         table,
-        { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': gsi1pk }, ScanIndexForward: false },
+        { index: 'gsi1', partition: quoteKeys.byTenantPartition(partnerId, env), itemKey: quoteKeys.fromTenantSort },
         limit,
-        after ? { gsi1pk, gsi1sk: after, ...quoteKeys.fromTenantSort(after) } : undefined,
+        after,
       );
-      return { items: items.map((i) => clean<QuoteRecord>(i)), next: hasMore ? (items.at(-1)!.gsi1sk as string) : undefined };
+      return { items: items.map((i) => clean<QuoteRecord>(i)), next };
     },
 
     /** Unexpired, unbooked quotes on an adventure in one inventory, optionally on one slot or rate pack. */

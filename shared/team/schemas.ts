@@ -30,11 +30,17 @@ export const ApiKey = z
     issued_by: z.uuid().nullable().describe('Member who issued the key through the API; null for keys issued by the service operators'),
   })
   .meta({ id: 'ApiKey' });
-export const ApiKeyWithSecret = ApiKey.extend({ key: z.string().nullable().describe('The full key, shown only in this response (null in an idempotent replay)') }).meta({ id: 'ApiKeyWithSecret' });
+export const ApiKeyWithSecret = ApiKey.extend({
+  key: z.string().nullable().describe('The full key, shown only in this response (null in an idempotent replay)'),
+}).meta({ id: 'ApiKeyWithSecret' });
 export const CreateApiKeyBody = z
   .object({ member_id: z.uuid().describe('Member who will own the key; the key acts in the environment of the key that creates it') })
   .strict()
   .meta({ id: 'CreateApiKeyRequest' });
-export const KeyIdParams = z.object({ key_id: z.string().regex(/^[a-z0-9]{12}$/).describe('Key id (12 characters)') });
+export const KeyIdParams = z.object({
+  key_id: z
+    .string()
+    .regex(/^[a-z0-9]{12}$/)
+    .describe('Key id (12 characters)'),
+});
 export const ApiKeyPage = page(ApiKey).meta({ id: 'ApiKeyPage' });
-

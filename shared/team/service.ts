@@ -20,10 +20,14 @@ export async function changeRole(t: Tenant, userId: string, role: Role) {
     if (!(e instanceof AccessError)) throw e;
     if (e.kind === 'not_found') throw notFound('Team member', userId);
     if (e.kind === 'conflict') {
-      throw new ApiError('team.role.last_admin', 'This change would leave your partner without a PARTNER_ADMIN; promote another member first.', { user_id: userId });
+      throw new ApiError('team.role.last_admin', 'This change would leave your partner without a PARTNER_ADMIN; promote another member first.', {
+        user_id: userId,
+      });
     }
     // The caller stopped being an admin while the request ran.
-    throw new ApiError('auth.scope.insufficient', "This operation needs the scope 'team:manage', which your role no longer has.", { required_scope: 'team:manage' });
+    throw new ApiError('auth.scope.insufficient', "This operation needs the scope 'team:manage', which your role no longer has.", {
+      required_scope: 'team:manage',
+    });
   }
 }
 
@@ -34,9 +38,11 @@ export async function changeRole(t: Tenant, userId: string, role: Role) {
  */
 export async function createKey(t: Tenant, memberId: string) {
   const member = await accessStore.getMember(t.partnerId, memberId);
-  if (!member || !member.enabled) throw notFound('Enabled team member', memberId);
+  if (!member?.enabled) throw notFound('Enabled team member', memberId);
   if (member.role === 'PARTNER_ADMIN' && memberId !== t.memberId) {
-    throw new ApiError('team.key.other_admin', 'Keys for another PARTNER_ADMIN can only be issued by that admin or by the service operators.', { member_id: memberId });
+    throw new ApiError('team.key.other_admin', 'Keys for another PARTNER_ADMIN can only be issued by that admin or by the service operators.', {
+      member_id: memberId,
+    });
   }
   try {
     const issued = await accessStore.issueKey(t.partnerId, memberId, t.env, { issuedBy: t.memberId });

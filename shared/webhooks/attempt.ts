@@ -23,21 +23,35 @@ function unusable(event: EventEnvelope | undefined, endpoint: EndpointRecord | u
  */
 export async function runAttempt(deliveryId: string, attempt: number, now = new Date()): Promise<'sent' | 'skipped'> {
   const d = await webhookStore.getDelivery(deliveryId);
-  if (!d || d.status !== 'PENDING' || d.attempts !== attempt - 1) return 'skipped';
+  if (d?.status !== 'PENDING' || d.attempts !== attempt - 1) return 'skipped';
   if (!(await webhookStore.claimAttempt(d.id, attempt, now, ATTEMPT_CLAIM_MS))) return 'skipped';
   const [record, endpoint] = await Promise.all([eventStore.get(d.event_ref), webhookStore.getEndpoint(d.partner_id, d.env, d.endpoint_id)]);
   const event = record?.event;
   const refused = unusable(event, endpoint);
   const result: AttemptResult = refused
     ? { delivered: false, http_status: null, error: refused.error, response_time_ms: 0 }
-    : await sendAttempt({ url: endpoint!.url, secret: endpoint!.signing_secret, body: envelopeBytes(event!), eventId: event!.id, eventType: event!.type, deliveryId: randomUUID() });
+    : await sendAttempt({
+        url: endpoint!.url,
+        secret: endpoint!.signing_secret,
+        body: envelopeBytes(event!),
+        eventId: event!.id,
+        eventType: event!.type,
+        deliveryId: randomUUID(),
+      });
   const finished = new Date();
   const at = finished.toISOString();
   const final = result.delivered || attempt >= MAX_ATTEMPTS || refused?.final === true;
   if (final && !result.delivered) {
     // The DLQ message goes first: if recording FAILED then fails, the claim expires and the sweeper
     // retries the attempt (a duplicate dead letter at worst), so no dead letter is ever lost.
-    await sendDeadLetter({ delivery_id: d.id, event_id: d.event_id, endpoint_id: d.endpoint_id, attempts: attempt, last_error: result.error, last_http_status: result.http_status });
+    await sendDeadLetter({
+      delivery_id: d.id,
+      event_id: d.event_id,
+      endpoint_id: d.endpoint_id,
+      attempts: attempt,
+      last_error: result.error,
+      last_http_status: result.http_status,
+    });
   }
   const delay = retryDelayMs(attempt, queueSettings().WEBHOOK_WAIT_SCALE);
   const next = !final && delay !== undefined ? new Date(finished.getTime() + delay) : null;
@@ -50,7 +64,8 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     delivered: result.delivered,
   };
   await webhookStore.recordAttempt(d, attempt, outcome);
-  if (endpoint && result.http_status !== null) await webhookStore.recordEndpointStatus(d.partner_id, d.env, d.endpoint_id, result.http_status, at).catch(() => undefined);
+  if (endpoint && result.http_status !== null)
+    await webhookStore.recordEndpointStatus(d.partner_id, d.env, d.endpoint_id, result.http_status, at).catch(() => undefined);
   if (next) await scheduleAttempt(d.id, attempt + 1, next);
   return 'sent';
 }

@@ -3,7 +3,13 @@ import type { EventEnvelope, EventRef } from '../events/types';
 import type { DeliveryRecord, EndpointRecord } from './model';
 
 /** A new delivery of an event to one endpoint, PENDING and due at once. */
-export function newDelivery(ev: EventEnvelope, ref: EventRef, ep: Pick<EndpointRecord, 'partner_id' | 'env' | 'id' | 'url'>, now: Date, replayOf: string | null = null): DeliveryRecord {
+export function newDelivery(
+  ev: EventEnvelope,
+  ref: EventRef,
+  ep: Pick<EndpointRecord, 'partner_id' | 'env' | 'id' | 'url'>,
+  now: Date,
+  replayOf: string | null = null,
+): DeliveryRecord {
   const iso = now.toISOString();
   return {
     id: randomUUID(),

@@ -36,7 +36,8 @@ export async function createEndpoint(t: Tenant, input: { url: string; event_type
     created_at: iso,
     updated_at: iso,
   };
-  if ((await webhookStore.createEndpoint(e)) === 'limit') throw new ApiError('webhook.endpoint.limit', `At most ${MAX_ENDPOINTS} endpoints per environment.`, { max: MAX_ENDPOINTS });
+  if ((await webhookStore.createEndpoint(e)) === 'limit')
+    throw new ApiError('webhook.endpoint.limit', `At most ${MAX_ENDPOINTS} endpoints per environment.`, { max: MAX_ENDPOINTS });
   return { ...endpointView(e), signing_secret: e.signing_secret };
 }
 
@@ -52,7 +53,13 @@ export async function listEndpoints(t: Tenant) {
 
 export async function updateEndpoint(t: Tenant, id: string, patch: Omit<EndpointPatch, 'event_types'> & { event_types?: EventType[] }, now = new Date()) {
   if (patch.url !== undefined) await vetUrl(patch.url);
-  const updated = await webhookStore.updateEndpoint(t.partnerId, t.env, id, { ...patch, ...(patch.event_types ? { event_types: eventTypesOf(patch.event_types) } : {}) }, now);
+  const updated = await webhookStore.updateEndpoint(
+    t.partnerId,
+    t.env,
+    id,
+    { ...patch, ...(patch.event_types ? { event_types: eventTypesOf(patch.event_types) } : {}) },
+    now,
+  );
   if (!updated) throw notFound('Webhook endpoint', id);
   return endpointView(updated);
 }
@@ -74,7 +81,18 @@ export async function testEndpoint(t: Tenant, id: string, now = new Date()) {
   };
   const deliveryId = randomUUID();
   // Shorter than the delivery timeout so the answer always fits in the route's time.
-  const r = await sendAttempt({ url: e.url, secret: e.signing_secret, body: JSON.stringify(event), eventId: event.id, eventType: event.type, deliveryId }, TEST_SEND_TIMEOUT_MS);
+  const r = await sendAttempt(
+    { url: e.url, secret: e.signing_secret, body: JSON.stringify(event), eventId: event.id, eventType: event.type, deliveryId },
+    TEST_SEND_TIMEOUT_MS,
+  );
   if (r.http_status !== null) await webhookStore.recordEndpointStatus(t.partnerId, t.env, id, r.http_status, new Date().toISOString());
-  return { event_id: event.id, event_type: event.type, delivery_id: deliveryId, delivered: r.delivered, http_status: r.http_status, response_time_ms: r.response_time_ms, error: r.error };
+  return {
+    event_id: event.id,
+    event_type: event.type,
+    delivery_id: deliveryId,
+    delivered: r.delivered,
+    http_status: r.http_status,
+    response_time_ms: r.response_time_ms,
+    error: r.error,
+  };
 }

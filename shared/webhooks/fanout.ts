@@ -12,12 +12,18 @@ import { MAX_ENDPOINTS, webhookStore } from './store';
  */
 export async function fanOut(ref: EventRef, now = new Date()): Promise<number> {
   const record = await eventStore.get(ref, true);
-  if (!record || record.dispatch !== 'PENDING') return 0;
+  if (record?.dispatch !== 'PENDING') return 0;
   const ev = record.event;
   // At most 16 endpoints per environment (enforced at creation), so the transaction stays far below 100 items.
-  const endpoints = (await webhookStore.listEndpoints(record.partner_id, record.env)).filter((e) => e.status === 'ACTIVE' && e.event_types.includes(ev.type)).slice(0, MAX_ENDPOINTS);
+  const endpoints = (await webhookStore.listEndpoints(record.partner_id, record.env))
+    .filter((e) => e.status === 'ACTIVE' && e.event_types.includes(ev.type))
+    .slice(0, MAX_ENDPOINTS);
   const deliveries = endpoints.map((ep) => newDelivery(ev, ref, ep, now));
-  const cancelled = await transact(dataTable.client, { event: eventStore.markDispatched(ref, deliveries.length, now) }, deliveries.map(webhookStore.putDelivery));
+  const cancelled = await transact(
+    dataTable.client,
+    { event: eventStore.markDispatched(ref, deliveries.length, now) },
+    deliveries.map(webhookStore.putDelivery),
+  );
   if (cancelled) return 0; // another worker fanned it out
   await enqueue(deliveries.map((d) => ({ kind: 'attempt' as const, delivery_id: d.id, attempt: 1 })));
   return deliveries.length;

@@ -11,7 +11,10 @@ export const webhookKeys = {
   delivery: (id: string) => ({ pk: `DLV#${id}`, sk: 'DLV' }),
   /** gsi1: a partner's deliveries in one environment, newest first by created_at. */
   deliveriesPartition: (partnerId: string, env: Env) => `DLVS#${partnerId}#${env}`,
-  deliveriesIndex: (partnerId: string, env: Env, createdAt: string, id: string) => ({ gsi1pk: webhookKeys.deliveriesPartition(partnerId, env), gsi1sk: `${createdAt}#${id}` }),
+  deliveriesIndex: (partnerId: string, env: Env, createdAt: string, id: string) => ({
+    gsi1pk: webhookKeys.deliveriesPartition(partnerId, env),
+    gsi1sk: `${createdAt}#${id}`,
+  }),
   /** The table key of the delivery whose gsi1 sort key is `gsi1sk` (to resume a page). */
   deliveryFromIndexSort: (gsi1sk: string) => webhookKeys.delivery(gsi1sk.split('#')[1]!),
   /** gsi2 (sparse): deliveries still waiting, by when their next attempt is due, for the sweeper. */

@@ -1,5 +1,5 @@
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import type { EventRef } from '../events/types';
 import { loadConfig } from '../kernel/config';
@@ -30,7 +30,9 @@ export async function enqueue(messages: Message[]): Promise<void> {
   }
   sqs ??= new SQSClient({});
   for (let i = 0; i < messages.length; i += 10) {
-    const r = await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })) }));
+    const r = await sqs.send(
+      new SendMessageBatchCommand({ QueueUrl: url, Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })) }),
+    );
     if (r.Failed?.length) throw new Error(`could not enqueue ${r.Failed.length} webhook message(s)`);
   }
 }
@@ -61,7 +63,11 @@ export async function scheduleAttempt(deliveryId: string, attempt: number, due: 
       ScheduleExpressionTimezone: 'UTC',
       FlexibleTimeWindow: { Mode: 'OFF' },
       ActionAfterCompletion: 'DELETE',
-      Target: { Arn: c.WEBHOOK_QUEUE_URL_ARN!, RoleArn: c.SCHEDULER_ROLE_ARN, Input: JSON.stringify({ kind: 'attempt', delivery_id: deliveryId, attempt } satisfies Message) },
+      Target: {
+        Arn: c.WEBHOOK_QUEUE_URL_ARN!,
+        RoleArn: c.SCHEDULER_ROLE_ARN,
+        Input: JSON.stringify({ kind: 'attempt', delivery_id: deliveryId, attempt } satisfies Message),
+      },
     }),
   );
 }

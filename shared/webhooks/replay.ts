@@ -11,8 +11,17 @@ import { deliveryView } from './views';
 export async function replay(t: Tenant, deliveryId: string, now = new Date()) {
   const original = await webhookStore.getDelivery(deliveryId);
   if (!original || original.partner_id !== t.partnerId || original.env !== t.env) throw notFound('Webhook delivery', deliveryId);
-  const [record, ep] = await Promise.all([eventStore.get(original.event_ref), webhookStore.getEndpoint(original.partner_id, original.env, original.endpoint_id)]);
-  const d = newDelivery(record!.event, original.event_ref, ep ?? { partner_id: original.partner_id, env: original.env, id: original.endpoint_id, url: original.url }, now, original.id);
+  const [record, ep] = await Promise.all([
+    eventStore.get(original.event_ref),
+    webhookStore.getEndpoint(original.partner_id, original.env, original.endpoint_id),
+  ]);
+  const d = newDelivery(
+    record!.event,
+    original.event_ref,
+    ep ?? { partner_id: original.partner_id, env: original.env, id: original.endpoint_id, url: original.url },
+    now,
+    original.id,
+  );
   const cancelled = await transact(dataTable.client, { delivery: webhookStore.putDelivery(d) });
   if (cancelled) throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
   await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);

@@ -1,5 +1,17 @@
 import { defineRoutes } from '../http/route-def';
-import { CreateWebhookBody, DeletedWebhook, DeliveryListQuery, DeliveryPage, UpdateWebhookBody, WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret, WebhookIdParams, WebhookList, WebhookTestResult } from './schemas';
+import {
+  CreateWebhookBody,
+  DeletedWebhook,
+  DeliveryListQuery,
+  DeliveryPage,
+  UpdateWebhookBody,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookIdParams,
+  WebhookList,
+  WebhookTestResult,
+} from './schemas';
 
 /** Webhooks: endpoints that receive signed events, and the delivery log. */
 export const webhookRoutes = defineRoutes({

@@ -85,6 +85,5 @@ export const WebhookDelivery = z
 export const DeliveryPage = z.object({ data: z.array(WebhookDelivery), meta: PageMeta }).meta({ id: 'WebhookDeliveryPage' });
 
 export const DeliveryListQuery = pageQuery.extend({
-  status: csvOf(DeliveryStatus.options)
-    .describe('Comma-separated, e.g. PENDING,FAILED'),
+  status: csvOf(DeliveryStatus.options).describe('Comma-separated, e.g. PENDING,FAILED'),
 });

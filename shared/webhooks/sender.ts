@@ -1,6 +1,6 @@
+import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { createHmac } from 'node:crypto';
 import { checkWebhookUrl } from './ssrf';
 
 /** A delivery attempt must answer 2xx within this time; the rest counts as a failure. */
@@ -31,7 +31,10 @@ function category(e: NodeJS.ErrnoException): string {
   return 'request failed';
 }
 
-export async function sendAttempt(input: { url: string; secret: string; body: string; eventId: string; eventType: string; deliveryId: string }, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<AttemptResult> {
+export async function sendAttempt(
+  input: { url: string; secret: string; body: string; eventId: string; eventType: string; deliveryId: string },
+  timeoutMs = DELIVERY_TIMEOUT_MS,
+): Promise<AttemptResult> {
   const started = Date.now();
   const check = await checkWebhookUrl(input.url);
   if (!check.ok) return { delivered: false, http_status: null, error: `refused: ${check.reason}`, response_time_ms: 0 };
@@ -69,16 +72,20 @@ export async function sendAttempt(input: { url: string; secret: string; body: st
           if (read > MAX_RESPONSE_BYTES) res.destroy();
         });
         const status = res.statusCode ?? 0;
-        const finish = () => done({ delivered: status >= 200 && status < 300, http_status: status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` });
+        const finish = () =>
+          done({ delivered: status >= 200 && status < 300, http_status: status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` });
         res.on('end', finish);
         res.on('close', finish);
         res.on('error', finish);
       },
     );
-    const timer = setTimeout(() => {
-      req.destroy();
-      done({ delivered: false, http_status: null, error: `timeout after ${timeoutMs} ms` });
-    }, Math.max(0, timeoutMs - (Date.now() - started)));
+    const timer = setTimeout(
+      () => {
+        req.destroy();
+        done({ delivered: false, http_status: null, error: `timeout after ${timeoutMs} ms` });
+      },
+      Math.max(0, timeoutMs - (Date.now() - started)),
+    );
     req.on('error', (e) => done({ delivered: false, http_status: null, error: category(e) }));
     req.end(input.body);
   });

@@ -14,14 +14,35 @@ export type UrlCheck = { ok: true; url: URL; address: string; family: 4 | 6 } | 
 
 const blocked = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv4');
 // IPv6: only global unicast (2000::/3) is reachable, minus its special-purpose blocks. Everything else
 // (::/8 with the IPv4-mapped and -compatible forms, 64:ff9b::/96 NAT64, fc00::/7, fe80::/10, ff00::/8 ...) is refused.
 const blocked6 = new BlockList();
-for (const [net, prefix] of [['2001::', 32], ['2001:2::', 48], ['2001:10::', 28], ['2001:20::', 28], ['2001:db8::', 32], ['2002::', 16]] as const) blocked6.addSubnet(net, prefix, 'ipv6');
+for (const [net, prefix] of [
+  ['2001::', 32],
+  ['2001:2::', 48],
+  ['2001:10::', 28],
+  ['2001:20::', 28],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+] as const)
+  blocked6.addSubnet(net, prefix, 'ipv6');
 
 /** The 16 bytes of an IPv6 address, whatever its textual form. */
 function v6Bytes(ip: string): number[] | undefined {

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dataTable, type Table, type TransactItem, transact } from '../db/client';
 import { isConditionFailed } from '../db/errors';
-import { type Item, queryPage, queryPages } from '../db/query';
+import { type Item, indexBefore, inList, newestFirst } from '../db/query';
 import { backoff } from '../db/retry';
 import type { Env } from '../kernel/tenant';
 import { webhookKeys } from './keys';
@@ -73,7 +73,13 @@ export function makeWebhookStore(table: Table = dataTable) {
               ExpressionAttributeValues: { ':one': 1, ':max': MAX_ENDPOINTS },
             },
           },
-          endpoint: { Put: { TableName: TableName(), Item: { ...webhookKeys.endpoint(e.partner_id, e.env, e.id), type: 'webhook_endpoint', ...e }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          endpoint: {
+            Put: {
+              TableName: TableName(),
+              Item: { ...webhookKeys.endpoint(e.partner_id, e.env, e.id), type: 'webhook_endpoint', ...e },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
         });
         if (!cancelled) return 'created';
         if (cancelled.failed('count')) return 'limit';
@@ -119,7 +125,14 @@ export function makeWebhookStore(table: Table = dataTable) {
     async deleteEndpoint(partnerId: string, env: Env, id: string): Promise<boolean> {
       const cancelled = await transact(table.client, {
         endpoint: { Delete: { TableName: TableName(), Key: webhookKeys.endpoint(partnerId, env, id), ConditionExpression: 'attribute_exists(pk)' } },
-        count: { Update: { TableName: TableName(), Key: webhookKeys.endpointCount(partnerId, env), UpdateExpression: 'ADD endpoints :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+        count: {
+          Update: {
+            TableName: TableName(),
+            Key: webhookKeys.endpointCount(partnerId, env),
+            UpdateExpression: 'ADD endpoints :minus',
+            ExpressionAttributeValues: { ':minus': -1 },
+          },
+        },
       });
       if (cancelled?.failed('endpoint')) return false;
       if (cancelled) throw new Error(`endpoint deletion was cancelled (${cancelled.codes.join(', ')})`);
@@ -203,32 +216,20 @@ export function makeWebhookStore(table: Table = dataTable) {
 
     /** A partner's deliveries in one environment, newest first by created_at, optionally by status. */
     async listDeliveries(partnerId: string, env: Env, q: { limit: number; status?: DeliveryStatus[] }, after?: string) {
-      const gsi1pk = webhookKeys.deliveriesPartition(partnerId, env);
-      const values: Record<string, unknown> = { ':p': gsi1pk };
-      const filter = q.status?.length ? `#s IN (${q.status.map((s, i) => ((values[`:s${i}`] = s), `:s${i}`)).join(', ')})` : undefined;
-      const { items, hasMore } = await queryPage(
+      const values: Record<string, unknown> = {};
+      const filter = q.status?.length ? { expression: inList('#s', q.status, values, 's'), names: { '#s': 'status' }, values } : undefined;
+      const { items, next } = await newestFirst(
         table,
-        {
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :p',
-          ExpressionAttributeValues: values,
-          ...(filter ? { FilterExpression: filter, ExpressionAttributeNames: { '#s': 'status' } } : {}),
-          ScanIndexForward: false,
-        },
+        { index: 'gsi1', partition: webhookKeys.deliveriesPartition(partnerId, env), itemKey: webhookKeys.deliveryFromIndexSort, filter },
         q.limit,
-        after ? { gsi1pk, gsi1sk: after, ...webhookKeys.deliveryFromIndexSort(after) } : undefined,
+        after,
       );
-      return { items: items as unknown as DeliveryRecord[], next: hasMore ? (items.at(-1)!.gsi1sk as string) : undefined };
+      return { items: items as unknown as DeliveryRecord[], next };
     },
 
     /** Deliveries whose next attempt was due before `cutoff`, a page at a time. */
     dueBefore(cutoff: string): AsyncGenerator<Item[]> {
-      return queryPages(table, {
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :p AND gsi2sk < :c',
-        ExpressionAttributeValues: { ':p': webhookKeys.pendingPartition, ':c': cutoff },
-        Limit: 500,
-      });
+      return indexBefore(table, 'gsi2', webhookKeys.pendingPartition, cutoff);
     },
   };
 }

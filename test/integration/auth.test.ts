@@ -25,7 +25,18 @@ describe('authentication', () => {
     await admin(['key:revoke', '--key-id', p.test_key_id, '--json']);
     expect((await api('GET', '/me', { key: p.test_key })).body.code).toBe('auth.api_key.invalid');
 
-    const expired = await admin(['key:issue', '--partner', p.partner_id, '--member', p.member_id, '--env', 'test', '--expires-at', '2020-01-01T00:00:00Z', '--json']);
+    const expired = await admin([
+      'key:issue',
+      '--partner',
+      p.partner_id,
+      '--member',
+      p.member_id,
+      '--env',
+      'test',
+      '--expires-at',
+      '2020-01-01T00:00:00Z',
+      '--json',
+    ]);
     expect((await api('GET', '/me', { key: expired.json.key })).body.code).toBe('auth.api_key.invalid');
   });
 
@@ -43,7 +54,13 @@ describe('authentication', () => {
     const p = await newPartner('Me Bank');
     const test = await api('GET', '/me', { key: p.test_key });
     const live = await api('GET', '/me', { key: p.live_key });
-    expect(test.body).toMatchObject({ partner: { id: p.partner_id, name: 'Me Bank' }, environment: 'test', test_mode: true, key: { id: p.test_key_id }, member: { id: p.member_id, role: 'PARTNER_ADMIN' } });
+    expect(test.body).toMatchObject({
+      partner: { id: p.partner_id, name: 'Me Bank' },
+      environment: 'test',
+      test_mode: true,
+      key: { id: p.test_key_id },
+      member: { id: p.member_id, role: 'PARTNER_ADMIN' },
+    });
     expect(test.body.scopes).toContain('team:manage');
     expect(test.body.rate_limit.limit_per_minute).toBe(600);
     expect(live.body).toMatchObject({ environment: 'live', test_mode: false, key: { id: p.live_key_id }, member: { id: p.member_id } });
@@ -82,7 +99,12 @@ describe('request signatures (live writes)', () => {
   it('accepts a correctly signed live write and refuses bad timestamps and signatures', async () => {
     const p = await newPartner();
     const body = JSON.stringify({ member_id: p.member_id });
-    const send = (headers: Record<string, string>) => api('POST', path, { key: p.live_key, rawBody: body, headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), ...headers } });
+    const send = (headers: Record<string, string>) =>
+      api('POST', path, {
+        key: p.live_key,
+        rawBody: body,
+        headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), ...headers },
+      });
 
     expect((await send(signatureHeaders(p.live_key, 'POST', path, body))).status).toBe(201);
 
@@ -101,13 +123,25 @@ describe('request signatures (live writes)', () => {
 
     // Reformatting the body after signing breaks the signature.
     const h = signatureHeaders(p.live_key, 'POST', path, body);
-    const reformatted = await api('POST', path, { key: p.live_key, rawBody: JSON.stringify({ member_id: p.member_id }, null, 2), headers: { ...h, 'idempotency-key': crypto.randomUUID() } });
+    const reformatted = await api('POST', path, {
+      key: p.live_key,
+      rawBody: JSON.stringify({ member_id: p.member_id }, null, 2),
+      headers: { ...h, 'idempotency-key': crypto.randomUUID() },
+    });
     expect(reformatted.body.code).toBe('auth.signature.invalid');
 
     // The query string is part of what is signed.
-    const q = await api('POST', `${path}?note=1`, { key: p.live_key, rawBody: body, headers: { ...signatureHeaders(p.live_key, 'POST', path, body), 'idempotency-key': crypto.randomUUID() } });
+    const q = await api('POST', `${path}?note=1`, {
+      key: p.live_key,
+      rawBody: body,
+      headers: { ...signatureHeaders(p.live_key, 'POST', path, body), 'idempotency-key': crypto.randomUUID() },
+    });
     expect(q.body.code).toBe('auth.signature.invalid');
-    const qOk = await api('POST', `${path}?note=1`, { key: p.live_key, rawBody: body, headers: { ...signatureHeaders(p.live_key, 'POST', `${path}?note=1`, body), 'idempotency-key': crypto.randomUUID() } });
+    const qOk = await api('POST', `${path}?note=1`, {
+      key: p.live_key,
+      rawBody: body,
+      headers: { ...signatureHeaders(p.live_key, 'POST', `${path}?note=1`, body), 'idempotency-key': crypto.randomUUID() },
+    });
     expect(qOk.status).toBe(201);
 
     // Uppercase hex is not the documented format.

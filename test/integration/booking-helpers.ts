@@ -57,8 +57,10 @@ export async function packs(key: string) {
     for (const rp of d.rate_packs) {
       const adult = rp.age_brackets.some((b: { min_age: number; max_age: number }) => b.min_age <= 30 && b.max_age >= 30);
       if (!adult || rp.min_travelers !== 1 || rp.schedule.weekdays.length !== 7 || rp.booking_window_days < 60) continue;
-      if (rp.booking_mode === 'SCHEDULED' && !found.SCHEDULED && rp.schedule.capacity_per_departure >= 8) found.SCHEDULED = { id: rp.id, start_time: rp.schedule.start_times[0], capacity: rp.schedule.capacity_per_departure, slug: a.slug };
-      if (rp.booking_mode === 'FLEXIBLE' && !found.FLEXIBLE && rp.schedule.daily_capacity >= 8) found.FLEXIBLE = { id: rp.id, start_time: null, capacity: rp.schedule.daily_capacity, slug: a.slug };
+      if (rp.booking_mode === 'SCHEDULED' && !found.SCHEDULED && rp.schedule.capacity_per_departure >= 8)
+        found.SCHEDULED = { id: rp.id, start_time: rp.schedule.start_times[0], capacity: rp.schedule.capacity_per_departure, slug: a.slug };
+      if (rp.booking_mode === 'FLEXIBLE' && !found.FLEXIBLE && rp.schedule.daily_capacity >= 8)
+        found.FLEXIBLE = { id: rp.id, start_time: null, capacity: rp.schedule.daily_capacity, slug: a.slug };
     }
     if (found.SCHEDULED && found.FLEXIBLE) break;
   }

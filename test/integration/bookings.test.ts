@@ -2,9 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { exportJWK, generateKeyPair } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { bookingKeys } from '../../shared/bookings/keys';
+import { inventoryKeys } from '../../shared/catalog/keys';
+import { eventKeys } from '../../shared/events/keys';
 import { addDays, localDate } from '../../shared/kernel/time';
-import { admin, api, newPartner, testDb, write } from './helpers';
+import { quoteKeys } from '../../shared/quotes/keys';
 import { bookingBody, livePaymentKey, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
+import { admin, api, newPartner, testDb, write } from './helpers';
 
 const today = localDate(new Date());
 let P: Awaited<ReturnType<typeof packs>>;
@@ -15,7 +19,9 @@ beforeAll(async () => {
 
 async function eventsOf(partnerId: string, env: 'live' | 'test') {
   const { ddb, dataTable } = testDb();
-  const r = await ddb.send(new QueryCommand({ TableName: dataTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': `EVT#${partnerId}#${env}` } }));
+  const r = await ddb.send(
+    new QueryCommand({ TableName: dataTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': eventKeys.partition(partnerId, env) } }),
+  );
   return (r.Items ?? []).map((i) => i.event as { type: string; test: boolean; data: Record<string, unknown> });
 }
 
@@ -38,7 +44,14 @@ describe('POST /v1/bookings', () => {
     const body = bookingBody(quote, await signPayment(jwk, paidClaims(quote)));
     const r = await write('POST', '/bookings', p.test_key, body);
     expect(r.status, r.text).toBe(201);
-    expect(r.body).toMatchObject({ status: 'CONFIRMED', test_mode: true, quote_id: quote.id, partner_reference: body.partner_reference, travel_date: date, net_amount: quote.net_amount });
+    expect(r.body).toMatchObject({
+      status: 'CONFIRMED',
+      test_mode: true,
+      quote_id: quote.id,
+      partner_reference: body.partner_reference,
+      travel_date: date,
+      net_amount: quote.net_amount,
+    });
     expect(r.body.booking_number).toMatch(/^PTB-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
     expect(r.text).not.toContain('CUST-0001');
     expect(r.body.travelers[1]).toMatchObject({ first_name: 'Traveler1', last_name: 'El Idrissi', age_bracket: quote.travelers[1].age_bracket });
@@ -46,7 +59,18 @@ describe('POST /v1/bookings', () => {
     expect((await api('GET', `/quotes/${quote.id}`, { key: p.test_key })).body.booking_number).toBe(r.body.booking_number);
 
     const events = await eventsOf(p.partner_id, 'test');
-    expect(events).toContainEqual(expect.objectContaining({ type: 'booking.confirmed', test: true, data: expect.objectContaining({ booking_number: r.body.booking_number, partner_reference: body.partner_reference, status: 'CONFIRMED', travel_date: date }) }));
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'booking.confirmed',
+        test: true,
+        data: expect.objectContaining({
+          booking_number: r.body.booking_number,
+          partner_reference: body.partner_reference,
+          status: 'CONFIRMED',
+          travel_date: date,
+        }),
+      }),
+    );
     const mails = await mailbox(body.contact.email);
     expect(mails.map((m) => m.subject)).toEqual([`[TEST] Booking ${r.body.booking_number} confirmed: ${r.body.adventure.title}`]);
     const all = (await admin(['mail:list', '--limit', '500', '--json'])).json.data as { subject: string }[];
@@ -82,10 +106,14 @@ describe('POST /v1/bookings', () => {
     expect(await send(await signPayment(jwk, paidClaims(other)))).toBe('payment.quote.mismatch');
     expect(await send(await signPayment(jwk, { ...paidClaims(quote), amount: { amount: '1.00', currency: 'MAD' } }))).toBe('payment.amount.mismatch');
     expect(await send(await signPayment(jwk, { quote_id: quote.id }))).toBe('payment.confirmation.malformed');
-    expect(await send(await signPayment(jwk, { ...paidClaims(quote), amount: { amount: '99999999999999999999.00', currency: 'MAD' } }))).toBe('payment.confirmation.malformed');
+    expect(await send(await signPayment(jwk, { ...paidClaims(quote), amount: { amount: '99999999999999999999.00', currency: 'MAD' } }))).toBe(
+      'payment.confirmation.malformed',
+    );
     // A live key cannot use a sandbox payment key.
     const liveQuote = await quoteFor(p.live_key, P.FLEXIBLE, addDays(today, 5));
-    expect((await write('POST', '/bookings', p.live_key, bookingBody(liveQuote, await signPayment(jwk, paidClaims(liveQuote))))).body.code).toBe('payment.key.unknown');
+    expect((await write('POST', '/bookings', p.live_key, bookingBody(liveQuote, await signPayment(jwk, paidClaims(liveQuote))))).body.code).toBe(
+      'payment.key.unknown',
+    );
     // Nothing was booked.
     expect((await api('GET', '/bookings', { key: p.test_key })).body.data).toEqual([]);
   });
@@ -102,19 +130,34 @@ describe('POST /v1/bookings', () => {
     expect(again.body.code).toBe('booking.quote.already_booked');
 
     const q2 = await quoteFor(p.test_key, P.FLEXIBLE, date);
-    const dup = await write('POST', '/bookings', p.test_key, bookingBody(q2, await signPayment(jwk, paidClaims(q2)), { partner_reference: first.partner_reference }));
+    const dup = await write(
+      'POST',
+      '/bookings',
+      p.test_key,
+      bookingBody(q2, await signPayment(jwk, paidClaims(q2)), { partner_reference: first.partner_reference }),
+    );
     expect(dup.status).toBe(409);
     expect(dup.body.code).toBe('booking.partner_reference.duplicate');
 
     const q3 = await quoteFor(p.test_key, P.FLEXIBLE, date);
     const { ddb, dataTable } = testDb();
-    await ddb.send(new UpdateCommand({ TableName: dataTable, Key: { pk: `QUOTE#${q3.id}`, sk: 'QUOTE' }, UpdateExpression: 'SET expires_at = :t', ExpressionAttributeValues: { ':t': new Date(Date.now() - 1000).toISOString() } }));
+    await ddb.send(
+      new UpdateCommand({
+        TableName: dataTable,
+        Key: quoteKeys.quote(q3.id),
+        UpdateExpression: 'SET expires_at = :t',
+        ExpressionAttributeValues: { ':t': new Date(Date.now() - 1000).toISOString() },
+      }),
+    );
     const expired = await write('POST', '/bookings', p.test_key, bookingBody(q3, await signPayment(jwk, paidClaims(q3))));
     expect(expired.status).toBe(409);
     expect(expired.body.code).toBe('booking.quote.expired');
 
     const q4 = await quoteFor(p.test_key, P.FLEXIBLE, date, [{ age: 30 }, { age: 30 }]);
-    const wrong = await write('POST', '/bookings', p.test_key, { ...bookingBody(q4, await signPayment(jwk, paidClaims(q4))), travelers: [{ first_name: 'Solo', last_name: 'Traveler' }] });
+    const wrong = await write('POST', '/bookings', p.test_key, {
+      ...bookingBody(q4, await signPayment(jwk, paidClaims(q4))),
+      travelers: [{ first_name: 'Solo', last_name: 'Traveler' }],
+    });
     expect(wrong.status).toBe(422);
     expect(wrong.body).toMatchObject({ code: 'booking.travelers.mismatch', details: { expected: 2, received: 1 } });
     expect((await write('POST', '/bookings', p.test_key, bookingBody({ id: randomUUID(), travelers: [1] }, 'x'))).body.code).toBe('booking.quote.not_found');
@@ -146,7 +189,7 @@ describe('concurrency: the last seats', () => {
       await ddb.send(
         new UpdateCommand({
           TableName: dataTable,
-          Key: { pk: `INV#SBX#${p.partner_id}#${pack.id}`, sk: `${date}#${pack.start_time ?? 'DAY'}` },
+          Key: inventoryKeys.row(inventoryKeys.sandbox(p.partner_id), pack.id, { date, start_time: pack.start_time }),
           UpdateExpression: 'SET sold = :s',
           ExpressionAttributeValues: { ':s': pack.capacity - 5 },
         }),
@@ -158,7 +201,13 @@ describe('concurrency: the last seats', () => {
       expect(statuses.filter((s) => s === 201)).toHaveLength(5);
       expect(answers.filter((a) => a.status === 422 && a.body.code === 'booking.slot.unavailable')).toHaveLength(45);
       expect(await remaining(p.test_key, pack.slug, pack.id, date, pack.start_time)).toBe(0);
-      const inv = await ddb.send(new QueryCommand({ TableName: dataTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': `INV#SBX#${p.partner_id}#${pack.id}` } }));
+      const inv = await ddb.send(
+        new QueryCommand({
+          TableName: dataTable,
+          KeyConditionExpression: 'pk = :p',
+          ExpressionAttributeValues: { ':p': inventoryKeys.partition(inventoryKeys.sandbox(p.partner_id), pack.id) },
+        }),
+      );
       expect(inv.Items?.[0]?.sold).toBe(pack.capacity);
       expect((await eventsOf(p.partner_id, 'test')).filter((e) => e.type === 'booking.confirmed')).toHaveLength(5);
     });
@@ -179,13 +228,21 @@ describe('reading bookings', () => {
     expect(all.data.map((b: { booking_number: string }) => b.booking_number)).toEqual(made.map((b) => b.booking_number).reverse());
     expect(all.data[0].travelers).toEqual([{ initials: 'A. E.' }]);
     expect(JSON.stringify(all)).not.toContain('Amina');
-    const custA = (await api('GET', '/bookings?customer_reference=CUST-A', { key: p.test_key })).body.data.map((b: { booking_number: string }) => b.booking_number);
+    const custA = (await api('GET', '/bookings?customer_reference=CUST-A', { key: p.test_key })).body.data.map(
+      (b: { booking_number: string }) => b.booking_number,
+    );
     expect(custA).toEqual([made[2].booking_number, made[0].booking_number]);
     expect((await api('GET', '/bookings?customer_reference=CUST-a', { key: p.test_key })).body.data).toEqual([]);
-    expect((await api('GET', '/bookings?status=CANCELLED', { key: p.test_key })).body.data.map((b: { booking_number: string }) => b.booking_number)).toEqual([made[1].booking_number]);
+    expect((await api('GET', '/bookings?status=CANCELLED', { key: p.test_key })).body.data.map((b: { booking_number: string }) => b.booking_number)).toEqual([
+      made[1].booking_number,
+    ]);
     expect((await api('GET', '/bookings?status=CONFIRMED,COMPLETED&limit=1', { key: p.test_key })).body.meta.next_cursor).toBeTruthy();
     expect((await api('GET', '/bookings?status=PENDING', { key: p.test_key })).status).toBe(400);
-    const windowed = (await api('GET', `/bookings?created_from=${encodeURIComponent(made[1].created_at)}&created_to=${encodeURIComponent(made[1].created_at)}`, { key: p.test_key })).body.data;
+    const windowed = (
+      await api('GET', `/bookings?created_from=${encodeURIComponent(made[1].created_at)}&created_to=${encodeURIComponent(made[1].created_at)}`, {
+        key: p.test_key,
+      })
+    ).body.data;
     expect(windowed.map((b: { booking_number: string }) => b.booking_number)).toEqual([made[1].booking_number]);
     // Another partner's customer with the same reference is a different hash.
     expect((await api('GET', '/bookings?customer_reference=CUST-A', { key: (await newPartner()).test_key })).body.data).toEqual([]);
@@ -214,7 +271,14 @@ describe('cancellation and completion', () => {
     const q = await quoteFor(p.test_key, P.FLEXIBLE, addDays(today, 3));
     const b = (await write('POST', '/bookings', p.test_key, bookingBody(q, await signPayment(jwk, paidClaims(q))))).body;
     const { ddb, dataTable } = testDb();
-    await ddb.send(new UpdateCommand({ TableName: dataTable, Key: { pk: `BOOKING#${b.booking_number}`, sk: 'BOOKING' }, UpdateExpression: 'SET starts_at = :s', ExpressionAttributeValues: { ':s': new Date(Date.now() - 60_000).toISOString() } }));
+    await ddb.send(
+      new UpdateCommand({
+        TableName: dataTable,
+        Key: bookingKeys.booking(b.booking_number),
+        UpdateExpression: 'SET starts_at = :s',
+        ExpressionAttributeValues: { ':s': new Date(Date.now() - 60_000).toISOString() },
+      }),
+    );
     const r = await write('POST', `/bookings/${b.booking_number}/cancel`, p.test_key, {});
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 'booking.not_cancellable', details: { status: 'CONFIRMED' } });
@@ -234,12 +298,17 @@ describe('cancellation and completion', () => {
     const top = [...b.cancellation_policy.rules].sort((x: { hours_before: number }, y: { hours_before: number }) => y.hours_before - x.hours_before)[0];
     expect(preview.applied_rule).toEqual(top);
     expect(preview.refund_percent).toBe(top.refund_percent);
-    expect(Math.round(Number(preview.refundable_amount.amount) * 100)).toBe(Math.floor((Math.round(Number(b.net_amount.amount) * 100) * top.refund_percent) / 100));
+    expect(Math.round(Number(preview.refundable_amount.amount) * 100)).toBe(
+      Math.floor((Math.round(Number(b.net_amount.amount) * 100) * top.refund_percent) / 100),
+    );
     expect(Date.parse(preview.valid_until)).toBeGreaterThan(Date.now());
 
     const cancelled = await write('POST', `/bookings/${b.booking_number}/cancel`, p.test_key, { reason: 'customer request' });
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ status: 'CANCELLED', cancellation: { cancelled_by: 'PARTNER', reason: 'customer request', refund_amount: preview.refundable_amount, fee_amount: preview.fee_amount } });
+    expect(cancelled.body).toMatchObject({
+      status: 'CANCELLED',
+      cancellation: { cancelled_by: 'PARTNER', reason: 'customer request', refund_amount: preview.refundable_amount, fee_amount: preview.fee_amount },
+    });
     expect(await remaining(p.test_key, P.SCHEDULED.slug, P.SCHEDULED.id, date, P.SCHEDULED.start_time)).toBe(before);
     const again = await write('POST', `/bookings/${b.booking_number}/cancel`, p.test_key, {});
     expect(again.status).toBe(409);
@@ -268,9 +337,13 @@ describe('cancellation and completion', () => {
     await ddb.send(
       new UpdateCommand({
         TableName: dataTable,
-        Key: { pk: `BOOKING#${b.booking_number}`, sk: 'BOOKING' },
+        Key: bookingKeys.booking(b.booking_number),
         UpdateExpression: 'SET travel_date = :d, starts_at = :s, gsi2pk = :g',
-        ExpressionAttributeValues: { ':d': yesterday, ':s': new Date(Date.now() - 86_400_000).toISOString(), ':g': `BKDATE#${yesterday}` },
+        ExpressionAttributeValues: {
+          ':d': yesterday,
+          ':s': new Date(Date.now() - 86_400_000).toISOString(),
+          ':g': bookingKeys.byTravelDatePartition(yesterday),
+        },
       }),
     );
     expect((await admin(['booking:complete', '--date', date, '--json'])).code).toBe(1); // not a past date

@@ -70,7 +70,9 @@ describe('GET /v1/adventures', () => {
     expect(camel.every((a: { title: string; summary: string }) => `${a.title} ${a.summary}`.toLowerCase().includes('camel'))).toBe(true);
     expect((await get(k, '/adventures?city=essaouira&limit=100')).data.every((a: { city: string }) => a.city === 'Essaouira')).toBe(true);
     expect((await get(k, '/adventures?category=FOOD&limit=100')).data.every((a: { category: string }) => a.category === 'FOOD')).toBe(true);
-    const mid = (await get(k, '/adventures?min_price=300&max_price=800.50&limit=100')).data.map((a: { from_price: { amount: string } }) => Number(a.from_price.amount));
+    const mid = (await get(k, '/adventures?min_price=300&max_price=800.50&limit=100')).data.map((a: { from_price: { amount: string } }) =>
+      Number(a.from_price.amount),
+    );
     expect(mid.length).toBeGreaterThan(0);
     expect(mid.every((x: number) => x >= 300 && x <= 800.5)).toBe(true);
     const date = addDays(localDate(new Date()), 3);
@@ -91,7 +93,10 @@ describe('GET /v1/adventures', () => {
     const otherQuery = await api('GET', `/adventures?sort=price&limit=2&cursor=${encodeURIComponent(c)}`, { key: p.test_key });
     expect(otherQuery.body.code).toBe('pagination.cursor.invalid');
     const auditCursor = (await get(p.test_key, '/audit-events?limit=1')).meta.next_cursor;
-    if (auditCursor) expect((await api('GET', `/adventures?cursor=${encodeURIComponent(auditCursor)}`, { key: p.test_key })).body.code).toBe('pagination.cursor.wrong_endpoint');
+    if (auditCursor)
+      expect((await api('GET', `/adventures?cursor=${encodeURIComponent(auditCursor)}`, { key: p.test_key })).body.code).toBe(
+        'pagination.cursor.wrong_endpoint',
+      );
   });
 });
 

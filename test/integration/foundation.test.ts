@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import { admin, api, newPartner, testDb, write } from './helpers';
 
 describe('GET /v1/health', () => {
@@ -48,7 +48,20 @@ describe('admin CLI', () => {
 
   it('member:add, key:issue and key:revoke return their JSON fields; one member holds both environments', async () => {
     const p = (await admin(['partner:create', '--name', 'Member Bank', '--json'])).json;
-    const m = await admin(['member:add', '--partner', p.partner_id, '--email', 'dev@member-bank.example', '--role', 'DEVELOPER', '--first-name', 'Dana', '--last-name', 'Dev', '--json']);
+    const m = await admin([
+      'member:add',
+      '--partner',
+      p.partner_id,
+      '--email',
+      'dev@member-bank.example',
+      '--role',
+      'DEVELOPER',
+      '--first-name',
+      'Dana',
+      '--last-name',
+      'Dev',
+      '--json',
+    ]);
     expect(m.code).toBe(0);
     expect(m.json.member_id).toMatch(/^[0-9a-f-]{36}$/);
 

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
+import { checkContract } from './contract';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
@@ -35,6 +36,7 @@ export async function api<T = any>(
   } catch {
     parsed = undefined;
   }
+  checkContract(method, path, res.status, res.headers, parsed);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
@@ -59,6 +61,7 @@ export async function newPartner(name = `Bank ${Math.random().toString(36).slice
 }
 
 export { sign } from '../../shared/platform/signature';
+
 import { randomUUID } from 'node:crypto';
 import { sign as signRequest } from '../../shared/platform/signature';
 
@@ -70,7 +73,13 @@ export function signatureHeaders(key: string, method: string, pathWithQuery: str
 }
 
 /** A write as a well-behaved client sends it: JSON body, Idempotency-Key, and a signature with live keys. */
-export async function write<T = any>(method: string, path: string, key: string, body?: unknown, opts: { idempotencyKey?: string; headers?: Record<string, string> } = {}) {
+export async function write<T = any>(
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+  opts: { idempotencyKey?: string; headers?: Record<string, string> } = {},
+) {
   const raw = body === undefined ? '' : JSON.stringify(body);
   const headers: Record<string, string> = { 'idempotency-key': opts.idempotencyKey ?? randomUUID(), ...opts.headers };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -81,7 +90,16 @@ export async function write<T = any>(method: string, path: string, key: string, 
 /** A partner with one extra member of the given role and a key for it in each environment. */
 export async function memberWithRole(role: string, partner?: Awaited<ReturnType<typeof newPartner>>) {
   const p = partner ?? (await newPartner());
-  const m = await admin(['member:add', '--partner', p.partner_id, '--email', `${role.toLowerCase()}-${randomUUID().slice(0, 8)}@bank.example`, '--role', role, '--json']);
+  const m = await admin([
+    'member:add',
+    '--partner',
+    p.partner_id,
+    '--email',
+    `${role.toLowerCase()}-${randomUUID().slice(0, 8)}@bank.example`,
+    '--role',
+    role,
+    '--json',
+  ]);
   const test = await admin(['key:issue', '--partner', p.partner_id, '--member', m.json.member_id, '--env', 'test', '--json']);
   const live = await admin(['key:issue', '--partner', p.partner_id, '--member', m.json.member_id, '--env', 'live', '--json']);
   return { partner: p, memberId: m.json.member_id as string, testKey: test.json.key as string, liveKey: live.json.key as string };
@@ -95,7 +113,11 @@ import { readRuntime } from '../../infra/local/stack';
 export function testDb() {
   const runtime = readRuntime(inject('stateDir'), inject('port'))!;
   const ddb = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ region: 'us-east-1', endpoint: runtime.env.AWS_ENDPOINT_URL_DYNAMODB, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: runtime.env.AWS_ENDPOINT_URL_DYNAMODB,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
   );
   return { ddb, accessTable: runtime.env.ACCESS_TABLE!, dataTable: runtime.env.DATA_TABLE! };
 }

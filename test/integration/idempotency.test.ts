@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { platformKeys } from '../../shared/platform/keys';
 import { api, newPartner, testDb, write } from './helpers';
 
 const keyCount = async (key: string) => (await api('GET', '/api-keys?limit=100', { key })).body.data.length as number;
@@ -78,7 +79,9 @@ describe('Idempotency-Key', () => {
     const p = await newPartner();
     const before = await keyCount(p.test_key);
     const idem = randomUUID();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => write('POST', '/api-keys', p.test_key, { member_id: p.member_id }, { idempotencyKey: idem })),
+    );
     const created = answers.filter((a) => a.status === 201);
     const inProgress = answers.filter((a) => a.status === 409);
     expect(created.length + inProgress.length).toBe(20);
@@ -98,8 +101,7 @@ describe('Idempotency-Key', () => {
         new PutCommand({
           TableName: accessTable,
           Item: {
-            pk: `IDEM#${p.partner_id}#test#${idem}`,
-            sk: 'IDEM',
+            ...platformKeys.idempotency(p.partner_id, 'test', idem),
             fingerprint: fingerprint('POST', '/v1/api-keys', body),
             state: 'IN_PROGRESS',
             lock_token: 'dead-worker',
@@ -130,7 +132,7 @@ describe('Idempotency-Key', () => {
     await ddb.send(
       new UpdateCommand({
         TableName: accessTable,
-        Key: { pk: `IDEM#${p.partner_id}#test#${idem}`, sk: 'IDEM' },
+        Key: platformKeys.idempotency(p.partner_id, 'test', idem),
         UpdateExpression: 'SET expires_at = :past',
         ExpressionAttributeValues: { ':past': Date.now() - 1000 },
       }),

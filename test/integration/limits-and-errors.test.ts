@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { platformKeys } from '../../shared/platform/keys';
 import { admin, api, memberWithRole, newPartner, testDb, write } from './helpers';
 
 describe('rate limits', () => {
@@ -38,7 +39,7 @@ describe('rate limits', () => {
     const r = await api('GET', '/me', { key: p.test_key });
     const windowStart = Number(r.headers.get('x-ratelimit-reset')) - 60;
     const { ddb, accessTable } = testDb();
-    const item = await ddb.send(new GetCommand({ TableName: accessTable, Key: { pk: `RATE#${p.test_key_id}`, sk: String(windowStart) }, ConsistentRead: true }));
+    const item = await ddb.send(new GetCommand({ TableName: accessTable, Key: platformKeys.rateCounter(p.test_key_id, windowStart), ConsistentRead: true }));
     expect(item.Item?.count).toBe(600 - Number(r.headers.get('x-ratelimit-remaining')));
     expect(item.Item?.ttl).toBeGreaterThan(windowStart);
   });
@@ -78,7 +79,11 @@ describe('errors', () => {
 
   it('malformed JSON -> 400 request.body.malformed_json, without echoing the body', async () => {
     const p = await newPartner();
-    const r = await api('POST', '/api-keys', { key: p.test_key, rawBody: '{"member_id": ', headers: { 'idempotency-key': crypto.randomUUID(), 'content-type': 'application/json' } });
+    const r = await api('POST', '/api-keys', {
+      key: p.test_key,
+      rawBody: '{"member_id": ',
+      headers: { 'idempotency-key': crypto.randomUUID(), 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('request.body.malformed_json');
     expect(r.body.request_id).toBe(r.headers.get('x-request-id'));

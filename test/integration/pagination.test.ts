@@ -33,7 +33,9 @@ describe('pagination', () => {
     const first = await api('GET', '/audit-events?limit=2', { key: p.test_key });
     await write('POST', '/api-keys', p.test_key, { member_id: p.member_id }); // newer than everything listed
     const second = await api('GET', `/audit-events?limit=2&cursor=${encodeURIComponent(first.body.meta.next_cursor)}`, { key: p.test_key });
-    const third = second.body.meta.next_cursor ? await api('GET', `/audit-events?limit=2&cursor=${encodeURIComponent(second.body.meta.next_cursor)}`, { key: p.test_key }) : undefined;
+    const third = second.body.meta.next_cursor
+      ? await api('GET', `/audit-events?limit=2&cursor=${encodeURIComponent(second.body.meta.next_cursor)}`, { key: p.test_key })
+      : undefined;
     const ids = [...first.body.data, ...second.body.data, ...(third?.body.data ?? [])].map((e: { id: string }) => e.id);
     expect(new Set(ids).size).toBe(4);
   });

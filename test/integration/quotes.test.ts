@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { eventKeys } from '../../shared/events/keys';
 import { addDays, isoWeekday, localDate } from '../../shared/kernel/time';
+import { quoteKeys } from '../../shared/quotes/keys';
 import { admin, api, newPartner, testDb, write } from './helpers';
 
 const today = localDate(new Date());
@@ -20,7 +22,14 @@ const brackets = [
   { code: 'CHILD', label: 'Child', min_age: 6, max_age: 17, price: '120.00' },
   { code: 'ADULT', label: 'Adult', min_age: 18, max_age: 75, price: '300.00' },
 ];
-const policy = { code: 'FULL_REFUND_24H', description: 'Full refund up to 24 h before', rules: [{ hours_before: 24, refund_percent: 100 }, { hours_before: 0, refund_percent: 0 }] };
+const policy = {
+  code: 'FULL_REFUND_24H',
+  description: 'Full refund up to 24 h before',
+  rules: [
+    { hours_before: 24, refund_percent: 100 },
+    { hours_before: 0, refund_percent: 0 },
+  ],
+};
 const testville = (id: string, slug: string, packs: unknown[]) => ({
   id,
   slug,
@@ -86,7 +95,12 @@ describe('POST /v1/quotes', () => {
     const p = await newPartner();
     const date = nextWeekday(2);
     for (const key of [p.test_key, p.live_key]) {
-      const r = await quote(key, { rate_pack_id: ids.weekdayPack, start_date: date, start_time: '10:00', travelers: [{ age: 40 }, { age: 6 }, { birth_date: `${Number(date.slice(0, 4)) - 18}-${date.slice(5)}` }] });
+      const r = await quote(key, {
+        rate_pack_id: ids.weekdayPack,
+        start_date: date,
+        start_time: '10:00',
+        travelers: [{ age: 40 }, { age: 6 }, { birth_date: `${Number(date.slice(0, 4)) - 18}-${date.slice(5)}` }],
+      });
       expect(r.status, r.text).toBe(201);
       expect(r.body).toMatchObject({
         rate_pack_id: ids.weekdayPack,
@@ -127,10 +141,22 @@ describe('POST /v1/quotes', () => {
       [{ rate_pack_id: ids.weekdayPack, start_date: weekday, start_time: '11:00', travelers: [{ age: 30 }] }, 422, 'quote.start_time.invalid'],
       [{ rate_pack_id: ids.weekdayPack, start_date: weekday, travelers: [{ age: 30 }] }, 422, 'quote.start_time.invalid'],
       [{ rate_pack_id: ids.flexPack, start_date: weekday, start_time: '10:00', travelers: [{ age: 30 }, { age: 30 }] }, 422, 'quote.start_time.invalid'],
-      [{ rate_pack_id: ids.weekdayPack, start_date: weekday, start_time: '10:00', travelers: Array.from({ length: 6 }, () => ({ age: 30 })) }, 422, 'quote.party.too_large'],
+      [
+        { rate_pack_id: ids.weekdayPack, start_date: weekday, start_time: '10:00', travelers: Array.from({ length: 6 }, () => ({ age: 30 })) },
+        422,
+        'quote.party.too_large',
+      ],
       [{ rate_pack_id: ids.flexPack, start_date: weekday, travelers: [{ age: 30 }] }, 422, 'quote.party.too_small'],
-      [{ rate_pack_id: ids.weekdayPack, start_date: weekday, start_time: '10:00', travelers: [{ age: 30 }, { age: 3 }, { age: 80 }] }, 422, 'quote.traveler.age_out_of_range'],
-      [{ rate_pack_id: ids.weekdayPack, start_date: weekday, start_time: '10:00', travelers: [{ age: 30 }, { age: 30 }, { age: 30 }, { age: 30 }] }, 422, 'quote.capacity.insufficient'],
+      [
+        { rate_pack_id: ids.weekdayPack, start_date: weekday, start_time: '10:00', travelers: [{ age: 30 }, { age: 3 }, { age: 80 }] },
+        422,
+        'quote.traveler.age_out_of_range',
+      ],
+      [
+        { rate_pack_id: ids.weekdayPack, start_date: weekday, start_time: '10:00', travelers: [{ age: 30 }, { age: 30 }, { age: 30 }, { age: 30 }] },
+        422,
+        'quote.capacity.insufficient',
+      ],
       [{ rate_pack_id: ids.weekdayPack, start_date: '2026-13-01', start_time: '10:00', travelers: [{ age: 30 }] }, 400, 'validation.field.invalid'],
       [{ rate_pack_id: ids.weekdayPack, start_date: weekday, start_time: '10:00', travelers: [] }, 400, 'validation.field.invalid'],
     ];
@@ -140,10 +166,18 @@ describe('POST /v1/quotes', () => {
       expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
     }
     const ages = await quote(k, { rate_pack_id: ids.weekdayPack, start_date: weekday, start_time: '10:00', travelers: [{ age: 30 }, { age: 3 }, { age: 80 }] });
-    expect(ages.body.details.travelers).toEqual([{ index: 1, age: 3 }, { index: 2, age: 80 }]);
+    expect(ages.body.details.travelers).toEqual([
+      { index: 1, age: 3 },
+      { index: 2, age: 80 },
+    ]);
     const notOperating = await quote(k, { rate_pack_id: ids.weekdayPack, start_date: nextWeekday(7), start_time: '10:00', travelers: [{ age: 30 }] });
     expect(notOperating.body.details).toMatchObject({ reason: 'not_operating', weekdays: [1, 2, 3, 4, 5] });
-    const room = await quote(k, { rate_pack_id: ids.weekdayPack, start_date: weekday, start_time: '10:00', travelers: Array.from({ length: 4 }, () => ({ age: 30 })) });
+    const room = await quote(k, {
+      rate_pack_id: ids.weekdayPack,
+      start_date: weekday,
+      start_time: '10:00',
+      travelers: Array.from({ length: 4 }, () => ({ age: 30 })),
+    });
     expect(room.body.details).toEqual({ remaining: 3, requested: 4 });
   });
 
@@ -164,10 +198,21 @@ describe('GET /v1/quotes', () => {
     const p = await newPartner();
     const other = await newPartner();
     const created: string[] = [];
-    for (let i = 0; i < 5; i++) created.push((await quote(p.test_key, { rate_pack_id: ids.flexPack, start_date: addDays(today, 3 + i), travelers: [{ age: 30 }, { age: 30 }] })).body.id);
+    for (let i = 0; i < 5; i++)
+      created.push((await quote(p.test_key, { rate_pack_id: ids.flexPack, start_date: addDays(today, 3 + i), travelers: [{ age: 30 }, { age: 30 }] })).body.id);
     const liveQuote = (await quote(p.live_key, { rate_pack_id: ids.flexPack, start_date: addDays(today, 3), travelers: [{ age: 30 }, { age: 30 }] })).body.id;
     const first = await api('GET', '/quotes?limit=2', { key: p.test_key });
-    expect(Object.keys(first.body.data[0]).sort()).toEqual(['adventure_slug', 'created_at', 'expired', 'expires_at', 'id', 'net_amount', 'rate_pack_id', 'start_date', 'start_time']);
+    expect(Object.keys(first.body.data[0]).sort()).toEqual([
+      'adventure_slug',
+      'created_at',
+      'expired',
+      'expires_at',
+      'id',
+      'net_amount',
+      'rate_pack_id',
+      'start_date',
+      'start_time',
+    ]);
     const seen = [...first.body.data];
     let cursor = first.body.meta.next_cursor;
     while (cursor) {
@@ -186,7 +231,14 @@ describe('GET /v1/quotes', () => {
     const p = await newPartner();
     const q = (await quote(p.test_key, { rate_pack_id: ids.flexPack, start_date: addDays(today, 1), travelers: [{ age: 30 }, { age: 30 }] })).body;
     const { ddb, dataTable } = testDb();
-    await ddb.send(new UpdateCommand({ TableName: dataTable, Key: { pk: `QUOTE#${q.id}`, sk: 'QUOTE' }, UpdateExpression: 'SET expires_at = :t', ExpressionAttributeValues: { ':t': new Date(Date.now() - 1000).toISOString() } }));
+    await ddb.send(
+      new UpdateCommand({
+        TableName: dataTable,
+        Key: quoteKeys.quote(q.id),
+        UpdateExpression: 'SET expires_at = :t',
+        ExpressionAttributeValues: { ':t': new Date(Date.now() - 1000).toISOString() },
+      }),
+    );
     expect((await api('GET', `/quotes/${q.id}`, { key: p.test_key })).body.expired).toBe(true);
     expect((await api('GET', '/quotes', { key: p.test_key })).body.data[0].expired).toBe(true);
   });
@@ -194,7 +246,9 @@ describe('GET /v1/quotes', () => {
 
 async function eventsOf(partnerId: string, env: 'live' | 'test') {
   const { ddb, dataTable } = testDb();
-  const r = await ddb.send(new QueryCommand({ TableName: dataTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': `EVT#${partnerId}#${env}` } }));
+  const r = await ddb.send(
+    new QueryCommand({ TableName: dataTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': eventKeys.partition(partnerId, env) } }),
+  );
   return (r.Items ?? []).map((i) => i.event as { type: string; test: boolean; data: Record<string, unknown> });
 }
 
@@ -214,7 +268,11 @@ describe('sandbox catalog and adventure.unavailable', () => {
     expect(avail.body.data.map((s: { start_time: string }) => s.start_time)).toEqual(['10:00']);
     const events = await eventsOf(p.partner_id, 'live');
     expect(events).toContainEqual(
-      expect.objectContaining({ type: 'adventure.unavailable', test: false, data: expect.objectContaining({ reason: 'SLOT_CLOSED', rate_pack_id: ids.weekdayPack, date, start_time: '15:00', quote_ids: [live.body.id] }) }),
+      expect.objectContaining({
+        type: 'adventure.unavailable',
+        test: false,
+        data: expect.objectContaining({ reason: 'SLOT_CLOSED', rate_pack_id: ids.weekdayPack, date, start_time: '15:00', quote_ids: [live.body.id] }),
+      }),
     );
   });
 
@@ -260,6 +318,8 @@ describe('sandbox catalog and adventure.unavailable', () => {
     const me = await api('GET', '/me', { key: p.test_key });
     expect(me.status).toBe(200);
     expect((await api('GET', '/adventures?city=Testville', { key: p.test_key })).body.meta.total_results).toBeGreaterThanOrEqual(1);
-    expect((await quote(p.test_key, { rate_pack_id: ids.weekdayPack, start_date: nextWeekday(1), start_time: '10:00', travelers: [{ age: 30 }] })).status).toBe(201);
+    expect((await quote(p.test_key, { rate_pack_id: ids.weekdayPack, start_date: nextWeekday(1), start_time: '10:00', travelers: [{ age: 30 }] })).status).toBe(
+      201,
+    );
   });
 });

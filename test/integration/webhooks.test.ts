@@ -5,9 +5,11 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readRuntime } from '../../infra/local/stack';
+import { eventKeys } from '../../shared/events/keys';
 import { addDays, localDate } from '../../shared/kernel/time';
-import { admin, api, newPartner, testDb, write } from './helpers';
+import { webhookKeys } from '../../shared/webhooks/keys';
 import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
+import { admin, api, newPartner, testDb, write } from './helpers';
 
 interface Received {
   path: string;
@@ -100,7 +102,16 @@ describe('webhook endpoints', () => {
 
   it('refuses URLs that are not HTTPS or point at private, loopback, link-local or reserved addresses', async () => {
     const p = await newPartner();
-    for (const url of ['http://example.com/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest/meta-data', 'https://127.0.0.1/hook', 'https://[::1]/hook', 'https://192.168.1.20/x', 'https://no-such-host.invalid/x', 'ftp://example.com/x']) {
+    for (const url of [
+      'http://example.com/hook',
+      'https://10.0.0.1/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://127.0.0.1/hook',
+      'https://[::1]/hook',
+      'https://192.168.1.20/x',
+      'https://no-such-host.invalid/x',
+      'ftp://example.com/x',
+    ]) {
       const r = await write('POST', '/webhooks', p.test_key, { url, event_types: ['booking.confirmed'] });
       expect(`${r.status} ${r.body.code}`, url).toBe('422 webhook.url.refused');
     }
@@ -132,10 +143,19 @@ describe('event delivery', () => {
     const e = await endpoint(p.test_key, '/ok/delivery');
     await endpoint(p.test_key, '/ok/other-types', ['settlement.paid', 'review.moderated']);
     const b = await book(p);
-    const got = (await until(() => at('/ok/delivery'), (r) => r.length > 0))[0]!;
+    const got = (
+      await until(
+        () => at('/ok/delivery'),
+        (r) => r.length > 0,
+      )
+    )[0]!;
     const envelope = JSON.parse(got.raw);
     expect(Object.keys(envelope)).toEqual(['id', 'type', 'created_at', 'test', 'data']);
-    expect(envelope).toMatchObject({ type: 'booking.confirmed', test: true, data: { booking_number: b.booking_number, partner_reference: b.partner_reference, status: 'CONFIRMED' } });
+    expect(envelope).toMatchObject({
+      type: 'booking.confirmed',
+      test: true,
+      data: { booking_number: b.booking_number, partner_reference: b.partner_reference, status: 'CONFIRMED' },
+    });
     expect(got.headers['x-service-signature']).toBe(createHmac('sha256', e.signing_secret).update(got.raw, 'utf8').digest('hex'));
     expect(got.headers['x-service-event-id']).toBe(envelope.id);
     expect(got.headers['x-service-event-type']).toBe('booking.confirmed');
@@ -152,7 +172,10 @@ describe('event delivery', () => {
     const e = await endpoint(p.test_key, `/fail-twice/${randomUUID().slice(0, 8)}`);
     const path = `/fail-twice/${(await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body.url.split('/fail-twice/')[1]}`;
     await book(p);
-    const hits = await until(() => at(path), (r) => r.length >= 3);
+    const hits = await until(
+      () => at(path),
+      (r) => r.length >= 3,
+    );
     expect(hits).toHaveLength(3);
     expect(new Set(hits.map((h) => h.headers['x-service-delivery-id'])).size).toBe(3);
     expect(new Set(hits.map((h) => h.headers['x-service-event-id'])).size).toBe(1);
@@ -161,7 +184,10 @@ describe('event delivery', () => {
     expect(hits[1]!.at - hits[0]!.at).toBeGreaterThanOrEqual(300 * 0.0001 * 1000);
     expect(hits[2]!.at - hits[1]!.at).toBeGreaterThanOrEqual(900 * 0.0001 * 1000);
     expect(hits[2]!.at - hits[0]!.at).toBeGreaterThanOrEqual(1000);
-    const d = await until(async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0], (x) => x?.status === 'DELIVERED');
+    const d = await until(
+      async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0],
+      (x) => x?.status === 'DELIVERED',
+    );
     expect(d).toMatchObject({ status: 'DELIVERED', attempts: 3, last_http_status: 200 });
   });
 
@@ -171,7 +197,11 @@ describe('event delivery', () => {
     const path = `/always-fail/${tag}`;
     const e = await endpoint(p.test_key, path);
     await book(p);
-    const failed = await until(async () => (await api('GET', '/webhooks/deliveries?status=FAILED', { key: p.test_key })).body.data, (x) => x.length === 1, 55_000);
+    const failed = await until(
+      async () => (await api('GET', '/webhooks/deliveries?status=FAILED', { key: p.test_key })).body.data,
+      (x) => x.length === 1,
+      55_000,
+    );
     expect(failed[0]).toMatchObject({ endpoint_id: e.id, status: 'FAILED', attempts: 6, last_http_status: 500, next_attempt_at: null });
     expect(failed[0].dead_lettered_at).toBeTruthy();
     expect(at(path)).toHaveLength(6);
@@ -180,11 +210,19 @@ describe('event delivery', () => {
 
     // The dead-lettered message is on the DLQ.
     const runtime = readRuntime(inject('stateDir'), inject('port'))!;
-    const sqs = new SQSClient({ region: 'us-east-1', endpoint: runtime.env.AWS_ENDPOINT_URL_SQS, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    const dead = await until(async () => {
-      const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: runtime.env.WEBHOOK_QUEUE_URL_DLQ, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
-      return (r.Messages ?? []).map((m) => JSON.parse(m.Body!)).find((m) => m.delivery_id === failed[0].id);
-    }, (m) => !!m, 10_000);
+    const sqs = new SQSClient({
+      region: 'us-east-1',
+      endpoint: runtime.env.AWS_ENDPOINT_URL_SQS,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const dead = await until(
+      async () => {
+        const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: runtime.env.WEBHOOK_QUEUE_URL_DLQ, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+        return (r.Messages ?? []).map((m) => JSON.parse(m.Body!)).find((m) => m.delivery_id === failed[0].id);
+      },
+      (m) => !!m,
+      10_000,
+    );
     expect(dead).toMatchObject({ kind: 'dead_letter', delivery_id: failed[0].id, attempts: 6 });
 
     healed.add(path);
@@ -192,9 +230,15 @@ describe('event delivery', () => {
     expect(replay.status).toBe(202);
     expect(replay.body).toMatchObject({ event_id: failed[0].event_id, replay_of: failed[0].id, status: 'PENDING' });
     expect(replay.body.id).not.toBe(failed[0].id);
-    const hits = await until(() => at(path), (r) => r.length >= 7);
+    const hits = await until(
+      () => at(path),
+      (r) => r.length >= 7,
+    );
     expect(hits[6]!.headers['x-service-event-id']).toBe(failed[0].event_id);
-    const done = await until(async () => (await api('GET', '/webhooks/deliveries?status=DELIVERED', { key: p.test_key })).body.data, (x) => x.length === 1);
+    const done = await until(
+      async () => (await api('GET', '/webhooks/deliveries?status=DELIVERED', { key: p.test_key })).body.data,
+      (x) => x.length === 1,
+    );
     expect(done[0].id).toBe(replay.body.id);
   });
 
@@ -203,23 +247,42 @@ describe('event delivery', () => {
     const path = `/ok/died-${randomUUID().slice(0, 8)}`;
     const e = await endpoint(p.test_key, path);
     await book(p);
-    const first = (await until(() => at(path), (r) => r.length === 1))[0]!;
-    const d = (await until(async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0], (x) => x?.status === 'DELIVERED'));
+    const first = (
+      await until(
+        () => at(path),
+        (r) => r.length === 1,
+      )
+    )[0]!;
+    const d = await until(
+      async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0],
+      (x) => x?.status === 'DELIVERED',
+    );
     // Stage what a crash leaves: attempt 1 claimed long ago, nothing recorded, overdue.
     const { ddb, dataTable } = testDb();
     const past = new Date(Date.now() - 10 * 60_000).toISOString();
     await ddb.send(
       new UpdateCommand({
         TableName: dataTable,
-        Key: { pk: `DLV#${d.id}`, sk: 'DLV' },
+        Key: webhookKeys.delivery(d.id),
         UpdateExpression: 'SET #s = :p, attempts = :z, claimed_attempt = :one, claim_until = :old, next_attempt_at = :past, gsi2pk = :g, gsi2sk = :gs',
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':p': 'PENDING', ':z': 0, ':one': 1, ':old': Date.now() - 1000, ':past': past, ':g': 'DLV#PENDING', ':gs': `${past}#${d.id}` },
+        ExpressionAttributeValues: {
+          ':p': 'PENDING',
+          ':z': 0,
+          ':one': 1,
+          ':old': Date.now() - 1000,
+          ':past': past,
+          ':g': webhookKeys.pendingPartition,
+          ':gs': webhookKeys.pending(past, d.id).gsi2sk,
+        },
       }),
     );
     const swept = await admin(['webhooks:sweep', '--json']);
     expect(swept.json.deliveries).toBeGreaterThanOrEqual(1);
-    const again = await until(() => at(path), (r) => r.length === 2);
+    const again = await until(
+      () => at(path),
+      (r) => r.length === 2,
+    );
     expect(again).toHaveLength(2);
     expect(again[1]!.headers['x-service-event-id']).toBe(first.headers['x-service-event-id']);
     expect(again[1]!.headers['x-service-delivery-id']).not.toBe(first.headers['x-service-delivery-id']);
@@ -231,14 +294,20 @@ describe('event delivery', () => {
     const path = `/ok/claim-${randomUUID().slice(0, 8)}`;
     await endpoint(p.test_key, path);
     await book(p);
-    await until(() => at(path), (r) => r.length === 1);
-    const d = await until(async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0], (x) => x?.status === 'DELIVERED');
+    await until(
+      () => at(path),
+      (r) => r.length === 1,
+    );
+    const d = await until(
+      async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0],
+      (x) => x?.status === 'DELIVERED',
+    );
     // Make attempt 1 due again, unclaimed, without queueing it; then race five workers on it in this process.
     const { ddb, dataTable } = testDb();
     await ddb.send(
       new UpdateCommand({
         TableName: dataTable,
-        Key: { pk: `DLV#${d.id}`, sk: 'DLV' },
+        Key: webhookKeys.delivery(d.id),
         UpdateExpression: 'SET #s = :p, attempts = :z REMOVE claimed_attempt, claim_until',
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: { ':p': 'PENDING', ':z': 0 },
@@ -263,20 +332,21 @@ describe('event delivery', () => {
       new PutCommand({
         TableName: dataTable,
         Item: {
-          pk: `EVT#${p.partner_id}#test`,
-          sk: `${created}#${id}`,
+          ...eventKeys.event(p.partner_id, 'test', created, id),
           type: 'event',
           partner_id: p.partner_id,
           env: 'test',
           event: { id, type: 'adventure.unavailable', created_at: created, test: true, data: { adventure_slug: 'x', reason: 'WITHDRAWN' } },
           dispatch: 'PENDING',
-          gsi1pk: 'EVENTS#PENDING',
-          gsi1sk: `${created}#${id}`,
+          ...eventKeys.pending(created, id),
         },
       }),
     );
     await admin(['webhooks:sweep', '--json']);
-    const got = await until(() => at(path), (r) => r.length === 1);
+    const got = await until(
+      () => at(path),
+      (r) => r.length === 1,
+    );
     expect(JSON.parse(got[0]!.raw)).toMatchObject({ id, type: 'adventure.unavailable', test: true });
   });
 });

@@ -11,7 +11,13 @@ describe('API keys', () => {
   });
 
   it('rejects malformed keys', () => {
-    for (const bad of ['', 'sk_prod_abcdefghijkl_' + 'a'.repeat(32), 'sk_live_ABC_def', `sk_live_abcdefghijkl_${'a'.repeat(31)}`, `Bearer sk_live_abcdefghijkl_${'a'.repeat(32)}`]) {
+    for (const bad of [
+      '',
+      `sk_prod_abcdefghijkl_${'a'.repeat(32)}`,
+      'sk_live_ABC_def',
+      `sk_live_abcdefghijkl_${'a'.repeat(31)}`,
+      `Bearer sk_live_abcdefghijkl_${'a'.repeat(32)}`,
+    ]) {
       expect(parseKey(bad)).toBeUndefined();
     }
   });

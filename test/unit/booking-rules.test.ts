@@ -1,5 +1,5 @@
-import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BOOKING_NUMBER_RE, customerRefHash, initials, newBookingNumber, refundPreview } from '../../shared/bookings/rules';
 

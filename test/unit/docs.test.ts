@@ -16,3 +16,29 @@ describe('README', () => {
     for (const r of ROUTE_LIST) expect(readme, r.id).toContain(`\`${r.method} ${r.path.replace(/^\/v1/, '')}\``);
   });
 });
+
+describe("README's access patterns", () => {
+  it('name only key builders that exist in the keys modules', async () => {
+    const modules: Record<string, Record<string, unknown>> = {
+      accessKeys: (await import('../../shared/access/keys')).accessKeys,
+      platformKeys: (await import('../../shared/platform/keys')).platformKeys,
+      catalogKeys: (await import('../../shared/catalog/keys')).catalogKeys,
+      inventoryKeys: (await import('../../shared/catalog/keys')).inventoryKeys,
+      quoteKeys: (await import('../../shared/quotes/keys')).quoteKeys,
+      eventKeys: (await import('../../shared/events/keys')).eventKeys,
+      bookingKeys: (await import('../../shared/bookings/keys')).bookingKeys,
+      webhookKeys: (await import('../../shared/webhooks/keys')).webhookKeys,
+    };
+    const rows = readme.split('\n').filter((l) => /^\| .* \| `\w+Keys\./.test(l));
+    expect(rows.length).toBeGreaterThan(15);
+    for (const row of rows) {
+      const cell = row.split(' | ').at(-1)!;
+      let current = '';
+      for (const [, mod, name] of cell.matchAll(/`(\w+Keys)?\.(\w+)`/g)) {
+        current = mod ?? current;
+        expect(modules[current], row).toBeDefined();
+        expect(modules[current]![name!], `${current}.${name}`).toBeDefined();
+      }
+    }
+  });
+});

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { route } from '../../shared/http/route';
-import { logger } from '../../shared/kernel/logger';
 import { lambdaContext } from '../../infra/local/lambda';
+import { route } from '../../shared/http/route';
 import type { RouteDef } from '../../shared/http/route-def';
 import type { ApiEvent } from '../../shared/http/types';
+import { logger } from '../../shared/kernel/logger';
 
 const event = (method: string, path: string): ApiEvent =>
   ({

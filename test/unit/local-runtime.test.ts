@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateScheduleCommand, GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
-import { freePort, startSqs, type ServerHandle } from '../../infra/local/services';
-import { startPoller } from '../../infra/local/sqs-poller';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadHandler } from '../../infra/local/lambda';
 import { startScheduler } from '../../infra/local/scheduler';
+import { freePort, type ServerHandle, startSqs } from '../../infra/local/services';
+import { startPoller } from '../../infra/local/sqs-poller';
 import { seen } from '../fixtures/flaky-consumer';
 
 // The emulated parts of AWS (event source mapping, Scheduler) against the real local SQS server.
@@ -17,7 +17,7 @@ let sqs: SQSClient;
 let queueUrl: string;
 let queueArn: string;
 let dlqUrl: string;
-let stops: (() => Promise<void>)[] = [];
+const stops: (() => Promise<void>)[] = [];
 let dir: string;
 
 const until = async (cond: () => boolean | Promise<boolean>, ms = 15_000) => {
@@ -74,8 +74,14 @@ describe('SQS poller (event source mapping emulation)', () => {
 });
 
 describe('EventBridge Scheduler emulation', () => {
-  it('sends a one-time schedule\'s input to its SQS target at the due time, then deletes it', async () => {
-    const sched = await startScheduler({ port: await freePort(), file: join(dir, 'schedules.json'), sqs, queueUrlForArn: (a) => (a === queueArn ? queueUrl : undefined), log: () => undefined });
+  it("sends a one-time schedule's input to its SQS target at the due time, then deletes it", async () => {
+    const sched = await startScheduler({
+      port: await freePort(),
+      file: join(dir, 'schedules.json'),
+      sqs,
+      queueUrlForArn: (a) => (a === queueArn ? queueUrl : undefined),
+      log: () => undefined,
+    });
     stops.push(sched.stop);
     const client = new SchedulerClient({ ...creds, endpoint: sched.endpoint });
     const due = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000);
@@ -94,6 +100,8 @@ describe('EventBridge Scheduler emulation', () => {
     await until(() => seen.some((s) => s.body === 'scheduled-1'));
     const firstSeen = seen.find((s) => s.body === 'scheduled-1')!.at;
     expect(firstSeen).toBeGreaterThanOrEqual(due.getTime());
-    await expect(client.send(new GetScheduleCommand({ Name: 'retry-abc', GroupName: 'webhooks' }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+    await expect(client.send(new GetScheduleCommand({ Name: 'retry-abc', GroupName: 'webhooks' }))).rejects.toMatchObject({
+      name: 'ResourceNotFoundException',
+    });
   });
 });

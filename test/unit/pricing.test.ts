@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ageOn, fromPrice, priceTravelers, type PricedBracket } from '../../shared/catalog/pricing';
+import { ageOn, fromPrice, type PricedBracket, priceTravelers } from '../../shared/catalog/pricing';
 import { formatMinor, toMinor } from '../../shared/kernel/money';
 
 const pack = {
@@ -14,16 +14,14 @@ const pack = {
 };
 
 /** Contiguous, non-overlapping brackets over 0..N with random prices. */
-const bracketsArb = fc
-  .array(fc.tuple(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 0, max: 500_000 })), { minLength: 1, maxLength: 5 })
-  .map((parts) => {
-    let start = 0;
-    return parts.map(([width, price], i): PricedBracket => {
-      const b = { code: `B${i}`, label: `B${i}`, min_age: start, max_age: start + width - 1, price: formatMinor(price) };
-      start += width;
-      return b;
-    });
+const bracketsArb = fc.array(fc.tuple(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 0, max: 500_000 })), { minLength: 1, maxLength: 5 }).map((parts) => {
+  let start = 0;
+  return parts.map(([width, price], i): PricedBracket => {
+    const b = { code: `B${i}`, label: `B${i}`, min_age: start, max_age: start + width - 1, price: formatMinor(price) };
+    start += width;
+    return b;
   });
+});
 
 describe('money', () => {
   it('round-trips minor units', () => {
@@ -50,15 +48,29 @@ describe('pricing engine', () => {
   });
 
   it('refuses ages outside every bracket and parties outside the limits', () => {
-    expect(priceTravelers(pack, '2026-12-01', [{ age: 100 }, { age: 30 }])).toMatchObject({ ok: false, error: 'age_out_of_range', travelers: [{ index: 0, age: 100 }] });
+    expect(priceTravelers(pack, '2026-12-01', [{ age: 100 }, { age: 30 }])).toMatchObject({
+      ok: false,
+      error: 'age_out_of_range',
+      travelers: [{ index: 0, age: 100 }],
+    });
     expect(priceTravelers(pack, '2026-12-01', [])).toMatchObject({ ok: false, error: 'party_too_small' });
-    expect(priceTravelers(pack, '2026-12-01', Array.from({ length: 11 }, () => ({ age: 30 })))).toMatchObject({ ok: false, error: 'party_too_large', max: 10 });
+    expect(
+      priceTravelers(
+        pack,
+        '2026-12-01',
+        Array.from({ length: 11 }, () => ({ age: 30 })),
+      ),
+    ).toMatchObject({ ok: false, error: 'party_too_large', max: 10 });
   });
 
   it('property: the total equals the sum of the lines, is never negative, and each traveler sits in a bracket containing their age', () => {
     fc.assert(
       fc.property(bracketsArb, fc.array(fc.integer({ min: 0, max: 120 }), { minLength: 1, maxLength: 15 }), (brackets, ages) => {
-        const r = priceTravelers({ age_brackets: brackets, min_travelers: 1, max_travelers: 15 }, '2026-12-01', ages.map((age) => ({ age })));
+        const r = priceTravelers(
+          { age_brackets: brackets, min_travelers: 1, max_travelers: 15 },
+          '2026-12-01',
+          ages.map((age) => ({ age })),
+        );
         const top = brackets.at(-1)!.max_age;
         if (ages.some((a) => a > top)) return !r.ok && r.error === 'age_out_of_range';
         if (!r.ok) return false;

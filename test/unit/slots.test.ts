@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { checkSlot, slotsBetween } from '../../shared/catalog/slots';
 import { addDays, isoWeekday, localDate, localToInstant } from '../../shared/kernel/time';
 
-const scheduled = { booking_mode: 'SCHEDULED' as const, schedule: { weekdays: [1, 2, 3, 4, 5, 6, 7], start_times: ['14:00', '09:00'], capacity_per_departure: 12 } };
+const scheduled = {
+  booking_mode: 'SCHEDULED' as const,
+  schedule: { weekdays: [1, 2, 3, 4, 5, 6, 7], start_times: ['14:00', '09:00'], capacity_per_departure: 12 },
+};
 const weekdaysOnly = { booking_mode: 'FLEXIBLE' as const, schedule: { weekdays: [1, 2, 3, 4, 5], daily_capacity: 30 } };
 
 describe('service time', () => {

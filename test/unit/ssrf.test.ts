@@ -1,13 +1,29 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkWebhookUrl, isBlockedAddress } from '../../shared/webhooks/ssrf';
 import { signPayload } from '../../shared/webhooks/sender';
+import { checkWebhookUrl, isBlockedAddress } from '../../shared/webhooks/ssrf';
 
 const resolving = (address: string, family = 4) => (async () => [{ address, family }]) as never;
 
 describe('SSRF guard', () => {
   afterEach(() => delete process.env.ALLOW_LOCAL_WEBHOOKS);
   it('blocks private, loopback, link-local, CGNAT, multicast and reserved addresses', () => {
-    for (const ip of ['10.1.2.3', '127.0.0.1', '169.254.169.254', '172.16.0.1', '172.31.255.255', '192.168.1.1', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '2001:db8::1']) {
+    for (const ip of [
+      '10.1.2.3',
+      '127.0.0.1',
+      '169.254.169.254',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      'fd00::1',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+      '2001:db8::1',
+    ]) {
       expect(isBlockedAddress(ip), ip).toBe(true);
     }
     for (const ip of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111']) expect(isBlockedAddress(ip), ip).toBe(false);
@@ -32,16 +48,29 @@ describe('SSRF guard', () => {
 
 describe('delivery signature', () => {
   // The README's worked example, checked independently with openssl dgst -sha256 -hmac.
-  const body = '{"id":"9f1c2d3e-0000-4000-8000-000000000001","type":"booking.confirmed","created_at":"2026-11-21T10:00:00.000Z","test":true,"data":{"booking_number":"PTB-7K3M-Q9XD","partner_reference":"BANK-001","status":"CONFIRMED","travel_date":"2026-12-01"}}';
+  const body =
+    '{"id":"9f1c2d3e-0000-4000-8000-000000000001","type":"booking.confirmed","created_at":"2026-11-21T10:00:00.000Z","test":true,"data":{"booking_number":"PTB-7K3M-Q9XD","partner_reference":"BANK-001","status":"CONFIRMED","travel_date":"2026-12-01"}}';
   it('is hex HMAC-SHA256 of the raw body with the signing secret', () => {
     expect(signPayload('whsec_example_secret', body)).toBe('ca1056a4d82c79af800e1f48fdc10d96b1b01ee33c17e56d115b2a80e92d86c7');
-    expect(signPayload('whsec_example_secret', body.replace('"test":true', '"test": true'))).not.toBe('ca1056a4d82c79af800e1f48fdc10d96b1b01ee33c17e56d115b2a80e92d86c7');
+    expect(signPayload('whsec_example_secret', body.replace('"test":true', '"test": true'))).not.toBe(
+      'ca1056a4d82c79af800e1f48fdc10d96b1b01ee33c17e56d115b2a80e92d86c7',
+    );
   });
 });
 
 describe('SSRF guard, IPv6 forms that embed an IPv4 address', () => {
   it('blocks mapped, compatible, NAT64, 6to4 and Teredo forms, in hex or dotted notation', () => {
-    for (const ip of ['::ffff:7f00:1', '::ffff:a9fe:a9fe', '::ffff:0:7f00:1', '::7f00:1', '::127.0.0.1', '64:ff9b::a00:1', '2002:a00:1::', '2001:0:4136:e378:8000:63bf:3fff:fdd2', 'fec0::1']) {
+    for (const ip of [
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '::ffff:0:7f00:1',
+      '::7f00:1',
+      '::127.0.0.1',
+      '64:ff9b::a00:1',
+      '2002:a00:1::',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      'fec0::1',
+    ]) {
       expect(isBlockedAddress(ip), ip).toBe(true);
     }
     expect(isBlockedAddress('::ffff:5db8:d822')).toBe(true); // the whole mapped range is refused, public or not

@@ -1,11 +1,11 @@
-import type { MiddlewareObj } from '@middy/core';
 import { randomUUID } from 'node:crypto';
+import type { MiddlewareObj } from '@middy/core';
 import { logger } from '../../kernel/logger';
 import { recordAudit } from '../../platform/audit';
-import type { RequestState } from '../context';
+import type { RequestState, RouteContext } from '../context';
 import { errorResult, toApiError } from '../respond';
 import type { RouteDef } from '../route-def';
-import type { ApiEvent, ApiResult, RouteContext } from '../types';
+import type { ApiEvent, ApiResult } from '../types';
 
 function newState(event: ApiEvent, def: RouteDef): RequestState {
   const raw = event.body ?? '';

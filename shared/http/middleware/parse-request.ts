@@ -1,9 +1,10 @@
 import type { MiddlewareObj } from '@middy/core';
 import { service } from '../../kernel/config';
 import { ApiError } from '../../kernel/errors';
+import type { RouteContext } from '../context';
 import { stateOf } from '../context';
 import type { RouteDef } from '../route-def';
-import type { ApiEvent, ApiResult, RouteContext } from '../types';
+import type { ApiEvent, ApiResult } from '../types';
 import { parseWith } from '../validation';
 
 /** Parses JSON (400 on malformed, 413 on oversized) and validates path, query and body with the route's zod schemas. */
@@ -30,7 +31,11 @@ export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, 
           } catch (e) {
             // Only the position: the parser's message quotes the body, which may hold secrets.
             const position = /position (\d+)/.exec(e instanceof Error ? e.message : '')?.[1];
-            throw new ApiError('request.body.malformed_json', 'The request body is not valid JSON (write bodies are JSON documents).', position ? { position: Number(position) } : undefined);
+            throw new ApiError(
+              'request.body.malformed_json',
+              'The request body is not valid JSON (write bodies are JSON documents).',
+              position ? { position: Number(position) } : undefined,
+            );
           }
         }
         body = parseWith(schemas.body, json, 'body');

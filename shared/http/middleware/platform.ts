@@ -3,10 +3,11 @@ import { ApiError } from '../../kernel/errors';
 import { authenticate } from '../../platform/authenticate';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
 import { checkTimestamp, sign, signatureMatches } from '../../platform/signature';
+import type { RouteContext } from '../context';
 import { stateOf } from '../context';
 import { headerValue, pathWithQuery } from '../headers';
 import type { RouteDef } from '../route-def';
-import type { ApiEvent, ApiResult, RouteContext } from '../types';
+import type { ApiEvent, ApiResult } from '../types';
 
 /**
  * The rules every keyed route shares, in order: API key, rate limit (headers
@@ -53,7 +54,8 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
       }
       if (def.write) {
         const key = headerValue(event, 'idempotency-key');
-        if (key === undefined) throw new ApiError('idempotency.key.missing', 'Writes need an Idempotency-Key header (a UUID v4 per logical operation is recommended).');
+        if (key === undefined)
+          throw new ApiError('idempotency.key.missing', 'Writes need an Idempotency-Key header (a UUID v4 per logical operation is recommended).');
         if (key.trim() === '' || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
           throw new ApiError('idempotency.key.invalid', `Idempotency-Key must be a non-blank string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`, {
             length: key.length,

@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { functionEntries } from '../../bench/bundles';
+import { ROUTE_LIST } from '../../shared/routes';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const p = join(ROOT, dir, name);
+    if (name === 'node_modules' || name.startsWith('.')) return [];
+    if (statSync(p).isDirectory()) return sources(relative(ROOT, p));
+    return name.endsWith('.ts') ? [relative(ROOT, p)] : [];
+  });
+}
+
+describe('layout', () => {
+  it('spells DynamoDB key prefixes only in the keys modules, tests included', () => {
+    // A quoted or template literal that starts with an upper-case key prefix: 'QUOTE#', `DLV#${id}`.
+    const keyLiteral = /['"`][A-Z][A-Z_]*#/;
+    const offenders = ['shared', 'functions', 'infra', 'scripts', 'bench', 'test']
+      .flatMap(sources)
+      .filter((f) => !f.endsWith('/keys.ts') && f !== 'test/unit/structure.test.ts')
+      .flatMap((f) =>
+        readFileSync(join(ROOT, f), 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (keyLiteral.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('has a handler file for every route of the table', () => {
+    const entries = new Set(functionEntries());
+    for (const r of ROUTE_LIST) expect(entries.has(r.handler), `${r.id}: ${r.handler}`).toBe(true);
+  });
+
+  it("bundles into each route's function only its own feature's route table", async () => {
+    const tables = (inputs: string[]) => inputs.filter((i) => /^shared\/[a-z-]+\/routes\.ts$/.test(i));
+    for (const r of ROUTE_LIST) {
+      const out = await build({
+        entryPoints: [join(ROOT, r.handler)],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+      });
+      const inputs = Object.keys(out.metafile.inputs);
+      // The OpenAPI document is built from every route, so its handler alone needs them all.
+      if (r.id === 'getOpenApi') continue;
+      expect(tables(inputs), r.handler).toHaveLength(1);
+    }
+  }, 120_000);
+});
