@@ -4,6 +4,6 @@ import { bookingRoutes } from '../../shared/bookings/routes';
 import { bookingView } from '../../shared/bookings/views';
 import { route } from '../../shared/http/route';
 
-export const handler = route(bookingRoutes.cancelBooking, async ({ tenant, params, body }) => ({
-  body: bookingView(await cancelBooking(await getBooking(tenant, params.booking_number), 'PARTNER', body?.reason ?? null)),
+export const handler = route(bookingRoutes.cancelBooking, async ({ tenant, params, body, seal }) => ({
+  body: bookingView(await cancelBooking(await getBooking(tenant, params.booking_number), 'PARTNER', body?.reason ?? null, seal(bookingView))),
 }));

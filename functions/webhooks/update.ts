@@ -1,5 +1,8 @@
 import { route } from '../../shared/http/route';
 import { updateEndpoint } from '../../shared/webhooks/endpoints';
 import { webhookRoutes } from '../../shared/webhooks/routes';
+import { endpointView } from '../../shared/webhooks/views';
 
-export const handler = route(webhookRoutes.updateWebhook, async ({ tenant, params, body }) => ({ body: await updateEndpoint(tenant, params.id, body) }));
+export const handler = route(webhookRoutes.updateWebhook, async ({ tenant, params, body, seal }) => ({
+  body: endpointView(await updateEndpoint(tenant, params.id, body, seal(endpointView))),
+}));

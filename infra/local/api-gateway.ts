@@ -152,8 +152,9 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, body: Buffer)
     const result = await handler(event, lambdaContext(routeKey));
     send(res, result ?? {});
   } catch (e) {
-    // What API Gateway answers when the integration fails.
-    console.error(`[api] ${routeKey} integration failed:`, e);
+    // What API Gateway answers when the integration fails (a crash, a timeout).
+    if ((e as Error).name === 'SimulatedCrash') console.error(`[api] ${routeKey}: ${(e as Error).message}`);
+    else console.error(`[api] ${routeKey} integration failed:`, e);
     send(res, {
       statusCode: 500,
       headers: { 'content-type': 'application/json', 'x-request-id': event.requestContext.requestId },

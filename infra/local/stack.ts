@@ -140,6 +140,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
       // Local development only: webhooks may target http://127.0.0.1 receivers. Never set in AWS.
       ALLOW_LOCAL_WEBHOOKS: process.env.ALLOW_LOCAL_WEBHOOKS ?? 'true',
       WEBHOOK_WAIT_SCALE: process.env.WEBHOOK_WAIT_SCALE ?? '1',
+      // Test runs only (X-Fault-Inject: after-commit kills a request after its commit). Never set in AWS.
+      FAULT_INJECTION: process.env.FAULT_INJECTION ?? 'off',
       SCHEDULER_GROUP: RETRY_SCHEDULE_GROUP,
       MAILBOX_DIR: join(stateDir, 'mailbox'),
       LOCAL_STATE_DIR: stateDir,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { accessTable, type Table, type TransactItem, transact } from '../db/client';
+import { accessTable, type Seal, type Table, type TransactItem, transact, unsealed } from '../db/client';
 import { isConditionFailed } from '../db/errors';
 import { batchGet, newestFirst, queryAll } from '../db/query';
 import { backoff } from '../db/retry';
@@ -131,6 +131,7 @@ export function makeAccessStore(table: Table = accessTable) {
       memberId: string,
       env: Env,
       opts: { expiresAt?: string; issuedBy?: string } = {},
+      seal: Seal<IssuedKey & { record: ApiKeyRecord }> = unsealed,
     ): Promise<IssuedKey & { record: ApiKeyRecord }> {
       const k = newKeyItem(partnerId, memberId, env, new Date().toISOString());
       const item: Record<string, unknown> = {
@@ -138,39 +139,56 @@ export function makeAccessStore(table: Table = accessTable) {
         ...(opts.expiresAt ? { expires_at: opts.expiresAt } : {}),
         ...(opts.issuedBy ? { issued_by: opts.issuedBy } : {}),
       };
-      const cancelled = await transact(table.client, {
-        member: {
-          ConditionCheck: {
-            TableName: TableName(),
-            Key: accessKeys.member(partnerId, memberId),
-            ConditionExpression: 'attribute_exists(pk) AND enabled = :t',
-            ExpressionAttributeValues: { ':t': true },
+      const result = { ...k.issued, record: strip<ApiKeyRecord>(item)! };
+      const cancelled = await transact(
+        table.client,
+        {
+          member: {
+            ConditionCheck: {
+              TableName: TableName(),
+              Key: accessKeys.member(partnerId, memberId),
+              ConditionExpression: 'attribute_exists(pk) AND enabled = :t',
+              ExpressionAttributeValues: { ':t': true },
+            },
           },
+          key: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
         },
-        key: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-      });
+        [],
+        seal.items(result),
+      );
       if (cancelled?.failed('member')) throw new AccessError('not_found', `member ${memberId} does not exist in partner ${partnerId} or is disabled`);
       if (cancelled) throw new Error(`key issue was cancelled (${cancelled.codes.join(', ')})`);
-      return { ...k.issued, record: strip<ApiKeyRecord>(item)! };
+      return result;
     },
 
-    /** Revokes a key at once; with `owner`, only if it belongs to that partner and environment. */
-    async revokeKey(keyId: string, owner?: { partnerId: string; env: Env }, now = new Date()): Promise<ApiKeyRecord> {
-      try {
-        const r = await table.client.send(
-          new UpdateCommand({
-            TableName: TableName(),
-            Key: accessKeys.apiKey(keyId),
-            ConditionExpression: owner ? 'attribute_exists(pk) AND partner_id = :p AND env = :e' : 'attribute_exists(pk)',
-            UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-            ExpressionAttributeValues: { ':now': now.toISOString(), ...(owner ? { ':p': owner.partnerId, ':e': owner.env } : {}) },
-            ReturnValues: 'ALL_NEW',
-          }),
+    /**
+     * Revokes a key at once; with `owner`, only if it belongs to that partner
+     * and environment. Revoking a revoked key keeps its first revocation time.
+     */
+    async revokeKey(keyId: string, owner?: { partnerId: string; env: Env }, seal: Seal<ApiKeyRecord> = unsealed, now = new Date()): Promise<ApiKeyRecord> {
+      for (let attempt = 0; ; attempt++) {
+        const key = await store.getKey(keyId);
+        if (!key || (owner && (key.partner_id !== owner.partnerId || key.env !== owner.env))) throw new AccessError('not_found', `key ${keyId} does not exist`);
+        const revoked: ApiKeyRecord = { ...key, revoked_at: key.revoked_at ?? now.toISOString() };
+        const cancelled = await transact(
+          table.client,
+          {
+            key: {
+              Update: {
+                TableName: TableName(),
+                Key: accessKeys.apiKey(keyId),
+                // Pinned to the state read, so the answer is what was written.
+                ConditionExpression: key.revoked_at ? 'revoked_at = :at' : 'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
+                UpdateExpression: 'SET revoked_at = :at',
+                ExpressionAttributeValues: { ':at': revoked.revoked_at },
+              },
+            },
+          },
+          [],
+          seal.items(revoked),
         );
-        return strip<ApiKeyRecord>(r.Attributes)!;
-      } catch (e) {
-        if (isConditionFailed(e)) throw new AccessError('not_found', `key ${keyId} does not exist`);
-        throw e;
+        if (!cancelled) return revoked;
+        if (attempt >= 3) throw new Error(`key revocation was cancelled (${cancelled.codes.join(', ')})`);
       }
     },
 
@@ -195,7 +213,7 @@ export function makeAccessStore(table: Table = accessTable) {
      * of enabled admins (never below 1) and re-checks that the caller is still
      * an enabled admin. Retries when a concurrent change moved the member.
      */
-    async changeRole(partnerId: string, callerId: string, memberId: string, role: Role): Promise<Member> {
+    async changeRole(partnerId: string, callerId: string, memberId: string, role: Role, seal: Seal<Member> = unsealed): Promise<Member> {
       for (let attempt = 0; attempt < 5; attempt++) {
         const member = await store.getMember(partnerId, memberId);
         if (!member) throw new AccessError('not_found', `member ${memberId} does not exist`);
@@ -224,8 +242,9 @@ export function makeAccessStore(table: Table = accessTable) {
           },
         };
         if (delta !== 0) named.partner = adminCountUpdate(TableName(), partnerId, delta);
-        const cancelled = await transact(table.client, named);
-        if (!cancelled) return { ...member, role };
+        const changed: Member = { ...member, role };
+        const cancelled = await transact(table.client, named, [], seal.items(changed));
+        if (!cancelled) return changed;
         if (cancelled.failed('partner')) throw new AccessError('conflict', 'last_admin');
         if (cancelled.failed('caller')) throw new AccessError('invalid', 'caller_not_admin');
         if (cancelled.failed('member') || cancelled.conflict) {

@@ -1,5 +1,5 @@
 import { inventoryStore } from '../catalog/inventory';
-import { dataTable, transact } from '../db/client';
+import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { backoff } from '../db/retry';
 import { recordEvent } from '../events/record';
 import { ApiError, notFound } from '../kernel/errors';
@@ -19,7 +19,13 @@ const notCancellable = (b: BookingRecord, status = b.status) =>
  * refund record, the seats released and the booking.cancelled event. The
  * partner gets the policy's refund; a cancellation by the service refunds in full.
  */
-export async function cancelBooking(b: BookingRecord, by: 'PARTNER' | 'SERVICE', reason: string | null, now = new Date()): Promise<BookingRecord> {
+export async function cancelBooking(
+  b: BookingRecord,
+  by: 'PARTNER' | 'SERVICE',
+  reason: string | null,
+  seal: Seal<BookingRecord> = unsealed,
+  now = new Date(),
+): Promise<BookingRecord> {
   for (let attempt = 0; ; attempt++) {
     if (b.status !== 'CONFIRMED') throw notCancellable(b);
     // Once the adventure has started the booking is being fulfilled: it completes, it is not cancelled.
@@ -57,6 +63,7 @@ export async function cancelBooking(b: BookingRecord, by: 'PARTNER' | 'SERVICE',
       now,
     );
     const slot = { date: b.travel_date, start_time: b.start_time };
+    const result: BookingRecord = { ...b, status: 'CANCELLED', cancellation, updated_at: now.toISOString() };
     const cancelled = await transact(
       dataTable.client,
       {
@@ -64,10 +71,10 @@ export async function cancelBooking(b: BookingRecord, by: 'PARTNER' | 'SERVICE',
         seats: inventoryStore.releaseSeats(b.inventory, b.rate_pack.id, slot, b.travelers.length),
       },
       [event.item],
+      seal.items(result),
     );
     if (!cancelled) {
       await publishEvents([event.ref]);
-      const result: BookingRecord = { ...b, status: 'CANCELLED', cancellation, updated_at: now.toISOString() };
       await notify(result, 'cancelled');
       return result;
     }
@@ -89,5 +96,5 @@ export async function cancelBooking(b: BookingRecord, by: 'PARTNER' | 'SERVICE',
 export async function cancelByService(bookingNumber: string, reason: string | null, now = new Date()) {
   const b = await bookingStore.get(bookingNumber);
   if (!b) throw notFound('Booking', bookingNumber);
-  return cancelBooking(b, 'SERVICE', reason, now);
+  return cancelBooking(b, 'SERVICE', reason, unsealed, now);
 }

@@ -2,7 +2,7 @@ import { inventoryStore } from '../catalog/inventory';
 import { catalogScopes } from '../catalog/scopes';
 import { checkSlot } from '../catalog/slots';
 import { catalogStore } from '../catalog/store';
-import { dataTable, transact } from '../db/client';
+import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { backoff } from '../db/retry';
 import { recordEvent } from '../events/record';
 import { ApiError } from '../kernel/errors';
@@ -45,7 +45,7 @@ async function quoteToBook(t: Tenant, quoteId: string): Promise<QuoteRecord> {
  * the partner_reference reservation, the booking and its booking.confirmed
  * event. Status goes straight to CONFIRMED.
  */
-export async function createBooking(t: Tenant, input: CreateBookingInput, now = new Date()): Promise<BookingRecord> {
+export async function createBooking(t: Tenant, input: CreateBookingInput, seal: Seal<BookingRecord> = unsealed, now = new Date()): Promise<BookingRecord> {
   const quote = await quoteToBook(t, input.quote_id);
   if (quote.booking_number) throw alreadyBooked(quote, quote.booking_number);
   if (Date.parse(quote.expires_at) <= now.getTime()) throw expired(quote);
@@ -135,6 +135,7 @@ export async function createBooking(t: Tenant, input: CreateBookingInput, now = 
         booking: bookingStore.put(booking),
       },
       [event.item],
+      seal.items(booking),
     );
     if (!cancelled) {
       await publishEvents([event.ref]);

@@ -1,6 +1,8 @@
 import type { Context } from 'aws-lambda';
 import type { Tenant } from '../kernel/tenant';
+import type { IdempotencyScope } from '../platform/idempotency';
 import type { RouteDef } from './route-def';
+import type { ApiResult } from './types';
 
 /** Who is calling, resolved from the bearer key by the platform middleware. Never carries the key's secret. */
 export interface Principal extends Tenant {
@@ -42,6 +44,10 @@ export interface RequestState {
   input?: ParsedInput;
   /** Writes still in flight that must land before the response leaves (idempotency result). */
   pending: Promise<unknown>[];
+  /** The claimed Idempotency-Key of a write, while its operation runs. */
+  idempotency?: { scope: IdempotencyScope; token: string };
+  /** The response the operation's own transaction stored as the key's outcome. */
+  sealed?: ApiResult;
 }
 
 export function stateOf(context: RouteContext): RequestState {

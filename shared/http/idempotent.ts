@@ -1,7 +1,11 @@
-import { fingerprint, idempotency, type StoredResponse } from '../platform/idempotency';
+import type { Seal } from '../db/client';
+import { logger } from '../kernel/logger';
+import { fingerprint, idempotency, lockLost, type StoredResponse } from '../platform/idempotency';
 import type { RequestState } from './context';
+import { SimulatedCrash } from './fault';
 import { pathWithQuery } from './headers';
-import { errorResult, toApiError } from './respond';
+import { errorResult, jsonResult, toApiError } from './respond';
+import { type RouteDef, successStatus } from './route-def';
 import type { ApiEvent, ApiResult } from './types';
 
 /** Secrets shown once (a new key, a signing secret) are never stored: a replay carries null instead. */
@@ -22,11 +26,39 @@ function stored(result: ApiResult, secretFields: string[] | undefined): StoredRe
 }
 
 /**
+ * The seal a write route hands its operation: the operation calls `items`
+ * with its result when it builds the transaction that commits it, and the
+ * request's completed idempotency record (the success response, made by
+ * `view`) commits in that same transaction. Reads and public routes get a
+ * seal that adds nothing.
+ */
+export function sealFor<T>(def: RouteDef, state: RequestState, view: (result: T) => unknown): Seal<T> {
+  return {
+    items(result) {
+      const claim = state.idempotency;
+      if (!claim) return [];
+      const response = jsonResult(successStatus(def), view(result));
+      return [
+        {
+          item: idempotency.completion(claim.scope, claim.token, stored(response, def.secretFields)),
+          refusal: () => lockLost(claim.scope.idempotencyKey),
+          // Only a committed transaction stored this answer; a cancelled one (sold out, a lost race) stored nothing.
+          committed: () => {
+            state.sealed = response;
+          },
+        },
+      ];
+    },
+  };
+}
+
+/**
  * Runs a write at most once per (partner, environment, Idempotency-Key).
  * A completed key is replayed with `Idempotent-Replayed: true` and the request
  * id of the request that produced it. Every outcome of an operation that ran
- * is stored, errors included, as Stripe does; requests refused before running
- * (authentication, validation, rate limit) store nothing.
+ * is stored, errors included, as Stripe does: a success in the operation's own
+ * transaction (see sealFor), anything else right after it; requests refused
+ * before running (authentication, validation, rate limit) store nothing.
  */
 export async function runIdempotent(event: ApiEvent, state: RequestState, run: () => Promise<ApiResult>): Promise<ApiResult> {
   const p = state.principal!;
@@ -42,12 +74,20 @@ export async function runIdempotent(event: ApiEvent, state: RequestState, run: (
       isBase64Encoded: res.isBase64Encoded,
     };
   }
+  state.idempotency = { scope, token: claim.token };
   let result: ApiResult;
   try {
     result = await run();
   } catch (e) {
+    if (e instanceof SimulatedCrash) throw e;
+    if (state.sealed) {
+      // The operation committed with its outcome; what failed after it must not contradict the stored answer.
+      logger.error('failure after the operation committed', { error: e instanceof Error ? e.message : String(e) });
+      return state.sealed;
+    }
     result = errorResult(toApiError(e), state.requestId);
   }
+  if (state.sealed) return state.sealed;
   // Awaited by the HTTP layer together with the audit write, before the response leaves.
   state.pending.push(idempotency.complete(scope, claim.token, stored(result, state.route.secretFields)));
   return result;

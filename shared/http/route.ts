@@ -1,8 +1,10 @@
 import middy from '@middy/core';
 import type { z } from 'zod';
+import type { Seal } from '../db/client';
 import type { Tenant } from '../kernel/tenant';
 import { type Principal, type RouteContext, stateOf, tenantOf } from './context';
-import { runIdempotent } from './idempotent';
+import { crashAfterCommit, SimulatedCrash } from './fault';
+import { runIdempotent, sealFor } from './idempotent';
 import { httpContext } from './middleware/http-context';
 import { parseRequest } from './middleware/parse-request';
 import { platform } from './middleware/platform';
@@ -14,6 +16,9 @@ type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 type JsonOf<D> = D extends { schema: infer S extends z.ZodType } ? z.input<S> : unknown;
 type Keyed<R extends RouteDef, T> = R['access'] extends 'key' ? T : undefined;
 
+/** The body of any of the route's declared responses. */
+type ResponseBody<R extends RouteDef> = { [S in keyof R['responses'] & number]: JsonOf<R['responses'][S]> }[keyof R['responses'] & number];
+
 export interface RouteInput<R extends RouteDef> {
   params: Infer<NonNullable<R['request']>['params']>;
   query: Infer<NonNullable<R['request']>['query']>;
@@ -23,6 +28,12 @@ export interface RouteInput<R extends RouteDef> {
   tenant: Keyed<R, Tenant>;
   /** The calling key itself (GET /me); domain calls take `tenant`. */
   principal: Keyed<R, Principal>;
+  /**
+   * For writes: the seal to hand the operation, so that the request's
+   * idempotency outcome (the success response, `view` of the result) commits in
+   * the operation's own transaction. Pass the same view the handler answers with.
+   */
+  seal: <T>(view: (result: T) => ResponseBody<R>) => Seal<T>;
 }
 
 /** A non-JSON answer (CSV, PDF): the raw body and its content type. */
@@ -64,8 +75,8 @@ export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) =
       const state = stateOf(context);
       const input = state.input!;
       const principal = state.principal;
-      const run = async () =>
-        toResult(
+      const run = async () => {
+        const result = toResult(
           def,
           (await impl({
             params: input.params,
@@ -74,8 +85,12 @@ export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) =
             requestId: state.requestId,
             tenant: principal ? tenantOf(principal) : undefined,
             principal,
+            seal: (view) => sealFor(def, state, view),
           } as RouteInput<R>)) as RouteResult<RouteDef>,
         );
+        if (crashAfterCommit(event)) throw new SimulatedCrash();
+        return result;
+      };
       return def.write && principal ? runIdempotent(event, state, run) : run();
     });
 }

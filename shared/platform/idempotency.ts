@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { accessTable, type Table } from '../db/client';
+import { accessTable, type Table, type TransactItem } from '../db/client';
 import { conditionFailedItem, isConditionFailed } from '../db/errors';
 import { ApiError } from '../kernel/errors';
 import { logger } from '../kernel/logger';
@@ -59,6 +59,14 @@ const inProgress = (idempotencyKey?: string) =>
  * lock outlived any function timeout is taken over.
  */
 export function idempotencyStore(table: Table = accessTable) {
+  const completionUpdate = (scope: IdempotencyScope, token: string, response: StoredResponse) => ({
+    TableName: table.name(),
+    Key: platformKeys.idempotency(scope.partnerId, scope.env, scope.idempotencyKey),
+    UpdateExpression: 'SET #s = :done, #r = :resp REMOVE locked_until',
+    ConditionExpression: 'lock_token = :token',
+    ExpressionAttributeNames: { '#s': 'state', '#r': 'response' },
+    ExpressionAttributeValues: { ':done': 'COMPLETED', ':token': token, ':resp': response },
+  });
   return {
     async claim(scope: IdempotencyScope, fp: string, requestId: string, now = Date.now()): Promise<Claim> {
       const Key = platformKeys.idempotency(scope.partnerId, scope.env, scope.idempotencyKey);
@@ -128,18 +136,17 @@ export function idempotencyStore(table: Table = accessTable) {
 
     /** Stores the outcome, only while this request still holds the lock. */
     async complete(scope: IdempotencyScope, token: string, response: StoredResponse): Promise<void> {
-      await table.client.send(
-        new UpdateCommand({
-          TableName: table.name(),
-          Key: platformKeys.idempotency(scope.partnerId, scope.env, scope.idempotencyKey),
-          UpdateExpression: 'SET #s = :done, #r = :resp REMOVE locked_until',
-          ConditionExpression: 'lock_token = :token',
-          ExpressionAttributeNames: { '#s': 'state', '#r': 'response' },
-          ExpressionAttributeValues: { ':done': 'COMPLETED', ':token': token, ':resp': response },
-        }),
-      );
+      await table.client.send(new UpdateCommand(completionUpdate(scope, token, response)));
+    },
+
+    /** The same completion as a transaction item, for the transaction that commits the operation itself. */
+    completion(scope: IdempotencyScope, token: string, response: StoredResponse): TransactItem {
+      return { Update: completionUpdate(scope, token, response) };
     },
   };
 }
+
+/** Refusal of an operation whose request lost its idempotency lock to a retry that took it over: the retry runs it instead. */
+export const lockLost = (idempotencyKey?: string) => inProgress(idempotencyKey);
 
 export const idempotency = idempotencyStore();

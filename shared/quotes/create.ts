@@ -4,6 +4,7 @@ import { priceTravelers, type TravelerInput } from '../catalog/pricing';
 import { catalogScopes } from '../catalog/scopes';
 import { bookingWindowDays, checkSlot } from '../catalog/slots';
 import { catalogStore } from '../catalog/store';
+import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { ApiError } from '../kernel/errors';
 import { money } from '../kernel/money';
 import type { Tenant } from '../kernel/tenant';
@@ -25,7 +26,7 @@ const notSellable = (reason: string, message: string, details: Record<string, un
  * Prices a party for a slot with the shared pricing engine after checking
  * that the slot is sellable and has room, and locks the price for 30 minutes.
  */
-export async function createQuote(t: Tenant, input: CreateQuoteInput, now = new Date()): Promise<QuoteRecord> {
+export async function createQuote(t: Tenant, input: CreateQuoteInput, seal: Seal<QuoteRecord> = unsealed, now = new Date()): Promise<QuoteRecord> {
   const scopes = await catalogScopes(t);
   const ref = { date: input.start_date, start_time: input.start_time ?? null };
   // The seats read needs only the request, so it runs alongside the rate pack read.
@@ -122,6 +123,7 @@ export async function createQuote(t: Tenant, input: CreateQuoteInput, now = new 
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + QUOTE_TTL_MS).toISOString(),
   };
-  await quoteStore.put(quote);
+  const cancelled = await transact(dataTable.client, { quote: quoteStore.put(quote) }, [], seal.items(quote));
+  if (cancelled) throw new Error(`quote creation was cancelled (${cancelled.codes.join(', ')})`);
   return quote;
 }

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { inventoryKeys } from '../catalog/keys';
 import { dataTable, type Table, type TransactItem } from '../db/client';
 import { clean, newestFirst, queryAll } from '../db/query';
@@ -20,9 +20,10 @@ export function makeQuoteStore(table: Table = dataTable) {
       return r.Item ? clean<QuoteRecord>(r.Item) : undefined;
     },
 
-    async put(q: QuoteRecord): Promise<void> {
-      await table.client.send(
-        new PutCommand({
+    /** A new quote, with its entries in the tenant's list and in its adventure's open quotes. */
+    put(q: QuoteRecord): TransactItem {
+      return {
+        Put: {
           TableName: table.name(),
           Item: {
             ...quoteKeys.quote(q.id),
@@ -32,8 +33,8 @@ export function makeQuoteStore(table: Table = dataTable) {
             ...quoteKeys.onAdventure(q.inventory, q.adventure_id, inventoryKeys.slot({ date: q.start_date, start_time: q.start_time }), q.id),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+        },
+      };
     },
 
     /** A partner's quotes in one environment, most recent first; `after` is the index sort key of the last row of the previous page. */

@@ -1,8 +1,10 @@
+import type { ApiKeyRecord, Member } from '../access/model';
 import type { Role } from '../access/roles';
-import { AccessError, accessStore } from '../access/store';
+import { AccessError, accessStore, type IssuedKey } from '../access/store';
+import { type Seal, unsealed } from '../db/client';
 import { ApiError, notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
-import { keyView, memberView } from './views';
+import { memberView } from './views';
 
 export async function listMembers(t: Tenant) {
   const members = await accessStore.listMembers(t.partnerId);
@@ -10,12 +12,12 @@ export async function listMembers(t: Tenant) {
   return members.map((m) => memberView(m, t));
 }
 
-export async function changeRole(t: Tenant, userId: string, role: Role) {
+export async function changeRole(t: Tenant, userId: string, role: Role, seal: Seal<Member> = unsealed): Promise<Member> {
   if (userId === t.memberId) {
     throw new ApiError('team.role.self_change', 'You cannot change your own role; ask another PARTNER_ADMIN.', { user_id: userId });
   }
   try {
-    return memberView(await accessStore.changeRole(t.partnerId, t.memberId, userId, role), t);
+    return await accessStore.changeRole(t.partnerId, t.memberId, userId, role, seal);
   } catch (e) {
     if (!(e instanceof AccessError)) throw e;
     if (e.kind === 'not_found') throw notFound('Team member', userId);
@@ -31,12 +33,14 @@ export async function changeRole(t: Tenant, userId: string, role: Role) {
   }
 }
 
+export type NewKey = IssuedKey & { record: ApiKeyRecord };
+
 /**
  * Issues a key for a member in the caller's environment. Keys for another
  * PARTNER_ADMIN are refused: holding one would let an admin act as a peer
  * (and change their own role through it).
  */
-export async function createKey(t: Tenant, memberId: string) {
+export async function createKey(t: Tenant, memberId: string, seal: Seal<NewKey> = unsealed): Promise<NewKey> {
   const member = await accessStore.getMember(t.partnerId, memberId);
   if (!member?.enabled) throw notFound('Enabled team member', memberId);
   if (member.role === 'PARTNER_ADMIN' && memberId !== t.memberId) {
@@ -45,17 +49,16 @@ export async function createKey(t: Tenant, memberId: string) {
     });
   }
   try {
-    const issued = await accessStore.issueKey(t.partnerId, memberId, t.env, { issuedBy: t.memberId });
-    return { ...keyView(issued.record), key: issued.key };
+    return await accessStore.issueKey(t.partnerId, memberId, t.env, { issuedBy: t.memberId }, seal);
   } catch (e) {
     if (e instanceof AccessError) throw notFound('Enabled team member', memberId);
     throw e;
   }
 }
 
-export async function revokeKey(t: Tenant, keyId: string) {
+export async function revokeKey(t: Tenant, keyId: string, seal: Seal<ApiKeyRecord> = unsealed): Promise<ApiKeyRecord> {
   try {
-    return keyView(await accessStore.revokeKey(keyId, { partnerId: t.partnerId, env: t.env }));
+    return await accessStore.revokeKey(keyId, { partnerId: t.partnerId, env: t.env }, seal);
   } catch (e) {
     if (e instanceof AccessError) throw notFound('API key', keyId);
     throw e;

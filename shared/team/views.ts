@@ -30,3 +30,8 @@ export function keyView(k: ApiKeyRecord): KeyView {
     issued_by: k.issued_by ?? null,
   };
 }
+
+/** A key as issued: the only answer that shows the full key (never stored for replays). */
+export function newKeyView(k: { key: string; record: ApiKeyRecord }): KeyView & { key: string } {
+  return { ...keyView(k.record), key: k.key };
+}

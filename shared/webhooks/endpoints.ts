@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { type Seal, unsealed } from '../db/client';
 import type { EventEnvelope, EventType } from '../events/types';
 import { ApiError, notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
@@ -18,7 +19,12 @@ async function vetUrl(url: string) {
 
 const eventTypesOf = (types: EventType[]) => [...new Set(types)].sort();
 
-export async function createEndpoint(t: Tenant, input: { url: string; event_types: EventType[]; description?: string }, now = new Date()) {
+export async function createEndpoint(
+  t: Tenant,
+  input: { url: string; event_types: EventType[]; description?: string },
+  seal: Seal<EndpointRecord> = unsealed,
+  now = new Date(),
+): Promise<EndpointRecord> {
   await vetUrl(input.url);
   const iso = now.toISOString();
   const e: EndpointRecord = {
@@ -36,9 +42,9 @@ export async function createEndpoint(t: Tenant, input: { url: string; event_type
     created_at: iso,
     updated_at: iso,
   };
-  if ((await webhookStore.createEndpoint(e)) === 'limit')
+  if ((await webhookStore.createEndpoint(e, seal)) === 'limit')
     throw new ApiError('webhook.endpoint.limit', `At most ${MAX_ENDPOINTS} endpoints per environment.`, { max: MAX_ENDPOINTS });
-  return { ...endpointView(e), signing_secret: e.signing_secret };
+  return e;
 }
 
 export async function getEndpoint(t: Tenant, id: string): Promise<EndpointRecord> {
@@ -51,7 +57,13 @@ export async function listEndpoints(t: Tenant) {
   return (await webhookStore.listEndpoints(t.partnerId, t.env)).sort((a, b) => a.created_at.localeCompare(b.created_at)).map(endpointView);
 }
 
-export async function updateEndpoint(t: Tenant, id: string, patch: Omit<EndpointPatch, 'event_types'> & { event_types?: EventType[] }, now = new Date()) {
+export async function updateEndpoint(
+  t: Tenant,
+  id: string,
+  patch: Omit<EndpointPatch, 'event_types'> & { event_types?: EventType[] },
+  seal: Seal<EndpointRecord> = unsealed,
+  now = new Date(),
+): Promise<EndpointRecord> {
   if (patch.url !== undefined) await vetUrl(patch.url);
   const updated = await webhookStore.updateEndpoint(
     t.partnerId,
@@ -59,13 +71,14 @@ export async function updateEndpoint(t: Tenant, id: string, patch: Omit<Endpoint
     id,
     { ...patch, ...(patch.event_types ? { event_types: eventTypesOf(patch.event_types) } : {}) },
     now,
+    seal,
   );
   if (!updated) throw notFound('Webhook endpoint', id);
-  return endpointView(updated);
+  return updated;
 }
 
-export async function deleteEndpoint(t: Tenant, id: string) {
-  if (!(await webhookStore.deleteEndpoint(t.partnerId, t.env, id))) throw notFound('Webhook endpoint', id);
+export async function deleteEndpoint(t: Tenant, id: string, seal: Seal<{ id: string; deleted: true }> = unsealed) {
+  if (!(await webhookStore.deleteEndpoint(t.partnerId, t.env, id, seal))) throw notFound('Webhook endpoint', id);
   return { id, deleted: true as const };
 }
 

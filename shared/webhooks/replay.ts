@@ -1,14 +1,14 @@
-import { dataTable, transact } from '../db/client';
+import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { eventStore } from '../events/store';
 import { notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { newDelivery } from './deliveries';
+import type { DeliveryRecord } from './model';
 import { enqueue } from './queue';
 import { webhookStore } from './store';
-import { deliveryView } from './views';
 
 /** Re-drives one delivery of the tenant: the same event to the same endpoint, as a new delivery attempted now (new delivery ids). */
-export async function replay(t: Tenant, deliveryId: string, now = new Date()) {
+export async function replay(t: Tenant, deliveryId: string, seal: Seal<DeliveryRecord> = unsealed, now = new Date()): Promise<DeliveryRecord> {
   const original = await webhookStore.getDelivery(deliveryId);
   if (!original || original.partner_id !== t.partnerId || original.env !== t.env) throw notFound('Webhook delivery', deliveryId);
   const [record, ep] = await Promise.all([
@@ -22,8 +22,8 @@ export async function replay(t: Tenant, deliveryId: string, now = new Date()) {
     now,
     original.id,
   );
-  const cancelled = await transact(dataTable.client, { delivery: webhookStore.putDelivery(d) });
+  const cancelled = await transact(dataTable.client, { delivery: webhookStore.putDelivery(d) }, [], seal.items(d));
   if (cancelled) throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
   await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);
-  return deliveryView(d);
+  return d;
 }

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dataTable, type Table, type TransactItem, transact } from '../db/client';
+import { dataTable, type Seal, type Table, type TransactItem, transact, unsealed } from '../db/client';
 import { isConditionFailed } from '../db/errors';
 import { type Item, indexBefore, inList, newestFirst } from '../db/query';
 import { backoff } from '../db/retry';
@@ -37,7 +37,7 @@ export function makeWebhookStore(table: Table = dataTable) {
     ...webhookKeys.pending(d.next_attempt_at!, d.id),
   });
 
-  return {
+  const store = {
     async listEndpoints(partnerId: string, env: Env): Promise<EndpointRecord[]> {
       const r = await table.client.send(
         new QueryCommand({
@@ -61,26 +61,31 @@ export function makeWebhookStore(table: Table = dataTable) {
      * that conflicts with a concurrent creation is retried, never reported as
      * the limit.
      */
-    async createEndpoint(e: EndpointRecord): Promise<'created' | 'limit'> {
+    async createEndpoint(e: EndpointRecord, seal: Seal<EndpointRecord> = unsealed): Promise<'created' | 'limit'> {
       for (let attempt = 0; ; attempt++) {
-        const cancelled = await transact(table.client, {
-          count: {
-            Update: {
-              TableName: TableName(),
-              Key: webhookKeys.endpointCount(e.partner_id, e.env),
-              UpdateExpression: 'ADD endpoints :one',
-              ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :max',
-              ExpressionAttributeValues: { ':one': 1, ':max': MAX_ENDPOINTS },
+        const cancelled = await transact(
+          table.client,
+          {
+            count: {
+              Update: {
+                TableName: TableName(),
+                Key: webhookKeys.endpointCount(e.partner_id, e.env),
+                UpdateExpression: 'ADD endpoints :one',
+                ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :max',
+                ExpressionAttributeValues: { ':one': 1, ':max': MAX_ENDPOINTS },
+              },
+            },
+            endpoint: {
+              Put: {
+                TableName: TableName(),
+                Item: { ...webhookKeys.endpoint(e.partner_id, e.env, e.id), type: 'webhook_endpoint', ...e },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
             },
           },
-          endpoint: {
-            Put: {
-              TableName: TableName(),
-              Item: { ...webhookKeys.endpoint(e.partner_id, e.env, e.id), type: 'webhook_endpoint', ...e },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        });
+          [],
+          seal.items(e),
+        );
         if (!cancelled) return 'created';
         if (cancelled.failed('count')) return 'limit';
         if (!cancelled.conflict || attempt >= 10) throw new Error(`endpoint creation was cancelled (${cancelled.codes.join(', ')})`);
@@ -88,52 +93,73 @@ export function makeWebhookStore(table: Table = dataTable) {
       }
     },
 
-    /** The endpoint after the change; undefined when it does not exist. */
-    async updateEndpoint(partnerId: string, env: Env, id: string, patch: EndpointPatch, now: Date): Promise<EndpointRecord | undefined> {
-      const sets: string[] = ['updated_at = :now'];
-      const values: Record<string, unknown> = { ':now': now.toISOString() };
-      const names: Record<string, string> = {};
-      const set = (field: string, value: unknown) => {
-        sets.push(`#${field} = :${field}`);
-        names[`#${field}`] = field;
-        values[`:${field}`] = value;
-      };
-      if (patch.url !== undefined) set('url', patch.url);
-      if (patch.event_types !== undefined) set('event_types', patch.event_types);
-      if (patch.status !== undefined) set('status', patch.status);
-      if (patch.description !== undefined) set('description', patch.description);
-      try {
-        const r = await table.client.send(
-          new UpdateCommand({
-            TableName: TableName(),
-            Key: webhookKeys.endpoint(partnerId, env, id),
-            UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: values,
-            ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-            ReturnValues: 'ALL_NEW',
-          }),
+    /**
+     * The endpoint after the change; undefined when it does not exist. The
+     * change is computed from the endpoint as read and written only if nobody
+     * changed it meanwhile (its updated_at), so the sealed answer is exact.
+     */
+    async updateEndpoint(
+      partnerId: string,
+      env: Env,
+      id: string,
+      patch: EndpointPatch,
+      now: Date,
+      seal: Seal<EndpointRecord> = unsealed,
+    ): Promise<EndpointRecord | undefined> {
+      for (let attempt = 0; ; attempt++) {
+        const current = await store.getEndpoint(partnerId, env, id);
+        if (!current) return undefined;
+        const next: EndpointRecord = { ...current, ...patch, updated_at: now.toISOString() };
+        const sets: string[] = [];
+        const names: Record<string, string> = {};
+        const values: Record<string, unknown> = { ':prev': current.updated_at };
+        for (const field of ['url', 'event_types', 'status', 'description', 'updated_at'] as const) {
+          if (field !== 'updated_at' && patch[field] === undefined) continue;
+          sets.push(`#${field} = :${field}`);
+          names[`#${field}`] = field;
+          values[`:${field}`] = next[field];
+        }
+        const cancelled = await transact(
+          table.client,
+          {
+            endpoint: {
+              Update: {
+                TableName: TableName(),
+                Key: webhookKeys.endpoint(partnerId, env, id),
+                UpdateExpression: `SET ${sets.join(', ')}`,
+                ConditionExpression: 'updated_at = :prev',
+                ExpressionAttributeNames: names,
+                ExpressionAttributeValues: values,
+              },
+            },
+          },
+          [],
+          seal.items(next),
         );
-        return r.Attributes as EndpointRecord;
-      } catch (e) {
-        if (isConditionFailed(e)) return undefined;
-        throw e;
+        if (!cancelled) return next;
+        if (attempt >= 10) throw new Error(`endpoint update was cancelled (${cancelled.codes.join(', ')})`);
+        await backoff(attempt);
       }
     },
 
     /** Deletes the endpoint and gives its place back; false when it does not exist. */
-    async deleteEndpoint(partnerId: string, env: Env, id: string): Promise<boolean> {
-      const cancelled = await transact(table.client, {
-        endpoint: { Delete: { TableName: TableName(), Key: webhookKeys.endpoint(partnerId, env, id), ConditionExpression: 'attribute_exists(pk)' } },
-        count: {
-          Update: {
-            TableName: TableName(),
-            Key: webhookKeys.endpointCount(partnerId, env),
-            UpdateExpression: 'ADD endpoints :minus',
-            ExpressionAttributeValues: { ':minus': -1 },
+    async deleteEndpoint(partnerId: string, env: Env, id: string, seal: Seal<{ id: string; deleted: true }> = unsealed): Promise<boolean> {
+      const cancelled = await transact(
+        table.client,
+        {
+          endpoint: { Delete: { TableName: TableName(), Key: webhookKeys.endpoint(partnerId, env, id), ConditionExpression: 'attribute_exists(pk)' } },
+          count: {
+            Update: {
+              TableName: TableName(),
+              Key: webhookKeys.endpointCount(partnerId, env),
+              UpdateExpression: 'ADD endpoints :minus',
+              ExpressionAttributeValues: { ':minus': -1 },
+            },
           },
         },
-      });
+        [],
+        seal.items({ id, deleted: true }),
+      );
       if (cancelled?.failed('endpoint')) return false;
       if (cancelled) throw new Error(`endpoint deletion was cancelled (${cancelled.codes.join(', ')})`);
       return true;
@@ -232,6 +258,7 @@ export function makeWebhookStore(table: Table = dataTable) {
       return indexBefore(table, 'gsi2', webhookKeys.pendingPartition, cutoff);
     },
   };
+  return store;
 }
 
 export const webhookStore = makeWebhookStore();

@@ -40,3 +40,8 @@ export function deliveryView(d: DeliveryRecord): DeliveryView {
     updated_at: d.updated_at,
   };
 }
+
+/** The endpoint as created: the only answer that shows its signing secret. */
+export function endpointWithSecretView(e: EndpointRecord): EndpointView & { signing_secret: string } {
+  return { ...endpointView(e), signing_secret: e.signing_secret };
+}

@@ -26,7 +26,13 @@ export default async function setup(project: TestProject) {
   const started = Date.now();
   child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--reset'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), LOCAL_STATE_DIR: stateDir, WEBHOOK_WAIT_SCALE: process.env.WEBHOOK_WAIT_SCALE ?? '0.0001' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LOCAL_STATE_DIR: stateDir,
+      WEBHOOK_WAIT_SCALE: process.env.WEBHOOK_WAIT_SCALE ?? '0.0001',
+      FAULT_INJECTION: 'on',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

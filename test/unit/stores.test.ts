@@ -123,3 +123,36 @@ describe('booking creation under contention', () => {
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(MAX_BOOKING_ATTEMPTS);
   });
 });
+
+describe('a sealed transaction', () => {
+  it('marks the seal committed only when the transaction commits', async () => {
+    const { transact } = await import('../../shared/db/client');
+    const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
+    const item = { Put: { TableName: 'data', Item: { pk: 'a', sk: 'b' } } };
+    let commits = 0;
+    const guard = { item, refusal: () => new Error('lost'), committed: () => void commits++ };
+    ddb.on(TransactWriteCommand).rejectsOnce(cancelled('ConditionalCheckFailed', 'None')).resolves({});
+    expect((await transact(client, { op: item }, [], [guard]))?.failed('op')).toBe(true);
+    expect(commits).toBe(0);
+    expect(await transact(client, { op: item }, [], [guard])).toBeUndefined();
+    expect(commits).toBe(1);
+  });
+
+  it("throws the guard's refusal when the request lost its idempotency lock, and commits nothing of the operation", async () => {
+    const { transact } = await import('../../shared/db/client');
+    const { lockLost } = await import('../../shared/platform/idempotency');
+    ddb.on(TransactWriteCommand).rejects(cancelled('None', 'None', 'ConditionalCheckFailed'));
+    const item = { Put: { TableName: 'data', Item: { pk: 'a', sk: 'b' } } };
+    await expect(
+      transact(
+        DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+        { op: item },
+        [item],
+        [{ item, refusal: () => lockLost('K'), committed: () => undefined }],
+      ),
+    ).rejects.toMatchObject({
+      code: 'idempotency.request.in_progress',
+      status: 409,
+    });
+  });
+});

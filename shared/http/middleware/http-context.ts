@@ -3,6 +3,7 @@ import type { MiddlewareObj } from '@middy/core';
 import { logger } from '../../kernel/logger';
 import { recordAudit } from '../../platform/audit';
 import type { RequestState, RouteContext } from '../context';
+import { SimulatedCrash } from '../fault';
 import { errorResult, toApiError } from '../respond';
 import type { RouteDef } from '../route-def';
 import type { ApiEvent, ApiResult } from '../types';
@@ -71,6 +72,8 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
       request.response = await finish(request.event, request.context.http!, request.response!);
     },
     onError: async (request) => {
+      // A simulated crash leaves no response and writes nothing more, as a killed worker would.
+      if (request.error instanceof SimulatedCrash) return;
       const state = request.context.http ?? newState(request.event, def);
       request.response = await finish(request.event, state, errorResult(toApiError(request.error), state.requestId));
     },
