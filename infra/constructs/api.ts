@@ -10,6 +10,9 @@ import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
 import { ROUTE_LIST } from '../../shared/routes';
 import { ServiceFunction, type TableBinding } from './service-function';
 
+/** API Gateway throttling (requests per second, and the burst above it): the whole stage, and each write route. */
+export const THROTTLE = { stage: { rate: 1000, burst: 500 }, write: { rate: 200, burst: 100 } };
+
 /** Sender of traveler and operator e-mails; its SES identity is verified out of band. */
 export const MAIL_FROM = 'bookings@partner-travel.example';
 
@@ -31,6 +34,8 @@ export class ApiConstruct extends Construct {
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
     const fallback = new ServiceFunction(this, 'Fallback', { entry: 'functions/meta/fallback.ts', description: '404/405 for unmatched requests' });
+    // A key on an unmatched request is authenticated and counted, so the 404 carries its rate-limit headers.
+    fallback.bind({ tables: [{ table: props.tables.access, def: TABLES.access, access: 'readwrite', writeLeadingKeys: PLATFORM_LEADING_KEYS }] });
     this.api = new HttpApi(this, 'HttpApi', {
       description: 'Partner travel booking service API (v1)',
       defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
@@ -51,7 +56,15 @@ export class ApiConstruct extends Construct {
         integrationLatency: '$context.integrationLatency',
       }),
     };
-    stage.defaultRouteSettings = { throttlingBurstLimit: 500, throttlingRateLimit: 1000 };
+    // What protects the API in AWS (HTTP APIs take no WAF): stage and route throttling cap the load that
+    // reaches the functions, before any key is read; per key, the DynamoDB counters apply the contract's
+    // limit, and failed authentications are throttled per key id and per address (shared/platform).
+    stage.defaultRouteSettings = { throttlingBurstLimit: THROTTLE.stage.burst, throttlingRateLimit: THROTTLE.stage.rate };
+    // Writes do the most work (transactions, signatures, e-mail): each write route has its own, lower ceiling.
+    stage.routeSettings = Object.fromEntries(
+      // A JSON map in CloudFormation: its keys keep the CloudFormation casing.
+      ROUTE_LIST.filter((r) => r.write).map((r) => [`${r.method} ${r.path}`, { ThrottlingBurstLimit: THROTTLE.write.burst, ThrottlingRateLimit: THROTTLE.write.rate }]),
+    );
 
     for (const route of ROUTE_LIST) {
       const fn = new ServiceFunction(this, route.id, {

@@ -8,7 +8,8 @@ import { lambdaContext, loadHandler } from './lambda';
 /** API Gateway HTTP API rejects payloads over 10 MB; so does the emulation, in the error shape. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 const FALLBACK_ENTRY = 'functions/meta/fallback.ts';
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a leading byte order mark: the handler sees (and the signature covers) the exact bytes sent.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function joinHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
@@ -133,6 +134,21 @@ export function startApiGateway(port: number, host = '127.0.0.1'): Promise<Serve
       });
     });
     req.on('error', () => res.destroy());
+  });
+  // A request line and headers over Node's 16 KB limit never reach a handler: answer them in the error shape too.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const requestId = randomUUID();
+    const body = JSON.stringify(
+      tooLarge
+        ? { code: 'request.header.too_large', message: 'The request line and headers exceed 16 KB.', request_id: requestId, details: { max_bytes: 16 * 1024 } }
+        : { code: 'request.malformed', message: 'The request is not valid HTTP/1.1.', request_id: requestId },
+    );
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(
+      `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\nx-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

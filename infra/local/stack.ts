@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -53,6 +53,15 @@ export function readRuntime(stateDir: string, port: number): RuntimeInfo | undef
   } catch {
     return undefined;
   }
+}
+
+/** Every local stack running with this state directory, whatever its port. */
+export function runningStacks(stateDir: string): RuntimeInfo[] {
+  if (!existsSync(stateDir)) return [];
+  return readdirSync(stateDir)
+    .map((f) => /^runtime-(\d+)\.json$/.exec(f)?.[1])
+    .filter((port): port is string => port !== undefined)
+    .flatMap((port) => readRuntime(stateDir, Number(port)) ?? []);
 }
 
 /** Only a process that is still DynamoDB Local is reaped: PIDs get reused. */

@@ -245,7 +245,15 @@ export const COMMANDS: Record<string, Command> = {
   'key:issue': {
     usage: 'key:issue --partner ID --member MEMBER_ID --env live|test [--expires-at ISO_DATE_TIME]',
     description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',
-    flags: z.object({ partner: z.uuid(), member: z.uuid(), env, 'expires-at': z.iso.datetime().optional() }),
+    flags: z.object({
+      partner: z.uuid(),
+      member: z.uuid(),
+      env,
+      'expires-at': z.iso
+        .datetime({ offset: true })
+        .refine((at) => Date.parse(at) > Date.now(), 'must be in the future: a key that expired already would never work')
+        .optional(),
+    }),
     async run(f) {
       const k = await (await repo()).issueKey(f.partner as string, f.member as string, f.env as 'live' | 'test', {
         expiresAt: f['expires-at'] as string | undefined,

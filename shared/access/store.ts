@@ -242,8 +242,13 @@ export function makeAccessStore(table: Table = accessTable) {
           },
         };
         if (delta !== 0) named.partner = adminCountUpdate(TableName(), partnerId, delta);
+        const now = new Date().toISOString();
+        // Promoted to PARTNER_ADMIN: the keys other members issued for it are revoked with the promotion
+        // (authentication refuses them anyway while the member is an admin; see authenticate.ts).
+        const revocations =
+          role === 'PARTNER_ADMIN' ? (await store.keysIssuedByOthers(partnerId, memberId)).slice(0, 90).map((k) => revokeItem(TableName(), k.key_id, now)) : [];
         const changed: Member = { ...member, role };
-        const cancelled = await transact(table.client, named, [], seal.items(changed));
+        const cancelled = await transact(table.client, named, revocations, seal.items(changed));
         if (!cancelled) return changed;
         if (cancelled.failed('partner')) throw new AccessError('conflict', 'last_admin');
         if (cancelled.failed('caller')) throw new AccessError('invalid', 'caller_not_admin');
@@ -254,6 +259,21 @@ export function makeAccessStore(table: Table = accessTable) {
         throw new Error(`role change was cancelled (${cancelled.codes.join(', ')})`);
       }
       throw new Error('role change kept conflicting with concurrent changes');
+    },
+
+    /** The member's live and sandbox keys that another member issued, not yet revoked. */
+    async keysIssuedByOthers(partnerId: string, memberId: string): Promise<ApiKeyRecord[]> {
+      const pages = await Promise.all(
+        (['live', 'test'] as const).map((env) =>
+          queryAll(table, {
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :p',
+            FilterExpression: 'member_id = :m AND attribute_exists(issued_by) AND issued_by <> :m AND attribute_not_exists(revoked_at)',
+            ExpressionAttributeValues: { ':p': accessKeys.keysPartition(partnerId, env), ':m': memberId },
+          }),
+        ),
+      );
+      return pages.flat().map((i) => strip<ApiKeyRecord>(i)!);
     },
 
     /** Enables or disables a member; disabling the last enabled admin is refused. */
@@ -274,7 +294,12 @@ export function makeAccessStore(table: Table = accessTable) {
         },
         ...(member.role === 'PARTNER_ADMIN' ? { partner: adminCountUpdate(TableName(), partnerId, enabled ? 1 : -1) } : {}),
       });
-      if (cancelled) throw new AccessError('conflict', `member ${memberId} changed concurrently or is the last enabled PARTNER_ADMIN`);
+      if (cancelled?.failed('partner'))
+        throw new AccessError(
+          'conflict',
+          `member ${memberId} is the last enabled PARTNER_ADMIN of partner ${partnerId}: enable or promote another admin first`,
+        );
+      if (cancelled) throw new AccessError('conflict', `member ${memberId} was changed by someone else meanwhile: read it again and retry`);
       return { ...member, enabled };
     },
 
@@ -353,6 +378,18 @@ export function makeAccessStore(table: Table = accessTable) {
     },
   };
   return store;
+}
+
+/** Revokes a key (keeping an earlier revocation time), as a transaction item. */
+function revokeItem(TableName: string, keyId: string, now: string): TransactItem {
+  return {
+    Update: {
+      TableName,
+      Key: accessKeys.apiKey(keyId),
+      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+      ExpressionAttributeValues: { ':now': now },
+    },
+  };
 }
 
 /** Keeps the partner's count of enabled admins: an increment, or a decrement that never leaves it below 1. */

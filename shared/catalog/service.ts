@@ -59,10 +59,17 @@ export async function availability(
   const today = localDate(now);
   const from = q.from ?? today;
   const to = q.to ?? addDays(from, 13);
-  if (to < from)
+  if (to < from) {
     throw new ApiError('validation.field.invalid', "'to' must not be before 'from'.", {
       errors: [{ field: 'to', location: 'query', message: 'before from', expected: `on or after ${from}` }],
     });
+  }
+  // A range that ended before today (Morocco time) has nothing bookable: say so rather than answer an empty list.
+  if (to < today) {
+    throw new ApiError('validation.field.invalid', `The range ends before today (${today}, Morocco time): nothing in it can be booked.`, {
+      errors: [{ field: 'to', location: 'query', message: 'in the past', expected: `on or after ${today}` }],
+    });
+  }
   if (daysBetween(from, to) >= MAX_AVAILABILITY_DAYS) {
     throw new ApiError('validation.field.invalid', `The date range may span at most ${MAX_AVAILABILITY_DAYS} days.`, {
       errors: [{ field: 'to', location: 'query', message: 'range too long', expected: `at most ${addDays(from, MAX_AVAILABILITY_DAYS - 1)}` }],

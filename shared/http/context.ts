@@ -36,8 +36,8 @@ export interface RequestState {
   principal?: Principal;
   /** Headers added to every response of this request, errors included. */
   headers: Record<string, string>;
-  /** Raw body exactly as received (decoded from base64 when needed). */
-  rawBody: string;
+  /** The body bytes exactly as received (decoded from base64 when API Gateway encoded them). */
+  bodyBytes: Buffer;
   /** Validated Idempotency-Key of a write. */
   idempotencyKey?: string;
   /** Path, query and body after validation. */

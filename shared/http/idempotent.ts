@@ -63,7 +63,7 @@ export function sealFor<T>(def: RouteDef, state: RequestState, view: (result: T)
 export async function runIdempotent(event: ApiEvent, state: RequestState, run: () => Promise<ApiResult>): Promise<ApiResult> {
   const p = state.principal!;
   const scope = { partnerId: p.partnerId, env: p.env, idempotencyKey: state.idempotencyKey! };
-  const fp = fingerprint(event.requestContext.http.method, pathWithQuery(event), state.rawBody);
+  const fp = fingerprint(event.requestContext.http.method, pathWithQuery(event), state.bodyBytes);
   const claim = await idempotency.claim(scope, fp, state.requestId);
   if (claim.kind === 'replay') {
     const res = claim.response;

@@ -35,6 +35,11 @@ export interface RouteSpec {
   deprecated?: { since: string; sunset: string };
   /** Top-level response fields shown once: never stored for idempotent replays (replayed as null). */
   secretFields?: string[];
+  /**
+   * The change reaches production whatever the key (team roles): a sandbox key
+   * is refused with 403 auth.environment.live_required. The text says why.
+   */
+  liveOnly?: string;
   /** The route changes partners, members or keys; other keyed routes write only platform records to the access table. */
   changesAccess?: boolean;
   /** The route sends e-mail (SES in AWS). */

@@ -33,6 +33,8 @@ export async function authenticate(authorization: string | undefined, nowMs = Da
 
   const [{ member, partner }, count] = await Promise.all([accessStore.getMemberAndPartner(key.partner_id, key.member_id), countRequest(key.key_id, nowMs)]);
   if (!member || !partner || !member.enabled) throw invalid();
+  // A key that another member issued never acts for a PARTNER_ADMIN: no one holds a working key of a peer admin.
+  if (member.role === 'PARTNER_ADMIN' && key.issued_by && key.issued_by !== key.member_id) throw invalid();
   const limit = partner.rate_limit_per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const rate = evaluate(count, limit, nowMs);
   return {

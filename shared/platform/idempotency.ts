@@ -40,8 +40,11 @@ export interface IdempotencyScope {
 export type Claim = { kind: 'run'; token: string } | { kind: 'replay'; response: StoredResponse; requestId: string };
 
 /** What makes two requests "the same": method, path with query, exact body. */
-export function fingerprint(method: string, pathWithQuery: string, body: string): string {
-  return createHash('sha256').update(`${method}\n${pathWithQuery}\n${body}`).digest('hex');
+export function fingerprint(method: string, pathWithQuery: string, body: string | Uint8Array): string {
+  return createHash('sha256')
+    .update(`${method}\n${pathWithQuery}\n`)
+    .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
+    .digest('hex');
 }
 
 const inProgress = (idempotencyKey?: string) =>

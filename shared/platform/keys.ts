@@ -13,9 +13,16 @@ export const platformKeys = {
   /** The audit trail of a partner and environment, newest first by sort key (TTL 400 days). */
   auditPartition: (partnerId: string, env: Env) => `AUDIT#${partnerId}#${env}`,
   auditSort: (occurredAt: string, requestId: string) => `${occurredAt}#${requestId}`,
+  /** Failed authentications of one key id or one source address, per one-minute window (TTL). */
+  authFailures: (subject: { keyId: string } | { address: string }, windowStart: number) => ({
+    pk: 'keyId' in subject ? `AUTHFAIL#key#${subject.keyId}` : `AUTHFAIL#ip#${subject.address}`,
+    sk: String(windowStart),
+  }),
+  /** An accepted live signature, remembered for its timestamp window with the Idempotency-Key it came with (TTL). */
+  signature: (keyId: string, signature: string) => ({ pk: `SIG#${keyId}#${signature}`, sk: 'SIG' }),
   /** Service-wide settings, e.g. the cursor-signing key. */
   config: (name: string) => ({ pk: 'CONFIG', sk: name }),
 };
 
 /** Partition keys the request pipeline may write in the access table (IAM dynamodb:LeadingKeys of keyed routes). */
-export const PLATFORM_LEADING_KEYS = ['RATE#*', 'IDEM#*', 'AUDIT#*', 'CONFIG'];
+export const PLATFORM_LEADING_KEYS = ['RATE#*', 'AUTHFAIL#*', 'SIG#*', 'IDEM#*', 'AUDIT#*', 'CONFIG'];

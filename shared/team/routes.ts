@@ -26,6 +26,7 @@ export const teamRoutes = defineRoutes({
     request: { params: UserIdParams, body: UpdateRoleBody },
     responses: { 200: { description: 'Role updated.', schema: TeamMember } },
     changesAccess: true,
+    liveOnly: "A member's role applies to its live keys too, so it changes only with a live key.",
   },
   listApiKeys: {
     method: 'GET',

@@ -2,6 +2,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app';
+import { THROTTLE } from '../../infra/constructs/api';
 import { TABLES } from '../../shared/db/tables';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
 import { JOBS, QUEUES } from '../../shared/queues';
@@ -133,6 +134,23 @@ describe('CDK stack', () => {
       });
     }
     expect(JOBS.map((j) => j.schedule)).toEqual(expect.arrayContaining(['cron(0 3 ? * SUN *)', 'cron(0/5 * * * ? *)', 'cron(30 0 * * ? *)']));
+  });
+
+  it('throttles the stage, and each write route lower, before any function runs', () => {
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0] as { Properties: Record<string, any> };
+    expect(stage.Properties.DefaultRouteSettings).toEqual({ ThrottlingBurstLimit: THROTTLE.stage.burst, ThrottlingRateLimit: THROTTLE.stage.rate });
+    const writes = ROUTE_LIST.filter((r) => r.write);
+    expect(Object.keys(stage.Properties.RouteSettings).sort()).toEqual(writes.map((r) => `${r.method} ${r.path}`).sort());
+    for (const s of Object.values(stage.Properties.RouteSettings)) expect(s).toEqual({ ThrottlingBurstLimit: THROTTLE.write.burst, ThrottlingRateLimit: THROTTLE.write.rate });
+  });
+
+  it('never enables fault injection, local webhooks or scaled retry waits in AWS', () => {
+    for (const f of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      const vars = (f as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties.Environment?.Variables ?? {};
+      expect(vars).not.toHaveProperty('FAULT_INJECTION');
+      expect(vars).not.toHaveProperty('ALLOW_LOCAL_WEBHOOKS');
+      expect(vars).not.toHaveProperty('WEBHOOK_WAIT_SCALE');
+    }
   });
 
   it('logs API access and keeps function logs with a retention', () => {

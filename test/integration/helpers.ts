@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
@@ -16,20 +17,44 @@ export interface ApiResponse<T = any> {
   text: string;
 }
 
-export async function api<T = any>(
-  method: string,
-  path: string,
-  opts: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
-): Promise<ApiResponse<T>> {
+export interface ApiOptions {
+  key?: string;
+  body?: unknown;
+  /** The body exactly as sent: a string (UTF-8) or bytes. */
+  rawBody?: string | Uint8Array;
+  headers?: Record<string, string>;
+  /** Send from this loopback address (127.0.0.2 ...), as another client would: per-address counters apart. */
+  localAddress?: string;
+}
+
+/** One HTTP/1.1 request from a chosen local address (fetch cannot choose one). */
+function fromAddress(url: string, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, localAddress: string) {
+  return new Promise<{ status: number; headers: Headers; text: string }>((resolvePromise, reject) => {
+    const req = httpRequest(url, { method, headers, localAddress }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+        resolvePromise({ status: res.statusCode ?? 0, headers: h, text: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export async function api<T = any>(method: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  let body: string | undefined = opts.rawBody;
+  let body: string | Uint8Array | undefined = opts.rawBody;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${baseUrl()}${path}`, { method, headers, body });
-  const text = await res.text();
+  const url = `${baseUrl()}${path}`;
+  const res = opts.localAddress ? await fromAddress(url, method, headers, body, opts.localAddress) : await fetch(url, { method, headers, body });
+  const text = 'text' in res && typeof res.text === 'string' ? res.text : await (res as Response).text();
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
@@ -68,7 +93,7 @@ import { sign as signRequest } from '../../shared/platform/signature';
 /** The secret part of a key: what live writes sign with. */
 export const secretOf = (key: string) => key.split('_')[3]!;
 
-export function signatureHeaders(key: string, method: string, pathWithQuery: string, body: string, ts = Math.floor(Date.now() / 1000)) {
+export function signatureHeaders(key: string, method: string, pathWithQuery: string, body: string | Uint8Array, ts = Math.floor(Date.now() / 1000)) {
   return { 'x-timestamp': String(ts), 'x-signature': signRequest(secretOf(key), String(ts), method, `/v1${pathWithQuery}`, body) };
 }
 

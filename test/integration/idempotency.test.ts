@@ -40,7 +40,7 @@ describe('Idempotency-Key', () => {
     const other = await write('POST', '/api-keys', p.test_key, { member_id: randomUUID() }, { idempotencyKey: idem });
     expect(other.status).toBe(409);
     expect(other.body.code).toBe('idempotency.key.reused');
-    const otherPath = await write('PATCH', `/team/members/${randomUUID()}/role`, p.test_key, { role: 'VIEWER' }, { idempotencyKey: idem });
+    const otherPath = await write('DELETE', '/api-keys/abcdefabcdef', p.test_key, undefined, { idempotencyKey: idem });
     expect(otherPath.body.code).toBe('idempotency.key.reused');
   });
 
@@ -66,9 +66,9 @@ describe('Idempotency-Key', () => {
     expect(fixed.status).toBe(201);
 
     const idem2 = randomUUID();
-    const missing = await write('PATCH', `/team/members/${randomUUID()}/role`, p.test_key, { role: 'VIEWER' }, { idempotencyKey: idem2 });
+    const missing = await write('PATCH', `/team/members/${randomUUID()}/role`, p.live_key, { role: 'VIEWER' }, { idempotencyKey: idem2 });
     expect(missing.status).toBe(404);
-    const replayed = await write('PATCH', `/team/members/${missing.body.details.id}/role`, p.test_key, { role: 'VIEWER' }, { idempotencyKey: idem2 });
+    const replayed = await write('PATCH', `/team/members/${missing.body.details.id}/role`, p.live_key, { role: 'VIEWER' }, { idempotencyKey: idem2 });
     expect(replayed.status).toBe(404);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body.request_id).toBe(missing.body.request_id);

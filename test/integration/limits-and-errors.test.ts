@@ -94,7 +94,7 @@ describe('errors', () => {
 
   it('validation failures name the field and what was expected', async () => {
     const p = await newPartner();
-    const bad = await write('PATCH', `/team/members/${p.member_id}/role`, p.test_key, { role: 'KING' });
+    const bad = await write('PATCH', `/team/members/${p.member_id}/role`, p.live_key, { role: 'KING' });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('validation.field.invalid');
     expect(bad.body.details.errors[0]).toMatchObject({ field: 'role', location: 'body', expected: ['PARTNER_ADMIN', 'FINANCE', 'DEVELOPER', 'VIEWER'] });
@@ -106,7 +106,7 @@ describe('errors', () => {
     const unknown = await write('POST', '/api-keys', p.test_key, { member_id: p.member_id, admin: true });
     expect(unknown.body.code).toBe('validation.field.invalid');
 
-    const path = await write('PATCH', '/team/members/not-a-uuid/role', p.test_key, { role: 'VIEWER' });
+    const path = await write('PATCH', '/team/members/not-a-uuid/role', p.live_key, { role: 'VIEWER' });
     expect(path.body.details.errors[0]).toMatchObject({ field: 'user_id', location: 'path' });
   });
 

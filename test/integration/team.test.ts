@@ -27,7 +27,7 @@ describe('PATCH /team/members/{user_id}/role', () => {
 
   it('refuses a change of your own role with 403 team.role.self_change', async () => {
     const p = await newPartner();
-    const r = await write('PATCH', `/team/members/${p.member_id}/role`, p.test_key, { role: 'VIEWER' });
+    const r = await write('PATCH', `/team/members/${p.member_id}/role`, p.live_key, { role: 'VIEWER' });
     expect(r.status).toBe(403);
     expect(r.body.code).toBe('team.role.self_change');
   });
@@ -35,9 +35,9 @@ describe('PATCH /team/members/{user_id}/role', () => {
   it('unknown or foreign member -> 404; invalid role -> 400', async () => {
     const p = await newPartner();
     const q = await newPartner();
-    expect((await write('PATCH', `/team/members/${crypto.randomUUID()}/role`, p.test_key, { role: 'VIEWER' })).body.code).toBe('resource.not_found');
-    expect((await write('PATCH', `/team/members/${q.member_id}/role`, p.test_key, { role: 'VIEWER' })).status).toBe(404);
-    expect((await write('PATCH', `/team/members/${q.member_id}/role`, p.test_key, { role: 'OWNER' })).status).toBe(400);
+    expect((await write('PATCH', `/team/members/${crypto.randomUUID()}/role`, p.live_key, { role: 'VIEWER' })).body.code).toBe('resource.not_found');
+    expect((await write('PATCH', `/team/members/${q.member_id}/role`, p.live_key, { role: 'VIEWER' })).status).toBe(404);
+    expect((await write('PATCH', `/team/members/${q.member_id}/role`, p.live_key, { role: 'OWNER' })).status).toBe(400);
   });
 
   it('two admins demoting each other at the same moment: one wins, the other gets 409 team.role.last_admin', async () => {
@@ -48,8 +48,8 @@ describe('PATCH /team/members/{user_id}/role', () => {
       const p = await newPartner();
       const b = await memberWithRole('PARTNER_ADMIN', p);
       const [ab, ba] = await Promise.all([
-        write('PATCH', `/team/members/${b.memberId}/role`, p.test_key, { role: 'VIEWER' }),
-        write('PATCH', `/team/members/${p.member_id}/role`, b.testKey, { role: 'VIEWER' }),
+        write('PATCH', `/team/members/${b.memberId}/role`, p.live_key, { role: 'VIEWER' }),
+        write('PATCH', `/team/members/${p.member_id}/role`, b.liveKey, { role: 'VIEWER' }),
       ]);
       const statuses = [ab.status, ba.status].sort();
       expect(statuses[0]).toBe(200);
@@ -69,10 +69,10 @@ describe('PATCH /team/members/{user_id}/role', () => {
   it('promoting and demoting keeps at least one admin (sequential)', async () => {
     const p = await newPartner();
     const b = await memberWithRole('VIEWER', p);
-    expect((await write('PATCH', `/team/members/${b.memberId}/role`, p.test_key, { role: 'PARTNER_ADMIN' })).status).toBe(200);
-    expect((await write('PATCH', `/team/members/${p.member_id}/role`, b.testKey, { role: 'DEVELOPER' })).status).toBe(200);
+    expect((await write('PATCH', `/team/members/${b.memberId}/role`, p.live_key, { role: 'PARTNER_ADMIN' })).status).toBe(200);
+    expect((await write('PATCH', `/team/members/${p.member_id}/role`, b.liveKey, { role: 'DEVELOPER' })).status).toBe(200);
     // p's admin is now a DEVELOPER and cannot manage the team any more.
-    expect((await write('PATCH', `/team/members/${b.memberId}/role`, p.test_key, { role: 'VIEWER' })).body.code).toBe('auth.scope.insufficient');
+    expect((await write('PATCH', `/team/members/${b.memberId}/role`, p.live_key, { role: 'VIEWER' })).body.code).toBe('auth.scope.insufficient');
     const disabled = await admin(['member:disable', '--partner', p.partner_id, '--member', b.memberId, '--json']);
     expect(disabled.code).toBe(1); // the last enabled admin cannot be disabled
   });

@@ -10,8 +10,8 @@ import type { ApiEvent, ApiResult } from '../types';
 
 function newState(event: ApiEvent, def: RouteDef): RequestState {
   const raw = event.body ?? '';
-  const rawBody = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-  return { requestId: event.requestContext?.requestId || randomUUID(), route: def, startedAt: Date.now(), headers: {}, rawBody, pending: [] };
+  const bodyBytes = Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8');
+  return { requestId: event.requestContext?.requestId || randomUUID(), route: def, startedAt: Date.now(), headers: {}, bodyBytes, pending: [] };
 }
 
 /**

@@ -1,43 +1,82 @@
 import type { MiddlewareObj } from '@middy/core';
+import { z } from 'zod';
 import { service } from '../../kernel/config';
 import { ApiError } from '../../kernel/errors';
-import type { RouteContext } from '../context';
-import { stateOf } from '../context';
+import { type RouteContext, stateOf } from '../context';
 import type { RouteDef } from '../route-def';
 import type { ApiEvent, ApiResult } from '../types';
 import { parseWith } from '../validation';
 
-/** Parses JSON (400 on malformed, 413 on oversized) and validates path, query and body with the route's zod schemas. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The body as JSON text: UTF-8 exactly as sent (no byte order mark, no replaced bytes), or a 400 that says why not. */
+function bodyText(bytes: Buffer): string {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new ApiError('request.body.invalid_utf8', 'The request body is not valid UTF-8: send the JSON document encoded in UTF-8.');
+  }
+  if (text.startsWith('\uFEFF')) {
+    throw new ApiError('request.body.malformed_json', 'The request body starts with a byte order mark (U+FEFF): send the JSON document without it.', {
+      position: 0,
+    });
+  }
+  return text;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    // Only the position: the parser's message quotes the body, which may hold secrets.
+    const position = /position (\d+)/.exec(e instanceof Error ? e.message : '')?.[1];
+    throw new ApiError(
+      'request.body.malformed_json',
+      'The request body is not valid JSON (write bodies are JSON documents).',
+      position ? { position: Number(position) } : undefined,
+    );
+  }
+}
+
+/** Query parameters the route does not declare are refused, as unknown body fields are: a typo never silently lists everything. */
+function refuseUnknownParameters(def: RouteDef, given: Record<string, string | undefined>) {
+  const schema = def.request?.query;
+  const known = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  const unknown = Object.keys(given).filter((k) => !known.includes(k));
+  if (unknown.length === 0) return;
+  const expected = known.length ? `one of ${known.join(', ')}` : 'no query parameters';
+  throw new ApiError(
+    'validation.parameter.unknown',
+    `Unknown query parameter '${unknown[0]}'${known.length ? `; this operation takes ${known.join(', ')}` : '; this operation takes none'}.`,
+    { errors: unknown.map((field) => ({ field, location: 'query', message: 'unknown parameter', expected })) },
+  );
+}
+
+/**
+ * Parses and validates a request: size (413), unknown query parameters,
+ * path, query, then the body: UTF-8, JSON (400 when not), and the route's zod
+ * schema. A route whose body fields are all optional takes an empty body as {}.
+ */
 export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   return {
     before: async (request) => {
       const event = request.event;
       const state = stateOf(request.context);
       const maxBytes = service().MAX_BODY_BYTES;
-      if (Buffer.byteLength(state.rawBody, 'utf8') > maxBytes) {
+      if (state.bodyBytes.length > maxBytes) {
         throw new ApiError('request.body.too_large', `The request body exceeds the maximum of ${maxBytes} bytes.`, { max_bytes: maxBytes });
       }
       const schemas = def.request ?? {};
+      refuseUnknownParameters(def, event.queryStringParameters ?? {});
       const params = schemas.params ? parseWith(schemas.params, event.pathParameters ?? {}, 'path') : {};
       const query = schemas.query ? parseWith(schemas.query, event.queryStringParameters ?? {}, 'query') : {};
       let body: unknown;
       if (schemas.body) {
+        const text = bodyText(state.bodyBytes);
         let json: unknown;
-        if (state.rawBody.trim().length === 0) {
-          json = undefined;
-        } else {
-          try {
-            json = JSON.parse(state.rawBody);
-          } catch (e) {
-            // Only the position: the parser's message quotes the body, which may hold secrets.
-            const position = /position (\d+)/.exec(e instanceof Error ? e.message : '')?.[1];
-            throw new ApiError(
-              'request.body.malformed_json',
-              'The request body is not valid JSON (write bodies are JSON documents).',
-              position ? { position: Number(position) } : undefined,
-            );
-          }
-        }
+        if (text.trim().length > 0) json = parseJson(text);
+        else if (schemas.body.safeParse({}).success) json = {};
         body = parseWith(schemas.body, json, 'body');
       }
       state.input = { params, query, body };

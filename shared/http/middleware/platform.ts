@@ -1,18 +1,31 @@
 import type { MiddlewareObj } from '@middy/core';
 import { ApiError } from '../../kernel/errors';
-import { authenticate } from '../../platform/authenticate';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
 import { checkTimestamp, sign, signatureMatches } from '../../platform/signature';
-import type { RouteContext } from '../context';
-import { stateOf } from '../context';
+import { acceptSignatureOnce } from '../../platform/signature-replay';
+import { authenticateRequest } from '../authenticate-request';
+import { type RouteContext, stateOf } from '../context';
 import { headerValue, pathWithQuery } from '../headers';
 import type { RouteDef } from '../route-def';
 import type { ApiEvent, ApiResult } from '../types';
 
+function idempotencyKeyOf(event: ApiEvent): string {
+  const key = headerValue(event, 'idempotency-key');
+  if (key === undefined)
+    throw new ApiError('idempotency.key.missing', 'Writes need an Idempotency-Key header (a UUID v4 per logical operation is recommended).');
+  if (key.trim() === '' || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new ApiError('idempotency.key.invalid', `Idempotency-Key must be a non-blank string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`, {
+      length: key.length,
+    });
+  }
+  return key;
+}
+
 /**
- * The rules every keyed route shares, in order: API key, rate limit (headers
- * on every keyed response), scope, request signature for live writes, and the
- * Idempotency-Key header of writes.
+ * The rules every keyed route shares, in order: API key and rate limit
+ * (headers on every keyed response), scope, the live-only rule, the request
+ * signature of live writes, the Idempotency-Key of writes, and a live
+ * signature is accepted once (its retry with the same Idempotency-Key aside).
  */
 export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   return {
@@ -21,47 +34,39 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
       const event = request.event;
       const state = stateOf(request.context);
       const now = Date.now();
-      const { principal, rate, secret } = await authenticate(headerValue(event, 'authorization'), now);
+      const { principal, secret } = await authenticateRequest(event, state.headers, now);
       state.principal = principal;
-      state.headers['x-ratelimit-limit'] = String(rate.limit);
-      state.headers['x-ratelimit-remaining'] = String(rate.remaining);
-      state.headers['x-ratelimit-reset'] = String(rate.reset);
-      if (rate.exceeded) {
-        throw new ApiError(
-          'rate_limit.exceeded',
-          `Rate limit of ${rate.limit} requests per minute exceeded for this key; retry after ${rate.retryAfter} s.`,
-          { limit: rate.limit, reset: rate.reset },
-          { 'retry-after': String(rate.retryAfter) },
-        );
-      }
       if (def.scope && !principal.scopes.has(def.scope)) {
         throw new ApiError('auth.scope.insufficient', `This operation needs the scope '${def.scope}', which role ${principal.role} does not have.`, {
           required_scope: def.scope,
           role: principal.role,
         });
       }
-      if (def.write && principal.env === 'live') {
+      if (def.liveOnly && principal.env !== 'live') {
+        throw new ApiError('auth.environment.live_required', `${def.liveOnly} Use a live key (sk_live_), and sign the request.`, {
+          environment: principal.env,
+        });
+      }
+      if (!def.write) return;
+      let signature: string | undefined;
+      if (principal.env === 'live') {
         const ts = headerValue(event, 'x-timestamp');
         const t = checkTimestamp(ts, Math.floor(now / 1000));
-        if (!t.ok) throw new ApiError('auth.timestamp.skew', t.reason);
-        const expected = sign(secret, ts!, event.requestContext.http.method, pathWithQuery(event), state.rawBody);
-        if (!signatureMatches(expected, headerValue(event, 'x-signature'))) {
+        if (!t.ok) throw new ApiError(t.missing ? 'auth.timestamp.missing' : 'auth.timestamp.skew', t.reason);
+        signature = headerValue(event, 'x-signature');
+        if (!signatureMatches(sign(secret, ts!, event.requestContext.http.method, pathWithQuery(event), state.bodyBytes), signature)) {
           throw new ApiError(
             'auth.signature.invalid',
-            'X-Signature does not match: expected 64 lowercase hex characters of HMAC-SHA256(secret, timestamp LF METHOD LF path?query LF body).',
+            'X-Signature does not match: expected 64 lowercase hex characters of HMAC-SHA256(secret, timestamp LF METHOD LF path?query LF body bytes).',
           );
         }
       }
-      if (def.write) {
-        const key = headerValue(event, 'idempotency-key');
-        if (key === undefined)
-          throw new ApiError('idempotency.key.missing', 'Writes need an Idempotency-Key header (a UUID v4 per logical operation is recommended).');
-        if (key.trim() === '' || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-          throw new ApiError('idempotency.key.invalid', `Idempotency-Key must be a non-blank string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`, {
-            length: key.length,
-          });
-        }
-        state.idempotencyKey = key;
+      state.idempotencyKey = idempotencyKeyOf(event);
+      if (signature && !(await acceptSignatureOnce(principal.keyId, signature, state.idempotencyKey, now))) {
+        throw new ApiError(
+          'auth.signature.replayed',
+          'This signature was already accepted with another Idempotency-Key: a new request needs a new signature (a new X-Timestamp). A retry keeps its Idempotency-Key.',
+        );
       }
     },
   };
