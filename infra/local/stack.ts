@@ -22,6 +22,8 @@ export interface LocalStackOptions {
   stateDir: string;
   reset?: boolean;
   log?: (line: string) => void;
+  /** Called when a server the stack depends on dies (DynamoDB Local): the stack cannot answer any more. */
+  onFatal?: (message: string) => void;
 }
 
 export interface RuntimeInfo {
@@ -106,7 +108,9 @@ export async function startLocalStack(opts: LocalStackOptions) {
 
   const [ddbPort, sqsPort, s3Port, schedPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const stops: (() => Promise<void>)[] = [];
+  let stopping = false;
   const stopAll = async () => {
+    stopping = true;
     for (const s of stops.reverse()) await s().catch(() => undefined);
     rmSync(runtimeFile(stateDir, opts.port), { force: true });
   };
@@ -119,6 +123,12 @@ export async function startLocalStack(opts: LocalStackOptions) {
     stops.push(s3H.stop);
     const dynamoH = await dynamoP;
     stops.push(dynamoH.stop);
+    // Without DynamoDB Local every keyed request would answer 500 forever: stop, and say why.
+    dynamoH.process.once('exit', (code, signal) => {
+      if (stopping) return;
+      const message = `DynamoDB Local (pid ${dynamoH.process.pid}) exited unexpectedly (${signal ?? `code ${code}`}); the local stack cannot answer without it and stops. Start it again with 'npm start'.`;
+      void stopAll().then(() => (opts.onFatal ?? ((m: string) => (console.error(m), process.exit(1))))(message));
+    });
 
     const clientConfig = { region: LOCAL_CREDENTIALS.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
     const ddb = new DynamoDBClient({ ...clientConfig, endpoint: dynamoH.endpoint });
@@ -180,7 +190,11 @@ export async function startLocalStack(opts: LocalStackOptions) {
     const baseUrl = `http://127.0.0.1:${opts.port}/v1`;
     const runtime: RuntimeInfo = { pid: process.pid, javaPid: dynamoH.process.pid, port: opts.port, baseUrl, stateDir, env };
     writeFileSync(runtimeFile(stateDir, opts.port), JSON.stringify(runtime, null, 2));
-    return { baseUrl, runtime, queues, stop: stopAll };
+    // Nothing of a previous run survives a restart: re-drive at once what a crash left behind
+    // (events not fanned out, attempts claimed by a worker that died), with no grace.
+    const { sweep } = await import('../../shared/webhooks/sweep');
+    const recovered = await sweep(new Date(), 0, { releaseClaims: true });
+    return { baseUrl, runtime, queues, recovered, stop: stopAll };
   } catch (e) {
     await stopAll();
     throw e;

@@ -29,7 +29,15 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGHUP', () => void shutdown('SIGHUP'));
 
 try {
-  stack = await startLocalStack({ port, stateDir, reset });
+  stack = await startLocalStack({
+    port,
+    stateDir,
+    reset,
+    onFatal: (message) => {
+      console.error(message);
+      process.exit(1);
+    },
+  });
   const catalog = await ensureCatalog();
   const demo = await ensureDemoPartner(stateDir);
   const secs = ((Date.now() - started) / 1000).toFixed(1);
@@ -42,6 +50,9 @@ try {
       `  Try          curl -s -H "Authorization: Bearer ${demo.test_key}" ${stack.baseUrl}/me`,
       `  Catalog      ${catalog}`,
       `  State        ${stateDir}   (npm start -- --reset starts empty)`,
+      ...(stack.recovered.events || stack.recovered.deliveries
+        ? [`  Recovered    ${stack.recovered.events} event(s) and ${stack.recovered.deliveries} webhook delivery(ies) left by the last run, re-driven now`]
+        : []),
       `Ready in ${secs} s. Press Ctrl-C to stop.`,
       '',
     ].join('\n'),

@@ -257,6 +257,24 @@ export function makeWebhookStore(table: Table = dataTable) {
     dueBefore(cutoff: string): AsyncGenerator<Item[]> {
       return indexBefore(table, 'gsi2', webhookKeys.pendingPartition, cutoff);
     },
+
+    /** Drops the claim on a PENDING delivery's attempt (after a restart, when no worker holds it any more). */
+    async releaseClaim(id: string): Promise<void> {
+      try {
+        await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: webhookKeys.delivery(id),
+            UpdateExpression: 'REMOVE claimed_attempt, claim_until',
+            ConditionExpression: '#s = :pending',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: { ':pending': 'PENDING' },
+          }),
+        );
+      } catch (e) {
+        if (!isConditionFailed(e)) throw e;
+      }
+    },
   };
   return store;
 }
