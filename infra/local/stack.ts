@@ -127,7 +127,13 @@ export async function startLocalStack(opts: LocalStackOptions) {
     dynamoH.process.once('exit', (code, signal) => {
       if (stopping) return;
       const message = `DynamoDB Local (pid ${dynamoH.process.pid}) exited unexpectedly (${signal ?? `code ${code}`}); the local stack cannot answer without it and stops. Start it again with 'npm start'.`;
-      void stopAll().then(() => (opts.onFatal ?? ((m: string) => (console.error(m), process.exit(1))))(message));
+      const fatal =
+        opts.onFatal ??
+        ((m: string) => {
+          console.error(m);
+          process.exit(1);
+        });
+      void stopAll().then(() => fatal(message));
     });
 
     const clientConfig = { region: LOCAL_CREDENTIALS.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };

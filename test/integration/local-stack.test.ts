@@ -55,7 +55,7 @@ describe('the local stack', () => {
     expect(code).toBe(1);
     expect(stack.output()).toContain('DynamoDB Local');
     expect(stack.output()).toContain('exited unexpectedly');
-  });
+  }, 180_000);
 
   it('after a crash, the next start re-drives at once what the crash left: an event not fanned out, an attempt claimed by a dead worker', async () => {
     const received = new Set<string>();
@@ -148,5 +148,5 @@ describe('the local stack', () => {
       await stack.exited;
       receiver.close();
     }
-  });
+  }, 180_000);
 });

@@ -19,4 +19,4 @@ it('npm start without Java prints one line saying what to install and exits non-
   const lines = r.stderr.trim().split('\n');
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/Java 17\+ is required .*install/);
-});
+}, 30_000);

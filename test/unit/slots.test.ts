@@ -13,9 +13,11 @@ describe('service time', () => {
     expect(isoWeekday('2026-11-22')).toBe(7);
     expect(isoWeekday('2026-11-23')).toBe(1);
     expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
-    // Morocco is UTC+1 outside Ramadan.
-    expect(localToInstant('2026-11-25', '09:00').toISOString()).toBe('2026-11-25T08:00:00.000Z');
-    expect(localDate(new Date('2026-11-25T23:30:00Z'))).toBe('2026-11-26');
+    // Summer 2026: UTC+1 in every tz database release (2025c said UTC+1 in November too; 2026c, in Node 22, says UTC+0).
+    expect(localToInstant('2026-07-01', '09:00').toISOString()).toBe('2026-07-01T08:00:00.000Z');
+    expect(localDate(new Date('2026-07-01T23:30:00Z'))).toBe('2026-07-02');
+    // Ramadan 2026 (late February): UTC+0 in every release.
+    expect(localToInstant('2026-03-01', '09:00').toISOString()).toBe('2026-03-01T09:00:00.000Z');
   });
 });
 

@@ -1,0 +1,172 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { admin, api, newPartner, signatureHeaders } from './helpers';
+
+/**
+ * Fuzzes every route of the OpenAPI document with generated invalid input:
+ * types, sizes, encodings, nesting, cursors, methods, content types and
+ * headers, with sandbox and live keys (signed and not). Every answer must be
+ * below 500, in the error shape with its request id when it is an error (the
+ * `api` helper checks each one against the contract), and must never show a
+ * secret, a stack frame, a file path or a storage key the request did not send.
+ * The seed is fixed; FUZZ_RUNS sets the number of requests (default 600; a
+ * soak: FUZZ_RUNS=20000 npm run test:integration -- fuzz).
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
+const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
+// From an address of its own: its failed authentications must not spend the other suites' budget.
+const FROM = '127.0.0.9';
+
+interface Op {
+  method: string;
+  path: string;
+  params: string[];
+  query: string[];
+  body: boolean;
+}
+
+let ops: Op[] = [];
+let keys: { test: string; live: string };
+const statuses = new Map<number, number>();
+
+beforeAll(async () => {
+  const doc = (await api('GET', '/openapi.json')).body as {
+    paths: Record<string, Record<string, { parameters?: { in?: string; name?: string }[]; requestBody?: unknown }>>;
+  };
+  ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({
+      method: method.toUpperCase(),
+      path,
+      params: (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name!),
+      query: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name!),
+      body: op.requestBody !== undefined,
+    })),
+  );
+  const p = await newPartner();
+  await admin(['partner:set-rate-limit', '--partner', p.partner_id, '--per-minute', '100000', '--json']);
+  keys = { test: p.test_key, live: p.live_key };
+});
+
+const junk = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ minLength: 300, maxLength: 3000 }),
+  fc.uuid(),
+  fc.integer().map(String),
+  fc.double().map(String),
+  fc.constantFrom(
+    '',
+    ' ',
+    '%',
+    '%zz',
+    '%00',
+    '..',
+    '../../etc/passwd',
+    'null',
+    'true',
+    '[]',
+    '{}',
+    '-1',
+    '1e309',
+    '<script>alert(1)</script>',
+    "' OR 1=1 --",
+    'PTB-0000-0000',
+    'a'.repeat(257),
+  ),
+);
+
+const body = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }).map((v) => ({ text: JSON.stringify(v) })),
+  fc.dictionary(fc.string({ maxLength: 20 }), junk).map((v) => ({ text: JSON.stringify(v) })),
+  fc.nat({ max: 20_000 }).map((n) => ({ text: `${'['.repeat(n)}${']'.repeat(n)}` })),
+  fc.uint8Array({ maxLength: 200 }).map((bytes) => ({ bytes })),
+  fc.string({ maxLength: 200 }).map((text) => ({ text })),
+  fc.constant({ text: `{"a":"${'x'.repeat(300_000)}"}` }),
+  fc.constant({ bytes: new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]) }),
+  fc.constant({ text: '' }),
+);
+
+const request = (op: Op) =>
+  fc.record({
+    method: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(op.method) },
+      { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS') },
+    ),
+    params: fc.tuple(...op.params.map(() => fc.oneof(junk, fc.uuid(), fc.constantFrom('PTB-AAAA-BBBB', 'abcdefabcdef')))),
+    query: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...op.query, 'cursor', 'limit'), fc.string({ maxLength: 12 })), junk), { maxLength: 4 }),
+    body: fc.option(body, { freq: 4 }),
+    contentType: fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=latin1',
+      '',
+    ),
+    auth: fc.constantFrom('test', 'live', 'live-signed', 'none', 'garbage', 'wrong-secret'),
+    idempotencyKey: fc.option(fc.oneof(fc.uuid(), junk), { freq: 4 }),
+    timestamp: fc.option(fc.oneof(fc.constant(String(Math.floor(Date.now() / 1000))), junk)),
+  });
+
+/** What HTTP/1.1 can carry in a header value: Latin-1 without control characters (anything else never leaves the client). */
+const headerSafe = (s: string) =>
+  [...s]
+    .map((c) => {
+      const code = c.codePointAt(0)!;
+      return code < 0x20 || code === 0x7f ? ' ' : code > 0xff ? '?' : c;
+    })
+    .join('');
+
+/** Storage keys, stack frames and file paths that an answer must never show unless the request sent them itself. */
+const LEAKS = [
+  /\b(QUOTE|BOOKING|IDEM|PARTNER|KEY|RATE|AUTHFAIL|SIG|AUDIT|INV|CAT|EVT|EVENTS|DLV|DLVS|WH|PREF|TENANT|PAYKEYS|QADV|BKDATE)#/,
+  /\bat .+:\d+:\d+\)?/,
+  /\/(work|home|tmp|var)\/\S+\.(ts|js)/,
+  /node_modules/,
+  /Exception\b/,
+];
+
+describe('fuzz', () => {
+  it(`answers ${RUNS} generated invalid requests across every route below 500, in the error shape, leaking nothing`, async () => {
+    const perOp = Math.max(5, Math.ceil(RUNS / ops.length));
+    let sent = 0;
+    for (const op of ops) {
+      await fc.assert(
+        fc.asyncProperty(request(op), async (r) => {
+          let path = op.path;
+          op.params.forEach((name, i) => {
+            path = path.replace(`{${name}}`, encodeURIComponent(r.params[i] ?? ''));
+          });
+          const qs = new URLSearchParams(r.query).toString();
+          const fullPath = qs ? `${path}?${qs}` : path;
+          const bytes = r.body ? ('bytes' in r.body ? r.body.bytes : new TextEncoder().encode(r.body.text)) : undefined;
+          const headers: Record<string, string> = {};
+          if (r.contentType) headers['content-type'] = r.contentType;
+          if (r.idempotencyKey !== null) headers['idempotency-key'] = headerSafe(r.idempotencyKey).slice(0, 8000);
+          if (r.timestamp !== null) headers['x-timestamp'] = headerSafe(r.timestamp).slice(0, 200);
+          const key =
+            r.auth === 'test' ? keys.test : r.auth.startsWith('live') ? keys.live : r.auth === 'wrong-secret' ? `${keys.test.slice(0, -4)}AAAA` : undefined;
+          if (r.auth === 'garbage') headers.authorization = 'Bearer sk_live_%%%';
+          if (r.auth === 'live-signed') Object.assign(headers, signatureHeaders(keys.live, r.method, fullPath, bytes ?? new Uint8Array()));
+          // The api helper checks the contract of every answer: the route's schema for a 2xx, the error shape otherwise.
+          const res = await api(r.method, fullPath, { key, rawBody: bytes, headers, localAddress: FROM });
+          sent++;
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          expect(res.status, `${r.method} ${fullPath}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+          const sentText = `${fullPath} ${JSON.stringify(headers)} ${bytes ? Buffer.from(bytes).toString('utf8') : ''}`;
+          for (const secret of [keys.test, keys.live].map((k) => k.split('_')[3]!)) expect(res.text).not.toContain(secret);
+          for (const leak of LEAKS) {
+            const m = leak.exec(res.text);
+            if (m) expect(sentText, `${r.method} ${fullPath} answered ${m[0]}: ${res.text.slice(0, 300)}`).toContain(m[0]);
+          }
+        }),
+        { seed: SEED, numRuns: perOp, endOnFailure: true },
+      );
+    }
+    const summary = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`);
+    console.log(
+      `fuzz: ${sent} requests over ${ops.length} operations (seed ${SEED}); statuses ${summary.join(', ')}; 5xx: ${[...statuses.keys()].filter((s) => s >= 500).length}`,
+    );
+    expect(sent).toBe(ops.length * perOp);
+  }, 600_000);
+});
