@@ -7,13 +7,46 @@ import type { AdventureSummary } from './store';
  * every query is a filter over a pre-sorted array plus a slice.
  *   popularity: the index order (built sorted), no sort per request
  *   price / -price: pre-sorted once per load
- *   distance: distances computed per request, then sorted (O(n log n))
+ *   distance: a grid of cells built once per load; a query visits the cells
+ *     nearest first and stops once the page is certain, so it sorts only what
+ *     the page needs, not every match
  */
 export interface PreparedCatalog {
   byPopularity: AdventureSummary[];
   byPrice: AdventureSummary[];
   byPriceDesc: AdventureSummary[];
   haystack: Map<string, string>;
+  /** Adventures by grid cell of CELL_DEGREES, each cell with its bounds. */
+  cells: Cell[];
+}
+
+interface Cell {
+  latMin: number;
+  lngMin: number;
+  items: AdventureSummary[];
+}
+
+/** Grid cells of half a degree (about 55 km): a few hundred cells hold a national catalog. */
+const CELL_DEGREES = 0.5;
+
+function gridOf(summaries: AdventureSummary[]): Cell[] {
+  const cells = new Map<string, Cell>();
+  for (const s of summaries) {
+    const latMin = Math.floor(s.lat / CELL_DEGREES) * CELL_DEGREES;
+    const lngMin = Math.floor(s.lng / CELL_DEGREES) * CELL_DEGREES;
+    const key = `${latMin} ${lngMin}`;
+    let cell = cells.get(key);
+    if (!cell) cells.set(key, (cell = { latMin, lngMin, items: [] }));
+    cell.items.push(s);
+  }
+  return [...cells.values()];
+}
+
+/** A lower bound of the distance from a point to any point of a cell: to the cell's nearest corner or edge point, less 0.5 %. */
+function cellLowerBoundKm(lat: number, lng: number, c: Cell): number {
+  const nearLat = Math.min(Math.max(lat, c.latMin), c.latMin + CELL_DEGREES);
+  const nearLng = Math.min(Math.max(lng, c.lngMin), c.lngMin + CELL_DEGREES);
+  return haversineKm(lat, lng, nearLat, nearLng) * 0.995;
 }
 
 export function prepare(summaries: AdventureSummary[]): PreparedCatalog {
@@ -21,7 +54,7 @@ export function prepare(summaries: AdventureSummary[]): PreparedCatalog {
   const byPrice = [...summaries].sort((a, b) => a.from_price - b.from_price || b.popularity - a.popularity || a.slug.localeCompare(b.slug));
   const byPriceDesc = [...summaries].sort((a, b) => b.from_price - a.from_price || b.popularity - a.popularity || a.slug.localeCompare(b.slug));
   const haystack = new Map(summaries.map((s) => [s.id, `${s.title} ${s.summary} ${s.city} ${s.agency} ${s.category}`.toLowerCase()]));
-  return { byPopularity, byPrice, byPriceDesc, haystack };
+  return { byPopularity, byPrice, byPriceDesc, haystack, cells: gridOf(summaries) };
 }
 
 export type SortKey = 'popularity' | 'price' | '-price' | 'distance';
@@ -68,13 +101,7 @@ export function search(cat: PreparedCatalog, query: ListingQuery, today: string)
     (query.max_price === undefined || a.from_price <= query.max_price) &&
     (weekday === undefined || (a.active && ahead! >= 0 && a.sells.some((p) => p.weekdays.includes(weekday) && ahead! <= p.window_days)));
 
-  if (query.sort === 'distance') {
-    const lat = query.lat!;
-    const lng = query.lng!;
-    const matched = cat.byPopularity.filter(keep).map((adventure) => ({ adventure, distance_km: haversineKm(lat, lng, adventure.lat, adventure.lng) }));
-    matched.sort((a, b) => a.distance_km - b.distance_km || a.adventure.slug.localeCompare(b.adventure.slug));
-    return { items: matched.slice(query.offset, query.offset + query.limit), total: matched.length };
-  }
+  if (query.sort === 'distance') return nearest(cat, query, keep);
   const source = query.sort === 'price' ? cat.byPrice : query.sort === '-price' ? cat.byPriceDesc : cat.byPopularity;
   const items: ListedAdventure[] = [];
   let total = 0;
@@ -88,4 +115,76 @@ export function search(cat: PreparedCatalog, query: ListingQuery, today: string)
     total++;
   }
   return { items, total };
+}
+
+const byDistance = (a: ListedAdventure, b: ListedAdventure) => a.distance_km! - b.distance_km! || a.adventure.slug.localeCompare(b.adventure.slug);
+
+/** The `size` smallest numbers seen so far, in a binary max-heap: `top` is the largest of them. */
+class SmallestK {
+  private readonly heap: number[] = [];
+  constructor(private readonly size: number) {}
+
+  get full() {
+    return this.heap.length === this.size;
+  }
+
+  get top() {
+    return this.heap[0]!;
+  }
+
+  add(v: number) {
+    const h = this.heap;
+    if (h.length === this.size) {
+      if (v >= h[0]!) return;
+      h[0] = v;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && h[l]! > h[m]!) m = l;
+        if (r < h.length && h[r]! > h[m]!) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m]!, h[i]!];
+        i = m;
+      }
+      return;
+    }
+    h.push(v);
+    for (let i = h.length - 1; i > 0; ) {
+      const p = (i - 1) >> 1;
+      if (h[p]! >= h[i]!) break;
+      [h[i], h[p]] = [h[p]!, h[i]!];
+      i = p;
+    }
+  }
+}
+
+/**
+ * The page of matches nearest to (lat, lng): cells are visited by their lower
+ * bound of distance, and the visit stops collecting once the next cell cannot
+ * hold anything nearer than the last item the page needs (the largest of the
+ * `offset + limit` smallest distances so far). The total still counts every
+ * match (a filter pass, as the other sorts do).
+ */
+function nearest(cat: PreparedCatalog, query: ListingQuery, keep: (a: AdventureSummary) => boolean): { items: ListedAdventure[]; total: number } {
+  const lat = query.lat!;
+  const lng = query.lng!;
+  const needed = query.offset + query.limit;
+  const cells = cat.cells.map((c) => ({ c, bound: cellLowerBoundKm(lat, lng, c) })).sort((a, b) => a.bound - b.bound);
+  const found: ListedAdventure[] = [];
+  const kth = new SmallestK(needed);
+  let total = 0;
+  for (const { c, bound } of cells) {
+    const certain = kth.full && bound > kth.top;
+    for (const a of c.items) {
+      if (!keep(a)) continue;
+      total++;
+      if (certain) continue;
+      const distance_km = haversineKm(lat, lng, a.lat, a.lng);
+      found.push({ adventure: a, distance_km });
+      kth.add(distance_km);
+    }
+  }
+  found.sort(byDistance);
+  return { items: found.slice(query.offset, needed), total };
 }
