@@ -1,6 +1,8 @@
-import { readdirSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 
 /**
  * Bundles every Lambda entry under functions/ the way the CDK does
@@ -33,18 +35,20 @@ function group(input: string): string {
   return input.split('/').slice(0, 2).join('/');
 }
 
+/** The esbuild options the CDK's NodejsFunction uses for every function (infra/constructs/service-function.ts). */
+const AS_DEPLOYED: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'cjs',
+  minify: true,
+  write: false,
+  metafile: true,
+  logLevel: 'silent',
+};
+
 export async function bundleSize(entry: string): Promise<BundleSize> {
-  const r = await build({
-    entryPoints: [join(ROOT, entry)],
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'cjs',
-    minify: true,
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  });
+  const r = await build({ ...AS_DEPLOYED, entryPoints: [join(ROOT, entry)] });
   const out = Object.values((r.metafile as Metafile).outputs)[0]!;
   const byGroup = new Map<string, number>();
   for (const [input, v] of Object.entries(out.inputs)) byGroup.set(group(input), (byGroup.get(group(input)) ?? 0) + v.bytesInOutput);
@@ -52,16 +56,56 @@ export async function bundleSize(entry: string): Promise<BundleSize> {
     .map(([input, bytes]) => ({ input, bytes }))
     .sort((a, b) => b.bytes - a.bytes)
     .slice(0, 5);
-  return { entry, bytes: r.outputFiles[0]!.contents.length, top, code: r.outputFiles[0]!.text };
+  return { entry, bytes: r.outputFiles![0]!.contents.length, top, code: r.outputFiles![0]!.text };
+}
+
+/** A handler that only creates the SDK clients every function needs: what a cold start costs before our code. */
+const BARE_HANDLER = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+export const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+export const handler = async () => ({ statusCode: 200 });`;
+
+export async function bareHandlerCode(): Promise<string> {
+  const r = await build({ ...AS_DEPLOYED, stdin: { contents: BARE_HANDLER, resolveDir: ROOT, loader: 'ts' } });
+  return r.outputFiles![0]!.text;
+}
+
+/**
+ * The init time of a bundle: a fresh Node process loads it as Lambda does
+ * (module evaluation, top-level clients), median of `runs`, in ms.
+ */
+export function initMs(code: string, runs = 5): number {
+  const dir = mkdtempSync(join(tmpdir(), 'ptbs-init-'));
+  const file = join(dir, 'index.cjs');
+  writeFileSync(file, code);
+  const env = { ...process.env, AWS_REGION: 'eu-west-3', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', ACCESS_TABLE: 'a', DATA_TABLE: 'd' };
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const r = spawnSync(
+      process.execPath,
+      ['-e', `const t=process.hrtime.bigint();require(${JSON.stringify(file)});console.log(Number(process.hrtime.bigint()-t)/1e6)`],
+      { env, encoding: 'utf8' },
+    );
+    times.push(Number(r.stdout.trim()));
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
 }
 
 const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
 
 if (process.argv[1] === import.meta.filename) {
+  const withInit = process.argv.includes('--init');
+  const bare = withInit ? initMs(await bareHandlerCode()) : undefined;
   const rows = [];
   for (const entry of functionEntries()) rows.push(await bundleSize(entry));
   const width = Math.max(...rows.map((r) => r.entry.length));
-  for (const r of rows) console.log(`${r.entry.padEnd(width)}  ${kb(r.bytes).padStart(8)}   ${r.top.map((t) => `${t.input} ${kb(t.bytes)}`).join(', ')}`);
+  for (const r of rows) {
+    const ms = bare === undefined ? undefined : initMs(r.code);
+    const init = ms === undefined ? '' : `  init ${ms.toFixed(0).padStart(4)} ms (${(ms / bare!).toFixed(2)}x bare)`;
+    console.log(`${r.entry.padEnd(width)}  ${kb(r.bytes).padStart(8)}${init}   ${r.top.map((t) => `${t.input} ${kb(t.bytes)}`).join(', ')}`);
+  }
   const sizes = rows.map((r) => r.bytes).sort((a, b) => a - b);
   console.log(`\n${rows.length} functions: min ${kb(sizes[0]!)}, median ${kb(sizes[Math.floor(sizes.length / 2)]!)}, max ${kb(sizes.at(-1)!)}`);
+  if (bare !== undefined) console.log(`bare handler (SDK clients only): init ${bare.toFixed(0)} ms`);
 }
