@@ -35,8 +35,8 @@ function gridOf(summaries: AdventureSummary[]): Cell[] {
     const latMin = Math.floor(s.lat / CELL_DEGREES) * CELL_DEGREES;
     const lngMin = Math.floor(s.lng / CELL_DEGREES) * CELL_DEGREES;
     const key = `${latMin} ${lngMin}`;
-    let cell = cells.get(key);
-    if (!cell) cells.set(key, (cell = { latMin, lngMin, items: [] }));
+    const cell = cells.get(key) ?? { latMin, lngMin, items: [] };
+    cells.set(key, cell);
     cell.items.push(s);
   }
   return [...cells.values()];

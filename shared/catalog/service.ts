@@ -77,7 +77,7 @@ export async function availability(
   }
   const packs = a.rate_packs.filter((rp) => !q.rate_pack_id || rp.id === q.rate_pack_id);
   if (q.rate_pack_id && packs.length === 0) throw notFound('Rate pack', q.rate_pack_id);
-  // biome-ignore lint/complexity/useMathMinMax: ISO dates compare as strings; Math.max would coerce them to NaN.
+  // ISO dates compare as strings (Math.max would coerce them to NaN).
   const start = from < today ? today : from;
   const data: AvailabilityView['data'] = [];
   if (a.active && start <= to) {
