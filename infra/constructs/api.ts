@@ -63,7 +63,10 @@ export class ApiConstruct extends Construct {
     // Writes do the most work (transactions, signatures, e-mail): each write route has its own, lower ceiling.
     stage.routeSettings = Object.fromEntries(
       // A JSON map in CloudFormation: its keys keep the CloudFormation casing.
-      ROUTE_LIST.filter((r) => r.write).map((r) => [`${r.method} ${r.path}`, { ThrottlingBurstLimit: THROTTLE.write.burst, ThrottlingRateLimit: THROTTLE.write.rate }]),
+      ROUTE_LIST.filter((r) => r.write).map((r) => [
+        `${r.method} ${r.path}`,
+        { ThrottlingBurstLimit: THROTTLE.write.burst, ThrottlingRateLimit: THROTTLE.write.rate },
+      ]),
     );
 
     for (const route of ROUTE_LIST) {

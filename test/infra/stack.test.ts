@@ -141,7 +141,8 @@ describe('CDK stack', () => {
     expect(stage.Properties.DefaultRouteSettings).toEqual({ ThrottlingBurstLimit: THROTTLE.stage.burst, ThrottlingRateLimit: THROTTLE.stage.rate });
     const writes = ROUTE_LIST.filter((r) => r.write);
     expect(Object.keys(stage.Properties.RouteSettings).sort()).toEqual(writes.map((r) => `${r.method} ${r.path}`).sort());
-    for (const s of Object.values(stage.Properties.RouteSettings)) expect(s).toEqual({ ThrottlingBurstLimit: THROTTLE.write.burst, ThrottlingRateLimit: THROTTLE.write.rate });
+    for (const s of Object.values(stage.Properties.RouteSettings))
+      expect(s).toEqual({ ThrottlingBurstLimit: THROTTLE.write.burst, ThrottlingRateLimit: THROTTLE.write.rate });
   });
 
   it('never enables fault injection, local webhooks or scaled retry waits in AWS', () => {
