@@ -172,9 +172,7 @@ describe('webhook endpoints', () => {
     const seen = hits[0]!.headers['x-service-delivery-id']!;
     const detail = (await api('GET', `/webhooks/deliveries/${seen}`, { key: p.test_key })).body;
     expect(detail).toMatchObject({ id: results[0].delivery_id, test_send: true, last_attempt_id: seen });
-    expect(detail.attempt_log).toEqual([
-      expect.objectContaining({ id: seen, number: 1, http_status: 200, error: null, result: 'SUCCEEDED' }),
-    ]);
+    expect(detail.attempt_log).toEqual([expect.objectContaining({ id: seen, number: 1, http_status: 200, error: null, result: 'SUCCEEDED' })]);
 
     // A failing test send is recorded FAILED and never retried (nor dead-lettered).
     const failPath = `/always-fail/test-${randomUUID().slice(0, 8)}`;
