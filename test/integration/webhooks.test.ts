@@ -205,6 +205,9 @@ describe('event delivery', () => {
       test: true,
       data: { booking_number: b.booking_number, partner_reference: b.partner_reference, status: 'CONFIRMED' },
     });
+    // The real payload has exactly the fields its schema (and the test-send example) has.
+    expect(EVENT_PAYLOADS['booking.confirmed'].safeParse(envelope.data).success, got.raw).toBe(true);
+    expect(got.headers['x-service-delivery-attempt']).toBe('1');
     expect(got.headers['x-service-signature']).toBe(createHmac('sha256', e.signing_secret).update(got.raw, 'utf8').digest('hex'));
     expect(got.headers['x-service-event-id']).toBe(envelope.id);
     expect(got.headers['x-service-event-type']).toBe('booking.confirmed');
