@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { type Seal, unsealed } from '../db/client';
 import type { EventType } from '../events/types';
 import { ApiError, notFound } from '../kernel/errors';
-import type { Tenant } from '../kernel/tenant';
+import type { Env, Tenant } from '../kernel/tenant';
 import type { EndpointRecord } from './model';
 import { checkWebhookUrl } from './ssrf';
 import { type EndpointPatch, MAX_ENDPOINTS, webhookStore } from './store';
@@ -78,4 +78,27 @@ export async function updateEndpoint(
 export async function deleteEndpoint(t: Tenant, id: string, seal: Seal<{ id: string; deleted: true }> = unsealed) {
   if (!(await webhookStore.deleteEndpoint(t.partnerId, t.env, id, seal))) throw notFound('Webhook endpoint', id);
   return { id, deleted: true as const };
+}
+
+/**
+ * Writes the subscription index items of every ACTIVE endpoint of these
+ * partners (`webhooks:reindex`): once after deploying the index, for the
+ * endpoints created before it. Idempotent; an endpoint changed meanwhile is
+ * read again.
+ */
+export async function reindexSubscriptions(partnerIds: string[]): Promise<{ partners: number; endpoints: number }> {
+  let endpoints = 0;
+  for (const partnerId of partnerIds) {
+    for (const env of ['live', 'test'] as Env[]) {
+      for (const listed of await webhookStore.listEndpoints(partnerId, env)) {
+        let e: EndpointRecord | undefined = listed;
+        for (let attempt = 0; e && !(await webhookStore.indexSubscriptions(e)); attempt++) {
+          if (attempt >= 5) throw new Error(`endpoint ${listed.id} kept changing while it was indexed`);
+          e = await webhookStore.getEndpoint(partnerId, env, listed.id);
+        }
+        if (e?.status === 'ACTIVE') endpoints++;
+      }
+    }
+  }
+  return { partners: partnerIds.length, endpoints };
 }

@@ -233,6 +233,31 @@ export function makeWebhookStore(table: Table = dataTable) {
     },
 
     /**
+     * Writes the subscription items of the endpoint as read (an endpoint
+     * created before the index existed), if it is still unchanged: false when
+     * it changed meanwhile (read it again).
+     */
+    async indexSubscriptions(e: EndpointRecord): Promise<boolean> {
+      const cancelled = await transact(
+        table.client,
+        {
+          endpoint: {
+            ConditionCheck: {
+              TableName: TableName(),
+              Key: webhookKeys.endpoint(e.partner_id, e.env, e.id),
+              ConditionExpression: 'updated_at = :u',
+              ExpressionAttributeValues: { ':u': e.updated_at },
+            },
+          },
+        },
+        subscribedTypes(e).map((type) => subscriptionPut(e, type)),
+      );
+      if (!cancelled) return true;
+      if (cancelled.failed('endpoint') || cancelled.conflict) return false;
+      throw new Error(`subscription indexing was cancelled (${cancelled.codes.join(', ')})`);
+    },
+
+    /**
      * The partners with an ACTIVE endpoint subscribed to `eventType` in `env`
      * (one Query of the subscription index), optionally only `partnerId`.
      */

@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readRuntime } from '../../infra/local/stack';
 import { eventKeys } from '../../shared/events/keys';
@@ -100,6 +100,31 @@ describe('webhook endpoints', () => {
     const badType = await write('POST', '/webhooks', p.test_key, { url: `${base}/ok/x`, event_types: ['booking.exploded'] });
     expect(badType.status).toBe(400);
     expect(badType.body.details.errors[0].field).toBe('event_types.0');
+  });
+
+  it('keeps the subscription index with the endpoint (create, change, disable, delete); webhooks:reindex writes it for older endpoints', async () => {
+    const p = await newPartner();
+    const e = await endpoint(p.test_key, '/ok/index', ['adventure.unavailable', 'booking.confirmed']);
+    const { ddb, dataTable } = testDb();
+    const indexed = async (type: string) =>
+      !!(await ddb.send(new GetCommand({ TableName: dataTable, Key: webhookKeys.subscription('test', type, p.partner_id, e.id), ConsistentRead: true }))).Item;
+    expect([await indexed('adventure.unavailable'), await indexed('booking.confirmed'), await indexed('booking.cancelled')]).toEqual([true, true, false]);
+    // An endpoint from before the index: its items are missing until webhooks:reindex.
+    for (const type of ['adventure.unavailable', 'booking.confirmed'])
+      await ddb.send(new DeleteCommand({ TableName: dataTable, Key: webhookKeys.subscription('test', type, p.partner_id, e.id) }));
+    expect(await indexed('adventure.unavailable')).toBe(false);
+    const re = await admin(['webhooks:reindex', '--json']);
+    expect(re.code, re.stderr).toBe(0);
+    expect(re.json.endpoints).toBeGreaterThanOrEqual(1);
+    expect([await indexed('adventure.unavailable'), await indexed('booking.confirmed')]).toEqual([true, true]);
+    await write('PATCH', `/webhooks/${e.id}`, p.test_key, { event_types: ['booking.cancelled', 'booking.confirmed'] });
+    expect([await indexed('adventure.unavailable'), await indexed('booking.confirmed'), await indexed('booking.cancelled')]).toEqual([false, true, true]);
+    await write('PATCH', `/webhooks/${e.id}`, p.test_key, { status: 'DISABLED' });
+    expect([await indexed('booking.confirmed'), await indexed('booking.cancelled')]).toEqual([false, false]);
+    await write('PATCH', `/webhooks/${e.id}`, p.test_key, { status: 'ACTIVE' });
+    expect([await indexed('booking.confirmed'), await indexed('booking.cancelled')]).toEqual([true, true]);
+    await write('DELETE', `/webhooks/${e.id}`, p.test_key);
+    expect([await indexed('booking.confirmed'), await indexed('booking.cancelled')]).toEqual([false, false]);
   });
 
   it('refuses URLs that are not HTTPS or point at private, loopback, link-local or reserved addresses', async () => {
