@@ -452,7 +452,55 @@ describe('event delivery', () => {
     expect(again).toHaveLength(2);
     expect(again[1]!.headers['x-service-event-id']).toBe(first.headers['x-service-event-id']);
     expect(again[1]!.headers['x-service-delivery-id']).not.toBe(first.headers['x-service-delivery-id']);
+    // Both attempt ids the receiver saw resolve to the delivery, which lists both attempts.
+    for (const h of again) {
+      const r = await until(
+        async () => (await api('GET', `/webhooks/deliveries/${h.headers['x-service-delivery-id']}`, { key: p.test_key })).body,
+        (x) => x?.status === 'DELIVERED',
+      );
+      expect(r.id).toBe(d.id);
+      expect(r.attempt_log.map((a: { id: string }) => a.id)).toEqual(again.map((x) => x.headers['x-service-delivery-id']));
+    }
     void e;
+  });
+
+  it('a test send whose request died before recording is closed FAILED by the sweeper, without sending again', async () => {
+    const p = await newPartner();
+    const path = `/ok/test-died-${randomUUID().slice(0, 8)}`;
+    const e = await endpoint(p.test_key, path);
+    const sent = await write('POST', `/webhooks/${e.id}/test`, p.test_key);
+    expect(sent.body.delivered).toBe(true);
+    // Stage what a request killed between sending and recording leaves: claimed long ago, nothing recorded.
+    const { ddb, dataTable } = testDb();
+    const past = new Date(Date.now() - 10 * 60_000).toISOString();
+    await ddb.send(
+      new UpdateCommand({
+        TableName: dataTable,
+        Key: webhookKeys.delivery(sent.body.delivery_id),
+        UpdateExpression: 'SET #s = :p, attempts = :z, claim_until = :old, next_attempt_at = :past, gsi2pk = :g, gsi2sk = :gs',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':p': 'PENDING',
+          ':z': 0,
+          ':old': Date.now() - 1000,
+          ':past': past,
+          ':g': webhookKeys.pendingPartition,
+          ':gs': webhookKeys.pending(past, sent.body.delivery_id).gsi2sk,
+        },
+      }),
+    );
+    expect((await admin(['webhooks:sweep', '--json'])).json.deliveries).toBeGreaterThanOrEqual(1);
+    const closed = await until(
+      async () => (await api('GET', `/webhooks/deliveries/${sent.body.delivery_id}`, { key: p.test_key })).body,
+      (x) => x?.status === 'FAILED',
+    );
+    expect(closed).toMatchObject({
+      status: 'FAILED',
+      test_send: true,
+      last_error: 'test send interrupted before its result was recorded',
+      dead_lettered_at: null,
+    });
+    expect(at(path)).toHaveLength(1);
   });
 
   it('concurrent workers never send the same attempt twice', async () => {
