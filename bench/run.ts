@@ -276,6 +276,7 @@ const spread = await bookAll(
 // Webhooks: 1 000 events to a local receiver, dispatch delay from event record to receipt; then a receiver failing half the time.
 const { createServer } = await import('node:http');
 const { recordEvent } = await import('../shared/events/record');
+const { exampleData } = await import('../shared/webhooks/examples');
 const { publishEvents } = await import('../shared/webhooks/queue');
 const { batchWrite } = await import('../shared/db/batch');
 const { dataTable } = await import('../shared/db/client');
@@ -310,7 +311,7 @@ async function webhookRun(path: string) {
   await expectOk(r, 'create webhook');
   receipts.clear();
   const events = Array.from({ length: EVENTS }, () =>
-    recordEvent(hooksPartner.partner.partner_id, 'test', 'booking.confirmed', { booking_number: 'PTB-BENC-HMRK', status: 'CONFIRMED' }),
+    recordEvent(hooksPartner.partner.partner_id, 'test', 'booking.confirmed', exampleData('booking.confirmed')),
   );
   const createdAt = new Map(events.map((e) => [e.event.id, Date.parse(e.event.created_at)]));
   const t = Date.now();

@@ -72,8 +72,28 @@ export function scheduledEvent(job: JobDef, time: Date) {
   };
 }
 
+/**
+ * Runs one job as its rule would. Quiet by default: a job that runs and
+ * succeeds prints nothing (the sweeper runs every 5 minutes); its start and
+ * end are printed only when `verbose` (LOG_LEVEL INFO or DEBUG). A failure is
+ * always printed.
+ */
+export async function runJob(job: JobDef, at: Date, log: (line: string) => void, verbose = false): Promise<void> {
+  if (verbose) log(`[cron] ${job.id} starts (${job.schedule})`);
+  try {
+    const h = await loadHandler(job.handler);
+    await h(scheduledEvent(job, at), lambdaContext(job.id, 900_000));
+    if (verbose) log(`[cron] ${job.id} done`);
+  } catch (e) {
+    log(`[cron] ${job.id} failed: ${(e as Error).message}`);
+  }
+}
+
+/** Whether a log level shows the job runner's start and end lines. */
+export const verboseLevel = (level: string | undefined) => ['DEBUG', 'INFO', 'TRACE'].includes((level ?? '').toUpperCase());
+
 /** Ticks at every UTC minute and runs the jobs whose cron matches. */
-export function startCron(jobs: JobDef[], log: (line: string) => void) {
+export function startCron(jobs: JobDef[], log: (line: string) => void, verbose = false) {
   const matchers = jobs.map((j) => ({ job: j, cron: parseCron(j.schedule) }));
   let timer: NodeJS.Timeout | undefined;
   const running = new Set<Promise<unknown>>();
@@ -85,12 +105,7 @@ export function startCron(jobs: JobDef[], log: (line: string) => void) {
     const t = new Date(Math.floor(Date.now() / 60_000) * 60_000);
     for (const { job, cron } of matchers) {
       if (!cron.matches(t)) continue;
-      log(`[cron] ${job.id} starts (${job.schedule})`);
-      const p = loadHandler(job.handler)
-        .then((h) => h(scheduledEvent(job, t), lambdaContext(job.id, 900_000)))
-        .then(() => log(`[cron] ${job.id} done`))
-        .catch((e: Error) => log(`[cron] ${job.id} failed: ${e.message}`))
-        .finally(() => running.delete(p));
+      const p = runJob(job, t, log, verbose).finally(() => running.delete(p));
       running.add(p);
     }
     schedule();

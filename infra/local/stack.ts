@@ -10,7 +10,7 @@ import { TABLES } from '../../shared/db/tables';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { startApiGateway } from './api-gateway';
-import { startCron } from './cron';
+import { startCron, verboseLevel } from './cron';
 import { ROOT } from './lambda';
 import { provisionBuckets, provisionQueues, provisionTables } from './provision';
 import { startScheduler } from './scheduler';
@@ -188,7 +188,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
         stops.push(p.stop);
       }
     }
-    const cron = startCron(JOBS, log);
+    const cron = startCron(JOBS, log, verboseLevel(env.POWERTOOLS_LOG_LEVEL));
     stops.push(cron.stop);
 
     const api: Server = await startApiGateway(opts.port);

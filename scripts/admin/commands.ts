@@ -242,6 +242,18 @@ export const COMMANDS: Record<string, Command> = {
       return { json: r, text: `Re-driven: ${r.events} event(s), ${r.deliveries} delivery(ies).` };
     },
   },
+  'webhooks:reindex': {
+    usage: 'webhooks:reindex',
+    description:
+      'Write the webhook subscription index (who gets adventure.unavailable) for every ACTIVE endpoint of every partner. Run once after deploying the version that introduced it; idempotent.',
+    flags: z.object({}),
+    async run() {
+      const { reindexSubscriptions } = await import('../../shared/webhooks/endpoints');
+      const partners = await (await repo()).listPartners();
+      const r = await reindexSubscriptions(partners.map((p) => p.partner_id));
+      return { json: r, text: `Indexed ${r.endpoints} active endpoint(s) of ${r.partners} partner(s).` };
+    },
+  },
   'key:issue': {
     usage: 'key:issue --partner ID --member MEMBER_ID --env live|test [--expires-at ISO_DATE_TIME]',
     description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',

@@ -1,4 +1,5 @@
 import { inventoryStore } from '../catalog/inventory';
+import { soldOutCleared } from '../catalog/unavailable';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { backoff } from '../db/retry';
 import { recordEvent } from '../events/record';
@@ -70,7 +71,8 @@ export async function cancelBooking(
         booking: bookingStore.cancel(b.booking_number, cancellation, now),
         seats: inventoryStore.releaseSeats(b.inventory, b.rate_pack.id, slot, b.travelers.length),
       },
-      [event.item],
+      // Seats are free again: the slot's next sell-out is announced anew.
+      [event.item, soldOutCleared(b.inventory, b.adventure.id, b.rate_pack.id, slot)],
       seal.items(result),
     );
     if (!cancelled) {

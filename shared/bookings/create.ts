@@ -2,10 +2,12 @@ import { inventoryStore } from '../catalog/inventory';
 import { catalogScopes } from '../catalog/scopes';
 import { checkSlot } from '../catalog/slots';
 import { catalogStore } from '../catalog/store';
+import { announceIfSoldOut } from '../catalog/unavailable';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { backoff } from '../db/retry';
 import { recordEvent } from '../events/record';
 import { ApiError } from '../kernel/errors';
+import { logger } from '../kernel/logger';
 import { toMinor } from '../kernel/money';
 import type { Tenant } from '../kernel/tenant';
 import type { QuoteRecord } from '../quotes/model';
@@ -138,9 +140,21 @@ export async function createBooking(t: Tenant, input: CreateBookingInput, seal: 
       seal.items(booking),
     );
     if (!cancelled) {
-      await publishEvents([event.ref]);
-      // Sent before answering: a Lambda is frozen once it has responded.
-      await notify(booking, 'confirmed');
+      // Sent before answering (a Lambda is frozen once it has responded), side by side: the fan-out nudge,
+      // the confirmation e-mail, and the sell-out announcement if this booking took the slot's last seat.
+      const soldOut = announceIfSoldOut(
+        {
+          inventory: quote.inventory,
+          env: t.env,
+          partnerId: t.partnerId,
+          adventure: { id: quote.adventure_id, slug: quote.adventure_slug },
+          ratePackId: quote.rate_pack_id,
+          slot,
+          capacity: slot.capacity,
+        },
+        now,
+      ).catch((e: Error) => logger.warn('sell-out announcement failed', { error: e.message, rate_pack_id: quote.rate_pack_id }));
+      await Promise.all([publishEvents([event.ref]), notify(booking, 'confirmed'), soldOut]);
       return booking;
     }
     if (cancelled.failed('quote')) {

@@ -57,6 +57,42 @@ export function makeInventoryStore(table: Table = dataTable) {
       };
     },
 
+    /** There is no seat left on the slot (a transaction's condition: a sell-out is announced only while it lasts). */
+    soldOutCheck(inventory: string, ratePackId: string, slot: SlotRef, capacity: number): TransactItem {
+      return {
+        ConditionCheck: {
+          TableName: table.name(),
+          Key: inventoryKeys.row(inventory, ratePackId, slot),
+          ConditionExpression: 'sold >= :cap',
+          ExpressionAttributeValues: { ':cap': capacity },
+        },
+      };
+    },
+
+    /** The generation of an unavailability marker (see inventoryKeys.unavailable), if it exists. */
+    async marker(inventory: string, adventureId: string, subject: string): Promise<string | undefined> {
+      const r = await table.client.send(
+        new GetCommand({ TableName: table.name(), Key: inventoryKeys.unavailable(inventory, adventureId, subject), ConsistentRead: true }),
+      );
+      return r.Item?.generation as string | undefined;
+    },
+
+    /** A new unavailability marker; fails if one exists (a concurrent announcement). */
+    putMarker(inventory: string, adventureId: string, subject: string, generation: string, reason: string, at: string): TransactItem {
+      return {
+        Put: {
+          TableName: table.name(),
+          Item: { ...inventoryKeys.unavailable(inventory, adventureId, subject), type: 'unavailability', generation, reason, at },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      };
+    },
+
+    /** Removes an unavailability marker (nothing if there is none): the next occasion will be announced. */
+    deleteMarker(inventory: string, adventureId: string, subject: string): TransactItem {
+      return { Delete: { TableName: table.name(), Key: inventoryKeys.unavailable(inventory, adventureId, subject) } };
+    },
+
     /** Closes a slot to sale. */
     close(inventory: string, ratePackId: string, slot: SlotRef): TransactItem {
       return {

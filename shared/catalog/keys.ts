@@ -43,4 +43,16 @@ export const inventoryKeys = {
   row: (inventory: string, ratePackId: string, s: SlotRef) => ({ pk: inventoryKeys.partition(inventory, ratePackId), sk: inventoryKeys.slot(s) }),
   /** Sort-key bounds of the slots between two dates, inclusive. */
   dateRange: (from: string, to: string) => ({ from, to: `${to}#~` }),
+  /**
+   * Markers of what stopped being sellable in an inventory and was announced
+   * (adventure.unavailable), one partition per adventure. A marker's
+   * generation names the occasion, so re-running an announcement records
+   * nothing twice; removing the marker (a cancellation that frees seats, an
+   * import that sells the adventure again) lets the next occasion be announced.
+   */
+  unavailable: (inventory: string, adventureId: string, subject: string) => ({ pk: `UNAV#${inventory}#${adventureId}`, sk: subject }),
+  withdrawnSubject: 'WITHDRAWN',
+  ratePackRemovedSubject: (ratePackId: string) => `RP_REMOVED#${ratePackId}`,
+  slotClosedSubject: (ratePackId: string, s: SlotRef) => `CLOSED#${ratePackId}#${inventoryKeys.slot(s)}`,
+  soldOutSubject: (ratePackId: string, s: SlotRef) => `SOLD_OUT#${ratePackId}#${inventoryKeys.slot(s)}`,
 };

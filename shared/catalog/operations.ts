@@ -1,38 +1,28 @@
 import { accessStore } from '../access/store';
 import { dataTable, type TransactItem, transact } from '../db/client';
-import { type RecordedEvent, recordEvent } from '../events/record';
-import type { Env } from '../kernel/tenant';
-import { type OpenQuote, quoteStore } from '../quotes/store';
-import { publishEvents } from '../webhooks/queue';
+import type { RecordedEvent } from '../events/record';
 import { type AdventureInput, CatalogFile } from './import-format';
 import { inventoryStore } from './inventory';
 import { type CatalogScope, inventoryKeys, PROD } from './keys';
 import { catalogStore } from './store';
+import { announceUnavailable, commitAnnouncement, fixedUnit, recipientsOf, type Unavailability, unavailableEvents } from './unavailable';
 
 export type Progress = (line: string) => void;
 
-/** One adventure.unavailable event per partner and environment concerned (holding open quotes). */
-function unavailableEvents(quotes: OpenQuote[], data: Record<string, unknown>): RecordedEvent[] {
-  const byTenant = new Map<string, OpenQuote[]>();
-  for (const q of quotes) byTenant.set(`${q.partner_id} ${q.env}`, [...(byTenant.get(`${q.partner_id} ${q.env}`) ?? []), q]);
-  // The payload names at most 100 quotes (quote_count has them all): an event stays far below DynamoDB's 400 KB.
-  return [...byTenant.values()].map((qs) =>
-    recordEvent(qs[0]!.partner_id, qs[0]!.env as Env, 'adventure.unavailable', {
-      ...data,
-      quote_ids: qs.slice(0, 100).map((q) => q.id),
-      quote_count: qs.length,
-    }),
-  );
-}
+/** Production: every partner subscribed to adventure.unavailable in live hears of it. */
+const live = (adventure: { id: string; slug: string }, rest: Pick<Unavailability, 'ratePackId' | 'slot' | 'reason'>): Unavailability => ({
+  inventory: inventoryKeys.live,
+  env: 'live',
+  adventure,
+  ...rest,
+});
 
-/** Writes a change with its events; beyond 100 items the events go in follow-up transactions. Then nudges their fan-out. */
-async function commitWithEvents(change: TransactItem[], events: RecordedEvent[]) {
-  const items = [...change, ...events.map((e) => e.item)];
+/** Unconditional writes (marker removals), 100 per transaction. */
+async function writeAll(items: TransactItem[]) {
   for (let i = 0; i < items.length; i += 100) {
     const cancelled = await transact(dataTable.client, {}, items.slice(i, i + 100));
     if (cancelled) throw new Error(`catalog change was cancelled (${cancelled.codes.join(', ')})`);
   }
-  await publishEvents(events.map((e) => e.ref));
 }
 
 export class CatalogFileError extends Error {}
@@ -64,31 +54,30 @@ export async function importCatalog(raw: unknown, progress: Progress = () => und
     return old.rate_packs.filter((rp) => !kept.has(rp.id)).map((rp) => ({ adventure: old, ratePackId: rp.id }));
   });
   const renamed = existing.filter((old) => newById.has(old.id) && newById.get(old.id)!.slug !== old.slug);
+  // Sold again: an adventure back on sale, or a rate pack back in its adventure, will be announced again when it next stops.
+  const reactivated = adventures.filter((a) => a.active && existing.some((e) => e.id === a.id && !e.active));
+  const packsBack = existing.flatMap((old) => {
+    const now = newById.get(old.id);
+    if (!now) return [];
+    const had = new Set(old.rate_packs.map((rp) => rp.id));
+    return now.rate_packs.filter((rp) => !had.has(rp.id)).map((rp) => ({ adventureId: old.id, ratePackId: rp.id }));
+  });
   progress(`importing ${adventures.length} adventures (${adventures.reduce((n, a) => n + a.rate_packs.length, 0)} rate packs)`);
   await catalogStore.putAdventures(PROD, [...adventures, ...withdrawn]);
   await catalogStore.deleteContent(PROD, { slugs: renamed.map((a) => a.slug), ratePackIds: removedPacks.map((r) => r.ratePackId) });
+  await writeAll([
+    ...reactivated.map((a) => inventoryStore.deleteMarker(inventoryKeys.live, a.id, inventoryKeys.withdrawnSubject)),
+    ...packsBack.map((p) => inventoryStore.deleteMarker(inventoryKeys.live, p.adventureId, inventoryKeys.ratePackRemovedSubject(p.ratePackId))),
+  ]);
   for (const r of removedPacks) {
-    const quotes = await quoteStore.openOn(inventoryKeys.live, r.adventure.id, { ratePackId: r.ratePackId });
-    await commitWithEvents(
-      [],
-      unavailableEvents(quotes, {
-        adventure_id: r.adventure.id,
-        adventure_slug: r.adventure.slug,
-        rate_pack_id: r.ratePackId,
-        date: null,
-        start_time: null,
-        reason: 'RATE_PACK_REMOVED',
-      }),
-    );
+    await announceUnavailable(live(r.adventure, { ratePackId: r.ratePackId, slot: null, reason: 'RATE_PACK_REMOVED' }), {
+      marker: inventoryKeys.ratePackRemovedSubject(r.ratePackId),
+    });
   }
   const meta = await catalogStore.rebuildIndex(PROD);
   progress(`index version ${meta.version}: ${meta.adventure_count} adventures in ${meta.chunk_count} chunks`);
   for (const a of [...withdrawn, ...newlyInactive]) {
-    const quotes = await quoteStore.openOn(inventoryKeys.live, a.id);
-    await commitWithEvents(
-      [],
-      unavailableEvents(quotes, { adventure_id: a.id, adventure_slug: a.slug, rate_pack_id: null, date: null, start_time: null, reason: 'WITHDRAWN' }),
-    );
+    await announceUnavailable(live(a, { ratePackId: null, slot: null, reason: 'WITHDRAWN' }), { marker: inventoryKeys.withdrawnSubject });
   }
   let sandbox = await catalogStore.currentSandboxScope();
   if (!sandbox) {
@@ -102,13 +91,12 @@ export async function importCatalog(raw: unknown, progress: Progress = () => und
 export async function withdrawAdventure(slug: string) {
   const a = await catalogStore.adventure(PROD, slug);
   if (!a) throw new CatalogFileError(`no adventure '${slug}' in production`);
-  const quotes = await quoteStore.openOn(inventoryKeys.live, a.id);
-  await commitWithEvents(
-    catalogStore.adventurePuts(PROD, { ...a, active: false }),
-    unavailableEvents(quotes, { adventure_id: a.id, adventure_slug: slug, rate_pack_id: null, date: null, start_time: null, reason: 'WITHDRAWN' }),
-  );
+  const events = await announceUnavailable(live(a, { ratePackId: null, slot: null, reason: 'WITHDRAWN' }), {
+    marker: inventoryKeys.withdrawnSubject,
+    change: catalogStore.adventurePuts(PROD, { ...a, active: false }),
+  });
   await catalogStore.rebuildIndex(PROD);
-  return { slug, active: false, events: new Set(quotes.map((q) => `${q.partner_id} ${q.env}`)).size };
+  return { slug, active: false, events };
 }
 
 /** Closes one production slot to sale, with its events in the same transaction. */
@@ -116,19 +104,11 @@ export async function closeSlot(ratePackId: string, date: string, startTime: str
   const rp = await catalogStore.ratePack(PROD, ratePackId);
   if (!rp) throw new CatalogFileError(`no rate pack ${ratePackId} in production`);
   const slot = { date, start_time: startTime };
-  const quotes = await quoteStore.openOn(inventoryKeys.live, rp.adventure.id, { slotKey: inventoryKeys.slot(slot), ratePackId });
-  await commitWithEvents(
-    [inventoryStore.close(inventoryKeys.live, ratePackId, slot)],
-    unavailableEvents(quotes, {
-      adventure_id: rp.adventure.id,
-      adventure_slug: rp.adventure.slug,
-      rate_pack_id: ratePackId,
-      date,
-      start_time: startTime,
-      reason: 'SLOT_CLOSED',
-    }),
-  );
-  return { rate_pack_id: ratePackId, date, start_time: startTime, closed: true, events: new Set(quotes.map((q) => q.partner_id)).size };
+  const events = await announceUnavailable(live(rp.adventure, { ratePackId, slot, reason: 'SLOT_CLOSED' }), {
+    marker: inventoryKeys.slotClosedSubject(ratePackId, slot),
+    change: [inventoryStore.close(inventoryKeys.live, ratePackId, slot)],
+  });
+  return { rate_pack_id: ratePackId, date, start_time: startTime, closed: true, events };
 }
 
 function sellableIds(adventures: AdventureInput[]) {
@@ -138,9 +118,11 @@ function sellableIds(adventures: AdventureInput[]) {
 /**
  * The weekly sandbox refresh: one new snapshot of production, then every
  * tenant is moved to it (their sandbox quotes, bookings, inventory and
- * idempotency keys live outside the snapshot and survive). Tenants holding
- * open quotes on adventures that are no longer sellable get an
- * adventure.unavailable event in the same transaction as their move.
+ * idempotency keys live outside the snapshot and survive). A tenant
+ * subscribed to adventure.unavailable in the sandbox gets one per adventure
+ * that is no longer sellable for it, committed with its move (the move last,
+ * so a run that fails half-way is redone whole, and the event ids, derived
+ * from the catalog the tenant leaves, record nothing twice).
  */
 export async function refreshSandboxes(progress: Progress = () => undefined, now = new Date()) {
   // Tenants without a pointer of their own browse the snapshot that was current until now.
@@ -159,23 +141,17 @@ export async function refreshSandboxes(progress: Progress = () => undefined, now
       if (!oldContent.has(previous)) oldContent.set(previous, sellableIds(await catalogStore.allAdventures(previous)));
       gone = [...oldContent.get(previous)!.values()].filter((a) => !fresh.has(a.id));
     }
-    const recorded: RecordedEvent[] = [];
-    for (const a of gone) {
-      const quotes = await quoteStore.openOn(inventoryKeys.sandbox(partner.partner_id), a.id, { now });
-      recorded.push(
-        ...unavailableEvents(quotes, {
-          adventure_id: a.id,
-          adventure_slug: a.slug,
-          rate_pack_id: null,
-          date: null,
-          start_time: null,
-          reason: 'SANDBOX_REFRESH',
-        }),
-      );
-    }
-    events += recorded.length;
     try {
-      await commitWithEvents([accessStore.sandboxCatalogItem(partner.partner_id, snapshot, now)], recorded);
+      const recorded: RecordedEvent[] = [];
+      const tenant = { inventory: inventoryKeys.sandbox(partner.partner_id), env: 'test' as const, tenant: partner.partner_id };
+      const recipients = gone.length ? await recipientsOf(tenant) : [];
+      for (const a of gone) {
+        const u: Unavailability = { ...tenant, adventure: a, ratePackId: null, slot: null, reason: 'SANDBOX_REFRESH' };
+        recorded.push(...(await unavailableEvents(u, recipients, previous!, now)));
+      }
+      const r = await commitAnnouncement([], recorded, [fixedUnit('move', [accessStore.sandboxCatalogItem(partner.partner_id, snapshot, now)])]);
+      if (r.failed) throw new Error(`the ${r.failed} was refused`);
+      events += r.written.length;
       progress(`refreshed ${i + 1}/${partners.length} tenants (${partner.name})`);
     } catch (e) {
       // One tenant's failure does not stop the others; the next run retries it.

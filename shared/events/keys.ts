@@ -8,4 +8,6 @@ export const eventKeys = {
   /** gsi1 (sparse): events not yet fanned out, oldest first; removed once dispatched. */
   pendingPartition: 'EVENTS#PENDING',
   pending: (createdAt: string, id: string) => ({ gsi1pk: eventKeys.pendingPartition, gsi1sk: `${createdAt}#${id}` }),
+  /** An event recorded under a deterministic id (an announcement): its once-marker refuses a second recording. */
+  once: (id: string) => ({ pk: `EVONCE#${id}`, sk: 'ONCE' }),
 };

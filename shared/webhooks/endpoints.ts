@@ -1,16 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type Seal, unsealed } from '../db/client';
-import type { EventEnvelope, EventType } from '../events/types';
+import type { EventType } from '../events/types';
 import { ApiError, notFound } from '../kernel/errors';
-import type { Tenant } from '../kernel/tenant';
+import type { Env, Tenant } from '../kernel/tenant';
 import type { EndpointRecord } from './model';
-import { sendAttempt } from './sender';
 import { checkWebhookUrl } from './ssrf';
 import { type EndpointPatch, MAX_ENDPOINTS, webhookStore } from './store';
 import { endpointView } from './views';
 
 export { MAX_ENDPOINTS } from './store';
-export const TEST_SEND_TIMEOUT_MS = 8_000;
 
 async function vetUrl(url: string) {
   const c = await checkWebhookUrl(url);
@@ -82,30 +80,25 @@ export async function deleteEndpoint(t: Tenant, id: string, seal: Seal<{ id: str
   return { id, deleted: true as const };
 }
 
-/** Sends a synthetic signed event (test: true) to the endpoint now and reports what it answered. */
-export async function testEndpoint(t: Tenant, id: string, now = new Date()) {
-  const e = await getEndpoint(t, id);
-  const event: EventEnvelope = {
-    id: randomUUID(),
-    type: (e.event_types[0] ?? 'booking.confirmed') as EventType,
-    created_at: now.toISOString(),
-    test: true,
-    data: { synthetic: true, endpoint_id: e.id, message: 'A test event sent from POST /webhooks/{id}/test.' },
-  };
-  const deliveryId = randomUUID();
-  // Shorter than the delivery timeout so the answer always fits in the route's time.
-  const r = await sendAttempt(
-    { url: e.url, secret: e.signing_secret, body: JSON.stringify(event), eventId: event.id, eventType: event.type, deliveryId },
-    TEST_SEND_TIMEOUT_MS,
-  );
-  if (r.http_status !== null) await webhookStore.recordEndpointStatus(t.partnerId, t.env, id, r.http_status, new Date().toISOString());
-  return {
-    event_id: event.id,
-    event_type: event.type,
-    delivery_id: deliveryId,
-    delivered: r.delivered,
-    http_status: r.http_status,
-    response_time_ms: r.response_time_ms,
-    error: r.error,
-  };
+/**
+ * Writes the subscription index items of every ACTIVE endpoint of these
+ * partners (`webhooks:reindex`): once after deploying the index, for the
+ * endpoints created before it. Idempotent; an endpoint changed meanwhile is
+ * read again.
+ */
+export async function reindexSubscriptions(partnerIds: string[]): Promise<{ partners: number; endpoints: number }> {
+  let endpoints = 0;
+  for (const partnerId of partnerIds) {
+    for (const env of ['live', 'test'] as Env[]) {
+      for (const listed of await webhookStore.listEndpoints(partnerId, env)) {
+        let e: EndpointRecord | undefined = listed;
+        for (let attempt = 0; e && !(await webhookStore.indexSubscriptions(e)); attempt++) {
+          if (attempt >= 5) throw new Error(`endpoint ${listed.id} kept changing while it was indexed`);
+          e = await webhookStore.getEndpoint(partnerId, env, listed.id);
+        }
+        if (e?.status === 'ACTIVE') endpoints++;
+      }
+    }
+  }
+  return { partners: partnerIds.length, endpoints };
 }

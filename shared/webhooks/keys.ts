@@ -8,7 +8,21 @@ export const webhookKeys = {
   endpointPrefix: 'EP#',
   /** How many endpoints exist: the limit holds under concurrent creations. */
   endpointCount: (partnerId: string, env: Env) => ({ pk: webhookKeys.endpointsPartition(partnerId, env), sk: 'COUNT' }),
+  /**
+   * The subscription index: one item per ACTIVE endpoint and event type, so the
+   * endpoints subscribed to a type in an environment, across partners, are one
+   * Query (adventure.unavailable goes to every subscribed partner).
+   */
+  subscribersPartition: (env: Env, eventType: string) => `WHSUB#${env}#${eventType}`,
+  subscription: (env: Env, eventType: string, partnerId: string, endpointId: string) => ({
+    pk: webhookKeys.subscribersPartition(env, eventType),
+    sk: `${partnerId}#${endpointId}`,
+  }),
+  /** The sort-key prefix of one partner's subscriptions in a subscribers partition. */
+  subscriptionPrefix: (partnerId: string) => `${partnerId}#`,
   delivery: (id: string) => ({ pk: `DLV#${id}`, sk: 'DLV' }),
+  /** An attempt id (the X-Service-Delivery-Id a receiver saw) -> its delivery; written when the attempt is claimed. */
+  attempt: (attemptId: string) => ({ pk: `DLVATT#${attemptId}`, sk: 'DLVATT' }),
   /** gsi1: a partner's deliveries in one environment, newest first by created_at. */
   deliveriesPartition: (partnerId: string, env: Env) => `DLVS#${partnerId}#${env}`,
   deliveriesIndex: (partnerId: string, env: Env, createdAt: string, id: string) => ({

@@ -18,6 +18,23 @@ export interface EndpointRecord {
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
 
+/**
+ * One attempt of a delivery, recorded on it when the attempt is claimed (its
+ * id is the X-Service-Delivery-Id the receiver sees) and completed once the
+ * receiver answered. `result` stays null while the attempt is in flight, and
+ * for good if the worker died after sending (the attempt is then re-driven
+ * under a new id).
+ */
+export interface AttemptRecord {
+  id: string;
+  number: number;
+  attempted_at: string;
+  http_status: number | null;
+  response_time_ms: number | null;
+  error: string | null;
+  result: 'SUCCEEDED' | 'FAILED' | null;
+}
+
 export interface DeliveryRecord {
   id: string;
   partner_id: string;
@@ -37,10 +54,17 @@ export interface DeliveryRecord {
   dead_lettered_at: string | null;
   replay_of: string | null;
   test: boolean;
+  /** A POST /webhooks/{id}/test send: attempted once, never retried. */
+  test_send?: boolean;
+  /** Every attempt claimed so far, oldest first (absent on deliveries recorded before attempts were kept). */
+  attempt_log?: AttemptRecord[];
+  last_attempt_id?: string | null;
   created_at: string;
   updated_at: string;
   claimed_attempt?: number;
   claim_until?: number;
+  /** The attempt id of the live claim: only its holder records the outcome. */
+  claim_id?: string;
 }
 
 /** The webhook queue's messages: fan out one recorded event, or run one attempt of a delivery. */

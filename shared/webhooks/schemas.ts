@@ -46,11 +46,18 @@ export const WebhookList = z.object({ data: z.array(WebhookEndpoint) }).meta({ i
 export const WebhookIdParams = z.object({ id: z.uuid() });
 export const DeletedWebhook = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ id: 'DeletedWebhookEndpoint' });
 
+export const TestWebhookBody = z
+  .object({
+    event_type: EventType.optional().describe("The type of the example event to send (default: the endpoint's first subscribed type); any type may be tried"),
+  })
+  .strict()
+  .meta({ id: 'TestWebhookRequest' });
+
 export const WebhookTestResult = z
   .object({
     event_id: z.uuid(),
     event_type: EventType,
-    delivery_id: z.uuid(),
+    delivery_id: z.uuid().describe('The test send in the delivery log (test_send: true); GET /webhooks/deliveries/{id} shows its attempt'),
     delivered: z.boolean().describe('true when the endpoint answered 2xx within the 10 s timeout'),
     http_status: z.number().int().nullable(),
     response_time_ms: z.number().int(),
@@ -76,14 +83,37 @@ export const WebhookDelivery = z
     delivered_at: z.iso.datetime().nullable(),
     dead_lettered_at: z.iso.datetime().nullable(),
     replay_of: z.uuid().nullable().describe('The delivery this one re-drives'),
-    test: z.boolean(),
+    test: z.boolean().describe('The envelope carries test: true (sandbox event or test send)'),
+    test_send: z.boolean().describe('Sent by POST /webhooks/{id}/test: attempted once, never retried'),
+    last_attempt_id: z.uuid().nullable().describe('X-Service-Delivery-Id of the latest attempt'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
   .meta({ id: 'WebhookDelivery' });
 
+export const WebhookAttempt = z
+  .object({
+    id: z.uuid().describe('The X-Service-Delivery-Id the receiver got for this attempt'),
+    number: z.number().int().describe('X-Service-Delivery-Attempt: 1 for the first attempt'),
+    attempted_at: z.iso.datetime().describe('When the attempt was sent'),
+    http_status: z.number().int().nullable(),
+    response_time_ms: z.number().int().nullable(),
+    error: z.string().nullable(),
+    result: z
+      .enum(['SUCCEEDED', 'FAILED'])
+      .nullable()
+      .describe('null while the attempt is in flight, or if the worker stopped before recording it (the attempt is then sent again under a new id)'),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+
+export const WebhookDeliveryDetail = WebhookDelivery.extend({
+  attempt_log: z.array(WebhookAttempt).describe('Every attempt, oldest first'),
+}).meta({ id: 'WebhookDeliveryDetail' });
+
 export const DeliveryPage = z.object({ data: z.array(WebhookDelivery), meta: PageMeta }).meta({ id: 'WebhookDeliveryPage' });
 
 export const DeliveryListQuery = pageQuery.extend({
   status: csvOf(DeliveryStatus.options).describe('Comma-separated, e.g. PENDING,FAILED'),
+  endpoint_id: z.uuid().optional().describe('Only the deliveries to this endpoint'),
+  event_id: z.uuid().optional().describe('Only the deliveries of this event (X-Service-Event-Id)'),
 });

@@ -32,7 +32,7 @@ function category(e: NodeJS.ErrnoException): string {
 }
 
 export async function sendAttempt(
-  input: { url: string; secret: string; body: string; eventId: string; eventType: string; deliveryId: string },
+  input: { url: string; secret: string; body: string; eventId: string; eventType: string; deliveryId: string; attempt: number },
   timeoutMs = DELIVERY_TIMEOUT_MS,
 ): Promise<AttemptResult> {
   const started = Date.now();
@@ -58,7 +58,9 @@ export async function sendAttempt(
           'user-agent': 'partner-travel-webhooks/1',
           'x-service-signature': signPayload(input.secret, input.body),
           'x-service-event-id': input.eventId,
+          // The attempt's id: GET /webhooks/deliveries/{id} resolves it to its delivery.
           'x-service-delivery-id': input.deliveryId,
+          'x-service-delivery-attempt': String(input.attempt),
           'x-service-event-type': input.eventType,
         },
         // Connect to the address that passed the SSRF check, whatever DNS says now.

@@ -1,11 +1,11 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dataTable, type Seal, type Table, type TransactItem, transact, unsealed } from '../db/client';
+import { dataTable, type Guard, type Seal, type Table, type TransactItem, transact, unsealed } from '../db/client';
 import { isConditionFailed } from '../db/errors';
-import { type Item, indexBefore, inList, newestFirst } from '../db/query';
+import { type Item, indexBefore, inList, newestFirst, queryAll } from '../db/query';
 import { backoff } from '../db/retry';
 import type { Env } from '../kernel/tenant';
 import { webhookKeys } from './keys';
-import type { DeliveryRecord, DeliveryStatus, EndpointRecord } from './model';
+import type { AttemptRecord, DeliveryRecord, DeliveryStatus, EndpointRecord } from './model';
 
 export const MAX_ENDPOINTS = 16;
 
@@ -21,10 +21,28 @@ export interface AttemptOutcome {
   status: DeliveryStatus;
   http_status: number | null;
   error: string | null;
+  response_time_ms: number;
   at: string;
   next_attempt_at: string | null;
   delivered: boolean;
 }
+
+/** The claim of one attempt: its id (sent as X-Service-Delivery-Id) and its place in the delivery's attempt log. */
+export interface AttemptClaim {
+  id: string;
+  index: number;
+}
+
+/** The filters of the delivery log. */
+export interface DeliveryFilter {
+  limit: number;
+  status?: DeliveryStatus[];
+  endpoint_id?: string;
+  event_id?: string;
+}
+
+/** The ACTIVE endpoint's subscription items: one per event type. */
+const subscribedTypes = (e: Pick<EndpointRecord, 'status' | 'event_types'>) => (e.status === 'ACTIVE' ? e.event_types : []);
 
 /** Webhook endpoints (with their per-environment count) and deliveries. */
 export function makeWebhookStore(table: Table = dataTable) {
@@ -35,6 +53,36 @@ export function makeWebhookStore(table: Table = dataTable) {
     ...d,
     ...webhookKeys.deliveriesIndex(d.partner_id, d.env, d.created_at, d.id),
     ...webhookKeys.pending(d.next_attempt_at!, d.id),
+  });
+  const subscriptionPut = (e: Pick<EndpointRecord, 'partner_id' | 'env' | 'id'>, type: string): TransactItem => ({
+    Put: {
+      TableName: TableName(),
+      Item: {
+        ...webhookKeys.subscription(e.env, type, e.partner_id, e.id),
+        type: 'webhook_subscription',
+        partner_id: e.partner_id,
+        endpoint_id: e.id,
+        event_type: type,
+      },
+    },
+  });
+  const subscriptionDelete = (e: Pick<EndpointRecord, 'partner_id' | 'env' | 'id'>, type: string): TransactItem => ({
+    Delete: { TableName: TableName(), Key: webhookKeys.subscription(e.env, type, e.partner_id, e.id) },
+  });
+  const attemptLookup = (d: Pick<DeliveryRecord, 'id' | 'partner_id' | 'env'>, attemptId: string, number: number): TransactItem => ({
+    Put: {
+      TableName: TableName(),
+      Item: {
+        ...webhookKeys.attempt(attemptId),
+        type: 'delivery_attempt',
+        attempt_id: attemptId,
+        delivery_id: d.id,
+        partner_id: d.partner_id,
+        env: d.env,
+        number,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
   });
 
   const store = {
@@ -83,7 +131,7 @@ export function makeWebhookStore(table: Table = dataTable) {
               },
             },
           },
-          [],
+          subscribedTypes(e).map((type) => subscriptionPut(e, type)),
           seal.items(e),
         );
         if (!cancelled) return 'created';
@@ -119,6 +167,13 @@ export function makeWebhookStore(table: Table = dataTable) {
           names[`#${field}`] = field;
           values[`:${field}`] = next[field];
         }
+        // The subscription index follows the change, in the same transaction.
+        const before = new Set(subscribedTypes(current));
+        const after = new Set(subscribedTypes(next));
+        const index = [
+          ...[...before].filter((type) => !after.has(type)).map((type) => subscriptionDelete(current, type)),
+          ...[...after].filter((type) => !before.has(type)).map((type) => subscriptionPut(current, type)),
+        ];
         const cancelled = await transact(
           table.client,
           {
@@ -133,7 +188,7 @@ export function makeWebhookStore(table: Table = dataTable) {
               },
             },
           },
-          [],
+          index,
           seal.items(next),
         );
         if (!cancelled) return next;
@@ -142,27 +197,80 @@ export function makeWebhookStore(table: Table = dataTable) {
       }
     },
 
-    /** Deletes the endpoint and gives its place back; false when it does not exist. */
+    /** Deletes the endpoint, its subscriptions, and gives its place back; false when it does not exist. */
     async deleteEndpoint(partnerId: string, env: Env, id: string, seal: Seal<{ id: string; deleted: true }> = unsealed): Promise<boolean> {
+      for (let attempt = 0; ; attempt++) {
+        const current = await store.getEndpoint(partnerId, env, id);
+        if (!current) return false;
+        const cancelled = await transact(
+          table.client,
+          {
+            // Unchanged since read, so the subscriptions removed are exactly the ones it has.
+            endpoint: {
+              Delete: {
+                TableName: TableName(),
+                Key: webhookKeys.endpoint(partnerId, env, id),
+                ConditionExpression: 'updated_at = :prev',
+                ExpressionAttributeValues: { ':prev': current.updated_at },
+              },
+            },
+            count: {
+              Update: {
+                TableName: TableName(),
+                Key: webhookKeys.endpointCount(partnerId, env),
+                UpdateExpression: 'ADD endpoints :minus',
+                ExpressionAttributeValues: { ':minus': -1 },
+              },
+            },
+          },
+          subscribedTypes(current).map((type) => subscriptionDelete(current, type)),
+          seal.items({ id, deleted: true }),
+        );
+        if (!cancelled) return true;
+        if (attempt >= 10) throw new Error(`endpoint deletion was cancelled (${cancelled.codes.join(', ')})`);
+        await backoff(attempt);
+      }
+    },
+
+    /**
+     * Writes the subscription items of the endpoint as read (an endpoint
+     * created before the index existed), if it is still unchanged: false when
+     * it changed meanwhile (read it again).
+     */
+    async indexSubscriptions(e: EndpointRecord): Promise<boolean> {
       const cancelled = await transact(
         table.client,
         {
-          endpoint: { Delete: { TableName: TableName(), Key: webhookKeys.endpoint(partnerId, env, id), ConditionExpression: 'attribute_exists(pk)' } },
-          count: {
-            Update: {
+          endpoint: {
+            ConditionCheck: {
               TableName: TableName(),
-              Key: webhookKeys.endpointCount(partnerId, env),
-              UpdateExpression: 'ADD endpoints :minus',
-              ExpressionAttributeValues: { ':minus': -1 },
+              Key: webhookKeys.endpoint(e.partner_id, e.env, e.id),
+              ConditionExpression: 'updated_at = :u',
+              ExpressionAttributeValues: { ':u': e.updated_at },
             },
           },
         },
-        [],
-        seal.items({ id, deleted: true }),
+        subscribedTypes(e).map((type) => subscriptionPut(e, type)),
       );
-      if (cancelled?.failed('endpoint')) return false;
-      if (cancelled) throw new Error(`endpoint deletion was cancelled (${cancelled.codes.join(', ')})`);
-      return true;
+      if (!cancelled) return true;
+      if (cancelled.failed('endpoint') || cancelled.conflict) return false;
+      throw new Error(`subscription indexing was cancelled (${cancelled.codes.join(', ')})`);
+    },
+
+    /**
+     * The partners with an ACTIVE endpoint subscribed to `eventType` in `env`
+     * (one Query of the subscription index), optionally only `partnerId`.
+     */
+    async subscribers(env: Env, eventType: string, partnerId?: string): Promise<string[]> {
+      const items = await queryAll(table, {
+        KeyConditionExpression: partnerId ? 'pk = :p AND begins_with(sk, :s)' : 'pk = :p',
+        ExpressionAttributeValues: {
+          ':p': webhookKeys.subscribersPartition(env, eventType),
+          ...(partnerId ? { ':s': webhookKeys.subscriptionPrefix(partnerId) } : {}),
+        },
+        ConsistentRead: true,
+      });
+      return [...new Set(items.map((i) => i.partner_id as string))].sort();
     },
 
     /** The last HTTP status the endpoint answered, if it still exists. */
@@ -187,63 +295,175 @@ export function makeWebhookStore(table: Table = dataTable) {
       return r.Item as DeliveryRecord | undefined;
     },
 
+    /** The delivery with this id, or the one an attempt with this id (an X-Service-Delivery-Id) belongs to. */
+    async findDelivery(id: string): Promise<DeliveryRecord | undefined> {
+      const [byId, lookup] = await Promise.all([
+        store.getDelivery(id),
+        table.client.send(new GetCommand({ TableName: TableName(), Key: webhookKeys.attempt(id), ConsistentRead: true })),
+      ]);
+      if (byId) return byId;
+      const deliveryId = lookup.Item?.delivery_id as string | undefined;
+      return deliveryId ? store.getDelivery(deliveryId) : undefined;
+    },
+
     /** A new delivery, PENDING and due at once. */
     putDelivery(d: DeliveryRecord): TransactItem {
       return { Put: { TableName: TableName(), Item: deliveryItem(d), ConditionExpression: 'attribute_not_exists(pk)' } };
     },
 
-    /** Claims attempt `attempt` (same attempt number, no live claim): false when another worker holds it or it is no longer due. */
-    async claimAttempt(id: string, attempt: number, now: Date, claimMs: number): Promise<boolean> {
-      try {
-        await table.client.send(
-          new UpdateCommand({
+    /**
+     * Claims attempt `attempt` (same attempt number, no live claim, attempt log
+     * as read) and, in the same transaction, records the attempt in the
+     * delivery's log and its id in the lookup, so the id a receiver sees always
+     * resolves. 'taken' when another worker holds it or it is no longer due;
+     * 'conflict' when a concurrent transaction got in the way (read and retry).
+     */
+    async claimAttempt(d: DeliveryRecord, attempt: number, claim: AttemptClaim, now: Date, claimMs: number): Promise<'claimed' | 'taken' | 'conflict'> {
+      const entry: AttemptRecord = {
+        id: claim.id,
+        number: attempt,
+        attempted_at: now.toISOString(),
+        http_status: null,
+        response_time_ms: null,
+        error: null,
+        result: null,
+      };
+      const cancelled = await transact(table.client, {
+        delivery: {
+          Update: {
             TableName: TableName(),
-            Key: webhookKeys.delivery(id),
-            UpdateExpression: 'SET claimed_attempt = :a, claim_until = :until',
-            ConditionExpression: '#s = :pending AND attempts = :prev AND (attribute_not_exists(claim_until) OR claim_until < :now OR claimed_attempt <> :a)',
+            Key: webhookKeys.delivery(d.id),
+            UpdateExpression:
+              'SET claimed_attempt = :a, claim_until = :until, claim_id = :id, last_attempt_id = :id, attempt_log = list_append(if_not_exists(attempt_log, :empty), :entry)',
+            ConditionExpression:
+              '#s = :pending AND attempts = :prev AND (attribute_not_exists(claim_until) OR claim_until < :now OR claimed_attempt <> :a) AND (attribute_not_exists(attempt_log) OR size(attempt_log) = :len)',
             ExpressionAttributeNames: { '#s': 'status' },
-            ExpressionAttributeValues: { ':a': attempt, ':until': now.getTime() + claimMs, ':pending': 'PENDING', ':prev': attempt - 1, ':now': now.getTime() },
-          }),
-        );
-        return true;
-      } catch (e) {
-        if (isConditionFailed(e)) return false;
-        throw e;
-      }
-    },
-
-    /** Records the outcome of a claimed attempt; a delivery still PENDING moves to its next due time in the sweeper's index. */
-    async recordAttempt(d: DeliveryRecord, attempt: number, o: AttemptOutcome): Promise<void> {
-      const pending = o.status === 'PENDING';
-      await table.client.send(
-        new UpdateCommand({
-          TableName: TableName(),
-          Key: webhookKeys.delivery(d.id),
-          UpdateExpression:
-            'SET #s = :s, attempts = :a, last_http_status = :h, last_error = :e, last_attempt_at = :now, next_attempt_at = :next, updated_at = :now, delivered_at = :dat, dead_lettered_at = :dlat' +
-            (pending ? ', gsi2sk = :g2' : ' REMOVE gsi2pk, gsi2sk'),
-          ConditionExpression: 'claimed_attempt = :a AND attempts = :prev',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: {
-            ':s': o.status,
-            ':a': attempt,
-            ':prev': attempt - 1,
-            ':h': o.http_status,
-            ':e': o.error,
-            ':now': o.at,
-            ':next': o.next_attempt_at,
-            ':dat': o.delivered ? o.at : null,
-            ':dlat': o.status === 'FAILED' ? o.at : null,
-            ...(pending ? { ':g2': webhookKeys.pending(o.next_attempt_at!, d.id).gsi2sk } : {}),
+            ExpressionAttributeValues: {
+              ':a': attempt,
+              ':until': now.getTime() + claimMs,
+              ':pending': 'PENDING',
+              ':prev': attempt - 1,
+              ':now': now.getTime(),
+              ':id': claim.id,
+              ':empty': [],
+              ':entry': [entry],
+              ':len': claim.index,
+            },
           },
-        }),
-      );
+        },
+        lookup: attemptLookup(d, claim.id, attempt),
+      });
+      if (!cancelled) return 'claimed';
+      if (cancelled.failed('delivery')) return 'taken';
+      if (cancelled.conflict) return 'conflict';
+      throw new Error(`attempt claim was cancelled (${cancelled.codes.join(', ')})`);
     },
 
-    /** A partner's deliveries in one environment, newest first by created_at, optionally by status. */
-    async listDeliveries(partnerId: string, env: Env, q: { limit: number; status?: DeliveryStatus[] }, after?: string) {
+    /**
+     * Records the outcome of a claimed attempt, in its log entry too; a
+     * delivery still PENDING moves to its next due time in the sweeper's
+     * index. Only the holder of the claim records. `guards` (a seal) commit with it.
+     */
+    async recordAttempt(d: DeliveryRecord, attempt: number, claim: AttemptClaim, o: AttemptOutcome, guards: Guard[] = []): Promise<void> {
+      const pending = o.status === 'PENDING';
+      const at = `attempt_log[${claim.index}]`;
+      const cancelled = await transact(
+        table.client,
+        {
+          delivery: {
+            Update: {
+              TableName: TableName(),
+              Key: webhookKeys.delivery(d.id),
+              UpdateExpression:
+                'SET #s = :s, attempts = :a, last_http_status = :h, last_error = :e, last_attempt_at = :now, next_attempt_at = :next, updated_at = :now, delivered_at = :dat, dead_lettered_at = :dlat, ' +
+                `${at}.http_status = :h, ${at}.response_time_ms = :rt, ${at}.#err = :e, ${at}.#res = :res` +
+                (pending ? ', gsi2sk = :g2' : ' REMOVE gsi2pk, gsi2sk'),
+              ConditionExpression: 'claimed_attempt = :a AND attempts = :prev AND claim_id = :cid',
+              ExpressionAttributeNames: { '#s': 'status', '#err': 'error', '#res': 'result' },
+              ExpressionAttributeValues: {
+                ':s': o.status,
+                ':a': attempt,
+                ':prev': attempt - 1,
+                ':cid': claim.id,
+                ':h': o.http_status,
+                ':e': o.error,
+                ':rt': o.response_time_ms,
+                ':res': o.delivered ? 'SUCCEEDED' : 'FAILED',
+                ':now': o.at,
+                ':next': o.next_attempt_at,
+                ':dat': o.delivered ? o.at : null,
+                // A test send that failed is not dead-lettered: it was never meant to be retried.
+                ':dlat': o.status === 'FAILED' && !d.test_send ? o.at : null,
+                ...(pending ? { ':g2': webhookKeys.pending(o.next_attempt_at!, d.id).gsi2sk } : {}),
+              },
+            },
+          },
+        },
+        [],
+        guards,
+      );
+      if (cancelled) throw new Error(`attempt ${attempt} of delivery ${d.id} could not be recorded (${cancelled.codes.join(', ')})`);
+    },
+
+    /** A new delivery created with its first attempt already claimed (a test send), with its attempt lookup. */
+    putClaimedDelivery(d: DeliveryRecord, claim: AttemptClaim): TransactItem[] {
+      return [store.putDelivery(d), attemptLookup(d, claim.id, 1)];
+    },
+
+    /**
+     * Makes a PENDING delivery's next attempt due now (a replay): the sealed
+     * answer is the delivery as changed. Undefined when it is no longer
+     * PENDING or moved on meanwhile.
+     */
+    async redriveNow(d: DeliveryRecord, now: Date, seal: Seal<DeliveryRecord> = unsealed): Promise<DeliveryRecord | undefined> {
+      const iso = now.toISOString();
+      const next: DeliveryRecord = { ...d, next_attempt_at: iso, updated_at: iso };
+      const cancelled = await transact(
+        table.client,
+        {
+          delivery: {
+            Update: {
+              TableName: TableName(),
+              Key: webhookKeys.delivery(d.id),
+              UpdateExpression: 'SET next_attempt_at = :now, updated_at = :now, gsi2pk = :g2p, gsi2sk = :g2s',
+              ConditionExpression: '#s = :pending AND attempts = :prev',
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: {
+                ':now': iso,
+                ':pending': 'PENDING',
+                ':prev': d.attempts,
+                ':g2p': webhookKeys.pendingPartition,
+                ':g2s': webhookKeys.pending(iso, d.id).gsi2sk,
+              },
+            },
+          },
+        },
+        [],
+        seal.items(next),
+      );
+      if (!cancelled) return next;
+      if (cancelled.failed('delivery') || cancelled.conflict) return undefined;
+      throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
+    },
+
+    /** A partner's deliveries in one environment, newest first by created_at, optionally by status, endpoint and event. */
+    async listDeliveries(partnerId: string, env: Env, q: DeliveryFilter, after?: string) {
       const values: Record<string, unknown> = {};
-      const filter = q.status?.length ? { expression: inList('#s', q.status, values, 's'), names: { '#s': 'status' }, values } : undefined;
+      const names: Record<string, string> = {};
+      const filters: string[] = [];
+      if (q.status?.length) {
+        names['#s'] = 'status';
+        filters.push(inList('#s', q.status, values, 's'));
+      }
+      if (q.endpoint_id !== undefined) {
+        values[':ep'] = q.endpoint_id;
+        filters.push('endpoint_id = :ep');
+      }
+      if (q.event_id !== undefined) {
+        values[':ev'] = q.event_id;
+        filters.push('event_id = :ev');
+      }
+      const filter = filters.length ? { expression: filters.join(' AND '), names, values } : undefined;
       const { items, next } = await newestFirst(
         table,
         { index: 'gsi1', partition: webhookKeys.deliveriesPartition(partnerId, env), itemKey: webhookKeys.deliveryFromIndexSort, filter },

@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import type { DeliveryRecord, EndpointRecord } from './model';
-import type { WebhookDelivery, WebhookEndpoint } from './schemas';
+import type { WebhookDelivery, WebhookDeliveryDetail, WebhookEndpoint } from './schemas';
 
 export type EndpointView = z.input<typeof WebhookEndpoint>;
 export type DeliveryView = z.input<typeof WebhookDelivery>;
+export type DeliveryDetailView = z.input<typeof WebhookDeliveryDetail>;
 
 export function endpointView(e: EndpointRecord): EndpointView {
   return {
@@ -36,8 +37,26 @@ export function deliveryView(d: DeliveryRecord): DeliveryView {
     dead_lettered_at: d.dead_lettered_at,
     replay_of: d.replay_of,
     test: d.test,
+    test_send: d.test_send === true,
+    last_attempt_id: d.last_attempt_id ?? null,
     created_at: d.created_at,
     updated_at: d.updated_at,
+  };
+}
+
+/** The delivery with every attempt, oldest first. */
+export function deliveryDetailView(d: DeliveryRecord): DeliveryDetailView {
+  return {
+    ...deliveryView(d),
+    attempt_log: (d.attempt_log ?? []).map((a) => ({
+      id: a.id,
+      number: a.number,
+      attempted_at: a.attempted_at,
+      http_status: a.http_status,
+      response_time_ms: a.response_time_ms,
+      error: a.error,
+      result: a.result,
+    })),
   };
 }
 

@@ -18,7 +18,8 @@ let receiverUrl: string;
 
 beforeAll(async () => {
   P = await packs((await newPartner()).test_key);
-  receiver = createServer((_req, res) => res.writeHead(200).end('ok'));
+  // /fail answers 500: its deliveries stay PENDING between retries.
+  receiver = createServer((req, res) => res.writeHead(req.url?.startsWith('/fail') ? 500 : 200).end('ok'));
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
 });
@@ -108,9 +109,36 @@ describe('a crash between commit and response', () => {
       (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data.filter((d: { replay_of: string | null }) => d.replay_of === delivery!.id),
     ).toHaveLength(1);
 
+    // A test send: its outcome and the answer commit together; the retry does not send again.
+    const deliveredBefore = (await api('GET', `/webhooks/deliveries?endpoint_id=${id}`, { key: p.test_key })).body.data.length;
+    const tested = await crashThenRetry('POST', `/webhooks/${id}/test`, p.test_key, { event_type: 'booking.cancelled' });
+    expect(tested.status).toBe(200);
+    expect(tested.body).toMatchObject({ event_type: 'booking.cancelled', delivered: true, http_status: 200 });
+    const sends = (await api('GET', `/webhooks/deliveries?endpoint_id=${id}`, { key: p.test_key })).body.data;
+    expect(sends).toHaveLength(deliveredBefore + 1);
+    expect(sends.find((d: { id: string }) => d.id === tested.body.delivery_id)).toMatchObject({ test_send: true, status: 'DELIVERED', attempts: 1 });
+
     const deleted = await crashThenRetry('DELETE', `/webhooks/${id}`, p.test_key);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ id, deleted: true });
+  });
+
+  it('webhook replay of a PENDING delivery: the retry answers the same re-driven delivery, and no second delivery exists', async () => {
+    const p = await newPartner();
+    const hook = await write('POST', '/webhooks', p.test_key, { url: receiverUrl.replace('/hook', '/fail'), event_types: ['booking.confirmed'] });
+    const jwk = await sandboxPaymentKey(p.partner_id);
+    const quote = await quoteFor(p.test_key, P.FLEXIBLE, date);
+    await write('POST', '/bookings', p.test_key, bookingBody(quote, await signPayment(jwk, paidClaims(quote))));
+    let pending: { id: string; status: string; attempts: number } | undefined;
+    for (let i = 0; i < 100 && !(pending && pending.attempts >= 1); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      pending = (await api('GET', `/webhooks/deliveries?endpoint_id=${hook.body.id}`, { key: p.test_key })).body.data[0];
+    }
+    expect(pending).toMatchObject({ status: 'PENDING' });
+    const replayed = await crashThenRetry('POST', `/webhooks/deliveries/${pending!.id}/replay`, p.test_key);
+    expect(replayed.status).toBe(202);
+    expect(replayed.body).toMatchObject({ id: pending!.id, replay_of: null });
+    expect((await api('GET', `/webhooks/deliveries?endpoint_id=${hook.body.id}`, { key: p.test_key })).body.data).toHaveLength(1);
   });
 
   it('team and keys: a role change, a key issue and a revocation answer their committed result on the retry', async () => {

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventKeys } from '../../shared/events/keys';
 import { addDays, isoWeekday, localDate } from '../../shared/kernel/time';
 import { quoteKeys } from '../../shared/quotes/keys';
+import { bookingBody, livePaymentKey, paidClaims, quoteFor, signPayment } from './booking-helpers';
 import { admin, api, newPartner, testDb, write } from './helpers';
 
 const today = localDate(new Date());
@@ -252,14 +255,53 @@ async function eventsOf(partnerId: string, env: 'live' | 'test') {
   return (r.Items ?? []).map((i) => i.event as { type: string; test: boolean; data: Record<string, unknown> });
 }
 
+/** A receiver of adventure.unavailable: what each path got. */
+const received: { path: string; event: { id: string; type: string; test: boolean; data: Record<string, any> } }[] = [];
+let receiver: Server;
+let receiverBase: string;
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      received.push({ path: req.url ?? '/', event: JSON.parse(raw) });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  receiverBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => receiver.close(() => r())));
+
+/** A partner with an ACTIVE endpoint subscribed to adventure.unavailable in `env`, and what it received. */
+async function watcher(env: 'live' | 'test' = 'live', types = ['adventure.unavailable']) {
+  const p = await newPartner();
+  const path = `/unavailable-${randomUUID().slice(0, 8)}`;
+  const key = env === 'live' ? p.live_key : p.test_key;
+  const r = await write('POST', '/webhooks', key, { url: `${receiverBase}${path}`, event_types: types });
+  expect(r.status, r.text).toBe(201);
+  return { ...p, key, endpointId: r.body.id as string, got: () => received.filter((x) => x.path === path).map((x) => x.event) };
+}
+
+const eventually = async <T>(fn: () => T, ok: (v: T) => boolean, ms = 20_000): Promise<T> => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+};
+
 describe('sandbox catalog and adventure.unavailable', () => {
   it('closing a production slot refuses new live quotes, leaves the sandbox untouched, and notifies partners holding quotes on it', async () => {
-    const p = await newPartner();
+    const p = await watcher('live');
     const date = nextWeekday(4);
     const live = await quote(p.live_key, { rate_pack_id: ids.weekdayPack, start_date: date, start_time: '15:00', travelers: [{ age: 30 }] });
     expect(live.status).toBe(201);
     const closed = await admin(['catalog:close-slot', '--rate-pack', ids.weekdayPack, '--date', date, '--time', '15:00', '--json']);
-    expect(closed.json).toMatchObject({ closed: true, events: 1 });
+    // Every live subscriber hears of it (other suites' partners may be subscribed too).
+    expect(closed.json).toMatchObject({ closed: true });
+    expect(closed.json.events).toBeGreaterThanOrEqual(1);
     const again = await quote(p.live_key, { rate_pack_id: ids.weekdayPack, start_date: date, start_time: '15:00', travelers: [{ age: 30 }] });
     expect(again.body).toMatchObject({ code: 'quote.slot.not_sellable', details: { reason: 'slot_closed' } });
     expect((await quote(p.test_key, { rate_pack_id: ids.weekdayPack, start_date: date, start_time: '15:00', travelers: [{ age: 30 }] })).status).toBe(201);
@@ -277,7 +319,8 @@ describe('sandbox catalog and adventure.unavailable', () => {
   });
 
   it('a withdrawn adventure stays bookable in the sandbox until the refresh; sandbox quotes and idempotency keys survive it', async () => {
-    const p = await newPartner();
+    const p = await watcher('test');
+    const liveWatcher = await watcher('live');
     const idem = randomUUID();
     const body = { rate_pack_id: ids.flexPack, start_date: addDays(today, 2), travelers: [{ age: 30 }, { age: 30 }] };
     const sandboxQuote = await quote(p.test_key, body, idem);
@@ -286,6 +329,29 @@ describe('sandbox catalog and adventure.unavailable', () => {
     const slug = sandboxQuote.body.adventure_slug;
     const withdrawn = await admin(['catalog:withdraw', '--slug', slug, '--json']);
     expect(withdrawn.code, withdrawn.stderr).toBe(0);
+    // A live subscriber holding no quote hears of it; the sandbox subscriber does not (its catalog has not changed yet).
+    const liveGot = await eventually(
+      () => liveWatcher.got().filter((e) => e.data.adventure_slug === slug),
+      (x) => x.length > 0,
+    );
+    expect(liveGot).toEqual([
+      expect.objectContaining({
+        type: 'adventure.unavailable',
+        test: false,
+        data: {
+          adventure_id: ids.advB,
+          adventure_slug: slug,
+          rate_pack_id: null,
+          date: null,
+          start_time: null,
+          reason: 'WITHDRAWN',
+          quote_ids: [],
+          quote_count: 0,
+        },
+      }),
+    ]);
+    // Withdrawing it again announces nothing twice.
+    expect((await admin(['catalog:withdraw', '--slug', slug, '--json'])).json).toMatchObject({ events: 0 });
     // Production stops selling at once (listing caches recheck within 5 s).
     expect((await quote(p.live_key, body)).body).toMatchObject({ code: 'quote.slot.not_sellable', details: { reason: 'adventure_withdrawn' } });
     await new Promise((r) => setTimeout(r, 5200));
@@ -307,10 +373,113 @@ describe('sandbox catalog and adventure.unavailable', () => {
     expect(replay.body.id).toBe(sandboxQuote.body.id);
 
     const events = await eventsOf(p.partner_id, 'test');
-    const unavailable = events.filter((e) => e.type === 'adventure.unavailable');
+    const unavailable = events.filter((e) => e.type === 'adventure.unavailable' && e.data.adventure_slug === slug);
     expect(unavailable).toHaveLength(1);
     expect(unavailable[0]).toMatchObject({ test: true, data: { reason: 'SANDBOX_REFRESH', adventure_slug: slug } });
     expect(unavailable[0]!.data.quote_ids).toContain(sandboxQuote.body.id);
+    const delivered = await eventually(
+      () => p.got().filter((e) => e.data.adventure_slug === slug),
+      (x) => x.length > 0,
+    );
+    expect(delivered).toEqual([expect.objectContaining({ test: true, data: expect.objectContaining({ reason: 'SANDBOX_REFRESH' }) })]);
+    expect(liveWatcher.got().filter((e) => e.data.adventure_slug === slug)).toHaveLength(1);
+  });
+
+  it('closing a slot reaches every live subscriber, with or without quotes, once; not disabled endpoints, other types or the sandbox', async () => {
+    const date = nextWeekday(5, 20);
+    const holder = await watcher('live');
+    const bystander = await watcher('live');
+    const disabled = await watcher('live');
+    expect((await write('PATCH', `/webhooks/${disabled.endpointId}`, disabled.key, { status: 'DISABLED' })).status).toBe(200);
+    const otherType = await watcher('live', ['booking.confirmed']);
+    const sandbox = await watcher('test');
+    const q = await quote(holder.live_key, { rate_pack_id: ids.weekdayPack, start_date: date, start_time: '15:00', travelers: [{ age: 30 }] });
+    expect(q.status, q.text).toBe(201);
+    const closed = await admin(['catalog:close-slot', '--rate-pack', ids.weekdayPack, '--date', date, '--time', '15:00', '--json']);
+    expect(closed.json.events).toBeGreaterThanOrEqual(2);
+    const common = { adventure_id: ids.advA, rate_pack_id: ids.weekdayPack, date, start_time: '15:00', reason: 'SLOT_CLOSED' };
+    const mine = (w: { got: () => { data: Record<string, any> }[] }) => w.got().filter((e) => e.data.date === date && e.data.reason === 'SLOT_CLOSED');
+    expect(
+      (
+        await eventually(
+          () => mine(holder),
+          (x) => x.length > 0,
+        )
+      )[0]!.data,
+    ).toMatchObject({ ...common, quote_ids: [q.body.id], quote_count: 1 });
+    expect(
+      (
+        await eventually(
+          () => mine(bystander),
+          (x) => x.length > 0,
+        )
+      )[0]!.data,
+    ).toMatchObject({ ...common, quote_ids: [], quote_count: 0 });
+    // Closing it again records nothing twice.
+    expect((await admin(['catalog:close-slot', '--rate-pack', ids.weekdayPack, '--date', date, '--time', '15:00', '--json'])).json.events).toBe(0);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(mine(holder)).toHaveLength(1);
+    expect(mine(bystander)).toHaveLength(1);
+    for (const w of [disabled, otherType, sandbox]) expect(mine(w)).toHaveLength(0);
+  });
+
+  it('a slot that sells out is announced once (SOLD_OUT), and again after a cancellation frees a seat and it sells out again', async () => {
+    const date = nextWeekday(3, 20);
+    const pack = { id: ids.weekdayPack, start_time: '10:00' };
+    const booker = await watcher('live');
+    const bystander = await watcher('live');
+    const sandbox = await watcher('test');
+    const jwk = await livePaymentKey(booker.partner_id);
+    // Each quote body differs (the age), so two signed in the same second are not one replayed signature.
+    let age = 40;
+    const book = async (q?: { id: string; travelers: unknown[]; net_amount: { amount: string } }) => {
+      q ??= await quoteFor(booker.live_key, pack, date, [{ age: age++ }]);
+      return write('POST', '/bookings', booker.live_key, bookingBody(q!, await signPayment(jwk, paidClaims(q!))));
+    };
+    const soldOut = (w: { got: () => { id: string; data: Record<string, any> }[] }) =>
+      w.got().filter((e) => e.data.reason === 'SOLD_OUT' && e.data.date === date && e.data.rate_pack_id === ids.weekdayPack);
+    const first = await book();
+    expect(first.status, first.text).toBe(201);
+    expect((await book()).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(soldOut(bystander)).toHaveLength(0);
+    // Taken while one place is left, booked once there is none.
+    const late = await quoteFor(booker.live_key, pack, date, [{ age: 31 }]);
+    // The third of three places sells the slot out.
+    expect((await book()).status).toBe(201);
+    const announced = await eventually(
+      () => soldOut(bystander),
+      (x) => x.length > 0,
+    );
+    expect(announced[0]!.data).toEqual({
+      adventure_id: ids.advA,
+      adventure_slug: expect.any(String),
+      rate_pack_id: ids.weekdayPack,
+      date,
+      start_time: '10:00',
+      reason: 'SOLD_OUT',
+      quote_ids: [],
+      quote_count: 0,
+    });
+    // A refused booking on the full slot announces nothing more.
+    expect((await book(late)).body).toMatchObject({ code: 'booking.slot.unavailable', details: { reason: 'sold_out' } });
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(soldOut(bystander)).toHaveLength(1);
+    expect(soldOut(booker)).toHaveLength(1);
+    expect(soldOut(sandbox)).toHaveLength(0);
+
+    // A cancellation frees a place; the next booking sells it out again: announced again.
+    const cancelled = await write('POST', `/bookings/${first.body.booking_number}/cancel`, booker.live_key, {});
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect((await book()).status).toBe(201);
+    const again = await eventually(
+      () => soldOut(bystander),
+      (x) => x.length > 1,
+    );
+    expect(again).toHaveLength(2);
+    expect(again[1]!.id).not.toBe(again[0]!.id);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(soldOut(bystander)).toHaveLength(2);
   });
 
   it("a new partner's sandbox key browses and quotes at once", async () => {

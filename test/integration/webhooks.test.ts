@@ -2,10 +2,12 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readRuntime } from '../../infra/local/stack';
 import { eventKeys } from '../../shared/events/keys';
+import { EVENT_PAYLOADS } from '../../shared/events/payloads';
+import { EVENT_TYPES } from '../../shared/events/types';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { webhookKeys } from '../../shared/webhooks/keys';
 import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
@@ -100,6 +102,31 @@ describe('webhook endpoints', () => {
     expect(badType.body.details.errors[0].field).toBe('event_types.0');
   });
 
+  it('keeps the subscription index with the endpoint (create, change, disable, delete); webhooks:reindex writes it for older endpoints', async () => {
+    const p = await newPartner();
+    const e = await endpoint(p.test_key, '/ok/index', ['adventure.unavailable', 'booking.confirmed']);
+    const { ddb, dataTable } = testDb();
+    const indexed = async (type: string) =>
+      !!(await ddb.send(new GetCommand({ TableName: dataTable, Key: webhookKeys.subscription('test', type, p.partner_id, e.id), ConsistentRead: true }))).Item;
+    expect([await indexed('adventure.unavailable'), await indexed('booking.confirmed'), await indexed('booking.cancelled')]).toEqual([true, true, false]);
+    // An endpoint from before the index: its items are missing until webhooks:reindex.
+    for (const type of ['adventure.unavailable', 'booking.confirmed'])
+      await ddb.send(new DeleteCommand({ TableName: dataTable, Key: webhookKeys.subscription('test', type, p.partner_id, e.id) }));
+    expect(await indexed('adventure.unavailable')).toBe(false);
+    const re = await admin(['webhooks:reindex', '--json']);
+    expect(re.code, re.stderr).toBe(0);
+    expect(re.json.endpoints).toBeGreaterThanOrEqual(1);
+    expect([await indexed('adventure.unavailable'), await indexed('booking.confirmed')]).toEqual([true, true]);
+    await write('PATCH', `/webhooks/${e.id}`, p.test_key, { event_types: ['booking.cancelled', 'booking.confirmed'] });
+    expect([await indexed('adventure.unavailable'), await indexed('booking.confirmed'), await indexed('booking.cancelled')]).toEqual([false, true, true]);
+    await write('PATCH', `/webhooks/${e.id}`, p.test_key, { status: 'DISABLED' });
+    expect([await indexed('booking.confirmed'), await indexed('booking.cancelled')]).toEqual([false, false]);
+    await write('PATCH', `/webhooks/${e.id}`, p.test_key, { status: 'ACTIVE' });
+    expect([await indexed('booking.confirmed'), await indexed('booking.cancelled')]).toEqual([true, true]);
+    await write('DELETE', `/webhooks/${e.id}`, p.test_key);
+    expect([await indexed('booking.confirmed'), await indexed('booking.cancelled')]).toEqual([false, false]);
+  });
+
   it('refuses URLs that are not HTTPS or point at private, loopback, link-local or reserved addresses', async () => {
     const p = await newPartner();
     for (const url of [
@@ -119,21 +146,68 @@ describe('webhook endpoints', () => {
     expect((await write('PATCH', `/webhooks/${e.id}`, p.test_key, { url: 'https://10.1.1.1/' })).body.code).toBe('webhook.url.refused');
   });
 
-  it('POST /webhooks/{id}/test sends a signed synthetic event with test: true and reports status and time; redirects are not followed', async () => {
+  it('POST /webhooks/{id}/test sends a signed example event with test: true and reports status and time; redirects are not followed', async () => {
     const p = await newPartner();
     const e = await endpoint(p.live_key, '/ok/test-send');
+    // No body: the endpoint's first subscribed type.
     const r = await write('POST', `/webhooks/${e.id}/test`, p.live_key);
-    expect(r.body).toMatchObject({ delivered: true, http_status: 200, error: null });
+    expect(r.body).toMatchObject({ event_type: 'booking.confirmed', delivered: true, http_status: 200, error: null });
     expect(r.body.response_time_ms).toBeGreaterThanOrEqual(0);
     const got = at('/ok/test-send')[0]!;
-    expect(JSON.parse(got.raw)).toMatchObject({ id: r.body.event_id, test: true, data: { synthetic: true } });
+    const envelope = JSON.parse(got.raw);
+    expect(envelope).toMatchObject({ id: r.body.event_id, type: 'booking.confirmed', test: true });
+    expect(EVENT_PAYLOADS['booking.confirmed'].safeParse(envelope.data).success, got.raw).toBe(true);
     expect(got.headers['x-service-signature']).toBe(createHmac('sha256', e.signing_secret).update(got.raw).digest('hex'));
+    expect(got.headers['x-service-delivery-attempt']).toBe('1');
     expect((await api('GET', `/webhooks/${e.id}`, { key: p.live_key })).body.last_http_status).toBe(200);
 
     const redirect = await endpoint(p.live_key, '/redirect/a');
     const rr = await write('POST', `/webhooks/${redirect.id}/test`, p.live_key);
     expect(rr.body).toMatchObject({ delivered: false, http_status: 302 });
     expect(at('/ok/redirected')).toHaveLength(0);
+  });
+
+  it('test sends: one per event type with its realistic payload, listed in the delivery log as test sends, attempted once', async () => {
+    const p = await newPartner();
+    const path = `/ok/test-types-${randomUUID().slice(0, 8)}`;
+    // Subscribed to one type only: any type may still be tried.
+    const e = await endpoint(p.test_key, path, ['booking.cancelled']);
+    const results = [];
+    for (const type of EVENT_TYPES) {
+      const r = await write('POST', `/webhooks/${e.id}/test`, p.test_key, { event_type: type });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toMatchObject({ event_type: type, delivered: true, http_status: 200 });
+      results.push(r.body);
+    }
+    const hits = at(path);
+    expect(hits.map((h) => h.headers['x-service-event-type'])).toEqual([...EVENT_TYPES]);
+    for (const h of hits) {
+      const envelope = JSON.parse(h.raw);
+      expect(envelope.test).toBe(true);
+      const parsed = EVENT_PAYLOADS[envelope.type as (typeof EVENT_TYPES)[number]].safeParse(envelope.data);
+      expect(parsed.success, `${envelope.type}: ${h.raw}`).toBe(true);
+    }
+    expect((await write('POST', `/webhooks/${e.id}/test`, p.test_key, { event_type: 'booking.exploded' })).status).toBe(400);
+
+    const log = (await api('GET', `/webhooks/deliveries?endpoint_id=${e.id}&limit=100`, { key: p.test_key })).body.data;
+    expect(log).toHaveLength(EVENT_TYPES.length);
+    expect(new Set(log.map((d: { id: string }) => d.id))).toEqual(new Set(results.map((r) => r.delivery_id)));
+    for (const d of log) expect(d).toMatchObject({ test_send: true, test: true, status: 'DELIVERED', attempts: 1, last_http_status: 200 });
+    // The delivery id the receiver saw resolves to the logged test send.
+    const seen = hits[0]!.headers['x-service-delivery-id']!;
+    const detail = (await api('GET', `/webhooks/deliveries/${seen}`, { key: p.test_key })).body;
+    expect(detail).toMatchObject({ id: results[0].delivery_id, test_send: true, last_attempt_id: seen });
+    expect(detail.attempt_log).toEqual([expect.objectContaining({ id: seen, number: 1, http_status: 200, error: null, result: 'SUCCEEDED' })]);
+
+    // A failing test send is recorded FAILED and never retried (nor dead-lettered).
+    const failPath = `/always-fail/test-${randomUUID().slice(0, 8)}`;
+    const f = await endpoint(p.test_key, failPath);
+    const failed = await write('POST', `/webhooks/${f.id}/test`, p.test_key, { event_type: 'booking.completed' });
+    expect(failed.body).toMatchObject({ delivered: false, http_status: 500, error: 'HTTP 500' });
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(at(failPath)).toHaveLength(1);
+    const failedLog = (await api('GET', `/webhooks/deliveries?endpoint_id=${f.id}`, { key: p.test_key })).body.data;
+    expect(failedLog).toEqual([expect.objectContaining({ test_send: true, status: 'FAILED', attempts: 1, next_attempt_at: null, dead_lettered_at: null })]);
   });
 });
 
@@ -156,6 +230,9 @@ describe('event delivery', () => {
       test: true,
       data: { booking_number: b.booking_number, partner_reference: b.partner_reference, status: 'CONFIRMED' },
     });
+    // The real payload has exactly the fields its schema (and the test-send example) has.
+    expect(EVENT_PAYLOADS['booking.confirmed'].safeParse(envelope.data).success, got.raw).toBe(true);
+    expect(got.headers['x-service-delivery-attempt']).toBe('1');
     expect(got.headers['x-service-signature']).toBe(createHmac('sha256', e.signing_secret).update(got.raw, 'utf8').digest('hex'));
     expect(got.headers['x-service-event-id']).toBe(envelope.id);
     expect(got.headers['x-service-event-type']).toBe('booking.confirmed');
@@ -189,6 +266,95 @@ describe('event delivery', () => {
       (x) => x?.status === 'DELIVERED',
     );
     expect(d).toMatchObject({ status: 'DELIVERED', attempts: 3, last_http_status: 200 });
+    expect(hits.map((h) => h.headers['x-service-delivery-attempt'])).toEqual(['1', '2', '3']);
+
+    // Every attempt id the receiver logged resolves to this delivery, with all its attempts.
+    const ids = hits.map((h) => h.headers['x-service-delivery-id']!);
+    expect(d.last_attempt_id).toBe(ids[2]);
+    for (const id of [d.id, ...ids]) {
+      const r = await api('GET', `/webhooks/deliveries/${id}`, { key: p.test_key });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toMatchObject({ id: d.id, event_id: hits[0]!.headers['x-service-event-id'], status: 'DELIVERED', attempts: 3 });
+      expect(r.body.attempt_log.map((a: { id: string }) => a.id)).toEqual(ids);
+      expect(r.body.attempt_log).toEqual([
+        expect.objectContaining({ number: 1, http_status: 500, error: 'HTTP 500', result: 'FAILED' }),
+        expect.objectContaining({ number: 2, http_status: 500, error: 'HTTP 500', result: 'FAILED' }),
+        expect.objectContaining({ number: 3, http_status: 200, error: null, result: 'SUCCEEDED' }),
+      ]);
+      for (const a of r.body.attempt_log) {
+        expect(a.response_time_ms).toBeGreaterThanOrEqual(0);
+        expect(Date.parse(a.attempted_at)).toBeGreaterThan(0);
+      }
+    }
+    // Scoped to the partner and environment.
+    expect((await api('GET', `/webhooks/deliveries/${ids[0]}`, { key: p.live_key })).status).toBe(404);
+    expect((await api('GET', `/webhooks/deliveries/${ids[0]}`, { key: (await newPartner()).test_key })).status).toBe(404);
+    expect((await api('GET', `/webhooks/deliveries/${randomUUID()}`, { key: p.test_key })).body.code).toBe('resource.not_found');
+  });
+
+  it('a replay of a PENDING delivery re-drives that same delivery now; the retry scheduled for later finds it done and sends nothing', async () => {
+    const p = await newPartner();
+    const path = `/always-fail/pending-${randomUUID().slice(0, 8)}`;
+    const e = await endpoint(p.test_key, path);
+    await book(p);
+    // After 5 failed attempts the 6th is scheduled 24 h (scaled: about 9 s) later.
+    const failedFive = await until(
+      async () => (await api('GET', `/webhooks/deliveries?endpoint_id=${e.id}`, { key: p.test_key })).body.data[0],
+      (x) => x?.attempts === 5,
+      55_000,
+    );
+    expect(failedFive).toMatchObject({ status: 'PENDING', attempts: 5 });
+    healed.add(path);
+    const replay = await write('POST', `/webhooks/deliveries/${failedFive.last_attempt_id}/replay`, p.test_key);
+    expect(replay.status, replay.text).toBe(202);
+    expect(replay.body).toMatchObject({ id: failedFive.id, status: 'PENDING', replay_of: null, attempts: 5 });
+    const done = await until(
+      async () => (await api('GET', `/webhooks/deliveries/${failedFive.id}`, { key: p.test_key })).body,
+      (x) => x.status === 'DELIVERED',
+    );
+    expect(done).toMatchObject({ status: 'DELIVERED', attempts: 6, last_http_status: 200 });
+    // Wait past the retry that was scheduled before the replay: it is skipped, nothing is sent twice.
+    await new Promise((r) => setTimeout(r, 11_000));
+    expect(at(path)).toHaveLength(6);
+    const after = (await api('GET', `/webhooks/deliveries/${failedFive.id}`, { key: p.test_key })).body;
+    expect(after).toMatchObject({ status: 'DELIVERED', attempts: 6 });
+    expect(after.attempt_log).toHaveLength(6);
+    // One delivery carried the event: the replay made no second one.
+    expect((await api('GET', `/webhooks/deliveries?event_id=${failedFive.event_id}`, { key: p.test_key })).body.data).toHaveLength(1);
+  }, 90_000);
+
+  it('filters the delivery log by endpoint_id and event_id, combined with status; keyset pages stay consistent', async () => {
+    const p = await newPartner();
+    const a = await endpoint(p.test_key, `/ok/filter-a-${randomUUID().slice(0, 8)}`);
+    const b = await endpoint(p.test_key, `/ok/filter-b-${randomUUID().slice(0, 8)}`);
+    await book(p);
+    await book(p);
+    const all = await until(
+      async () => (await api('GET', '/webhooks/deliveries?status=DELIVERED', { key: p.test_key })).body.data,
+      (x) => x.length === 4,
+    );
+    expect(all).toHaveLength(4);
+    for (const ep of [a, b]) {
+      const mine = (await api('GET', `/webhooks/deliveries?endpoint_id=${ep.id}`, { key: p.test_key })).body.data;
+      expect(mine).toHaveLength(2);
+      expect(mine.every((d: { endpoint_id: string }) => d.endpoint_id === ep.id)).toBe(true);
+      expect((await api('GET', `/webhooks/deliveries?endpoint_id=${ep.id}&status=DELIVERED`, { key: p.test_key })).body.data).toHaveLength(2);
+      expect((await api('GET', `/webhooks/deliveries?endpoint_id=${ep.id}&status=FAILED,PENDING`, { key: p.test_key })).body.data).toHaveLength(0);
+      // Keyset pages of one: no duplicates, no gaps.
+      const first = (await api('GET', `/webhooks/deliveries?endpoint_id=${ep.id}&limit=1`, { key: p.test_key })).body;
+      expect(first.data).toHaveLength(1);
+      const second = (
+        await api('GET', `/webhooks/deliveries?endpoint_id=${ep.id}&limit=1&cursor=${encodeURIComponent(first.meta.next_cursor)}`, { key: p.test_key })
+      ).body;
+      expect([first.data[0].id, second.data[0].id].sort()).toEqual(mine.map((d: { id: string }) => d.id).sort());
+    }
+    const eventId = all[0].event_id;
+    const byEvent = (await api('GET', `/webhooks/deliveries?event_id=${eventId}`, { key: p.test_key })).body.data;
+    expect(byEvent.map((d: { endpoint_id: string }) => d.endpoint_id).sort()).toEqual([a.id, b.id].sort());
+    expect((await api('GET', `/webhooks/deliveries?event_id=${eventId}&endpoint_id=${a.id}`, { key: p.test_key })).body.data).toHaveLength(1);
+    // Another partner's endpoint id filters to nothing; a malformed one is a 400.
+    expect((await api('GET', `/webhooks/deliveries?endpoint_id=${a.id}`, { key: (await newPartner()).test_key })).body.data).toHaveLength(0);
+    expect((await api('GET', '/webhooks/deliveries?endpoint_id=nope', { key: p.test_key })).status).toBe(400);
   });
 
   it('a receiver always failing ends FAILED after 6 attempts, dead-lettered and listed under status=FAILED; replay then delivers it', async () => {
@@ -286,7 +452,55 @@ describe('event delivery', () => {
     expect(again).toHaveLength(2);
     expect(again[1]!.headers['x-service-event-id']).toBe(first.headers['x-service-event-id']);
     expect(again[1]!.headers['x-service-delivery-id']).not.toBe(first.headers['x-service-delivery-id']);
+    // Both attempt ids the receiver saw resolve to the delivery, which lists both attempts.
+    for (const h of again) {
+      const r = await until(
+        async () => (await api('GET', `/webhooks/deliveries/${h.headers['x-service-delivery-id']}`, { key: p.test_key })).body,
+        (x) => x?.status === 'DELIVERED',
+      );
+      expect(r.id).toBe(d.id);
+      expect(r.attempt_log.map((a: { id: string }) => a.id)).toEqual(again.map((x) => x.headers['x-service-delivery-id']));
+    }
     void e;
+  });
+
+  it('a test send whose request died before recording is closed FAILED by the sweeper, without sending again', async () => {
+    const p = await newPartner();
+    const path = `/ok/test-died-${randomUUID().slice(0, 8)}`;
+    const e = await endpoint(p.test_key, path);
+    const sent = await write('POST', `/webhooks/${e.id}/test`, p.test_key);
+    expect(sent.body.delivered).toBe(true);
+    // Stage what a request killed between sending and recording leaves: claimed long ago, nothing recorded.
+    const { ddb, dataTable } = testDb();
+    const past = new Date(Date.now() - 10 * 60_000).toISOString();
+    await ddb.send(
+      new UpdateCommand({
+        TableName: dataTable,
+        Key: webhookKeys.delivery(sent.body.delivery_id),
+        UpdateExpression: 'SET #s = :p, attempts = :z, claim_until = :old, next_attempt_at = :past, gsi2pk = :g, gsi2sk = :gs',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':p': 'PENDING',
+          ':z': 0,
+          ':old': Date.now() - 1000,
+          ':past': past,
+          ':g': webhookKeys.pendingPartition,
+          ':gs': webhookKeys.pending(past, sent.body.delivery_id).gsi2sk,
+        },
+      }),
+    );
+    expect((await admin(['webhooks:sweep', '--json'])).json.deliveries).toBeGreaterThanOrEqual(1);
+    const closed = await until(
+      async () => (await api('GET', `/webhooks/deliveries/${sent.body.delivery_id}`, { key: p.test_key })).body,
+      (x) => x?.status === 'FAILED',
+    );
+    expect(closed).toMatchObject({
+      status: 'FAILED',
+      test_send: true,
+      last_error: 'test send interrupted before its result was recorded',
+      dead_lettered_at: null,
+    });
+    expect(at(path)).toHaveLength(1);
   });
 
   it('concurrent workers never send the same attempt twice', async () => {

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { dataTable, type Seal, transact, unsealed } from '../db/client';
+import { recordEvent } from '../events/record';
+import type { EventType } from '../events/types';
+import type { Tenant } from '../kernel/tenant';
+import { envelopeBytes, newDelivery } from './deliveries';
+import { getEndpoint } from './endpoints';
+import { exampleData } from './examples';
+import type { DeliveryRecord } from './model';
+import { ATTEMPT_CLAIM_MS } from './schedule';
+import { sendAttempt } from './sender';
+import { type AttemptClaim, type AttemptOutcome, webhookStore } from './store';
+
+/** Shorter than the delivery timeout so the answer always fits in the route's time. */
+export const TEST_SEND_TIMEOUT_MS = 8_000;
+
+export interface TestSendResult {
+  event_id: string;
+  event_type: EventType;
+  delivery_id: string;
+  delivered: boolean;
+  http_status: number | null;
+  response_time_ms: number;
+  error: string | null;
+}
+
+/**
+ * Sends an example event of `event_type` (default: the endpoint's first
+ * subscribed type; any type may be tried) with `test: true`, now, and reports
+ * what the endpoint answered. The send is a delivery of its own in the log
+ * (`test_send: true`), attempted once and never retried: it is written
+ * already claimed with its attempt id, then its outcome is recorded in the
+ * transaction that seals the answer.
+ */
+export async function testEndpoint(
+  t: Tenant,
+  id: string,
+  input: { event_type?: EventType } = {},
+  seal: Seal<TestSendResult> = unsealed,
+  now = new Date(),
+): Promise<TestSendResult> {
+  const e = await getEndpoint(t, id);
+  const type = input.event_type ?? ((e.event_types[0] ?? 'booking.confirmed') as EventType);
+  const recorded = recordEvent(t.partnerId, t.env, type, exampleData(type, now), now, dataTable, { test: true, dispatched: true });
+  const claim: AttemptClaim = { id: randomUUID(), index: 0 };
+  const iso = now.toISOString();
+  const d: DeliveryRecord = {
+    ...newDelivery(recorded.event, recorded.ref, e, now),
+    test_send: true,
+    attempt_log: [{ id: claim.id, number: 1, attempted_at: iso, http_status: null, response_time_ms: null, error: null, result: null }],
+    last_attempt_id: claim.id,
+    claimed_attempt: 1,
+    claim_until: now.getTime() + ATTEMPT_CLAIM_MS,
+    claim_id: claim.id,
+  };
+  const cancelled = await transact(dataTable.client, { event: recorded.item }, webhookStore.putClaimedDelivery(d, claim));
+  if (cancelled) throw new Error(`test send was cancelled (${cancelled.codes.join(', ')})`);
+  const r = await sendAttempt(
+    {
+      url: e.url,
+      secret: e.signing_secret,
+      body: envelopeBytes(recorded.event),
+      eventId: recorded.event.id,
+      eventType: type,
+      deliveryId: claim.id,
+      attempt: 1,
+    },
+    TEST_SEND_TIMEOUT_MS,
+  );
+  const at = new Date().toISOString();
+  const outcome: AttemptOutcome = {
+    status: r.delivered ? 'DELIVERED' : 'FAILED',
+    http_status: r.http_status,
+    error: r.error,
+    response_time_ms: r.response_time_ms,
+    at,
+    next_attempt_at: null,
+    delivered: r.delivered,
+  };
+  const result: TestSendResult = {
+    event_id: recorded.event.id,
+    event_type: type,
+    delivery_id: d.id,
+    delivered: r.delivered,
+    http_status: r.http_status,
+    response_time_ms: r.response_time_ms,
+    error: r.error,
+  };
+  await webhookStore.recordAttempt(d, 1, claim, outcome, seal.items(result));
+  if (r.http_status !== null) await webhookStore.recordEndpointStatus(t.partnerId, t.env, id, r.http_status, at);
+  return result;
+}

@@ -1,0 +1,43 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runJob, verboseLevel } from '../../infra/local/cron';
+import type { JobDef } from '../../shared/queues';
+
+const job = (handler: string): JobDef => ({ id: 'webhookSweeper', schedule: 'cron(0/5 * * * ? *)', handler, description: 'test' });
+
+describe('the local cron runner is quiet by default', () => {
+  it('prints nothing for a job that runs and succeeds at the default level (WARN), its start and end only at INFO', async () => {
+    const lines: string[] = [];
+    await runJob(job('test/fixtures/jobs/idle-job.ts'), new Date(), (l) => lines.push(l), verboseLevel('WARN'));
+    expect(lines).toEqual([]);
+    await runJob(job('test/fixtures/jobs/idle-job.ts'), new Date(), (l) => lines.push(l), verboseLevel('INFO'));
+    expect(lines).toEqual(['[cron] webhookSweeper starts (cron(0/5 * * * ? *))', '[cron] webhookSweeper done']);
+    expect(verboseLevel(undefined)).toBe(false);
+    expect(verboseLevel('debug')).toBe(true);
+  });
+
+  it('always prints a failure', async () => {
+    const lines: string[] = [];
+    await runJob(job('test/fixtures/jobs/failing-job.ts'), new Date(), (l) => lines.push(l), false);
+    expect(lines).toEqual(['[cron] webhookSweeper failed: table unreachable']);
+  });
+});
+
+vi.mock('../../shared/webhooks/sweep', () => ({ sweep: vi.fn(async () => ({ events: 0, deliveries: 0 })) }));
+
+describe('the webhook sweeper job', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('logs nothing when nothing was overdue, and what it re-drove otherwise (at INFO)', async () => {
+    const { logger } = await import('../../shared/kernel/logger');
+    const { sweep } = await import('../../shared/webhooks/sweep');
+    const { handler } = await import('../../functions/jobs/webhook-sweeper');
+    const calls = (['debug', 'info', 'warn', 'error'] as const).map((level) => vi.spyOn(logger, level).mockImplementation(() => undefined));
+    const event = { time: new Date().toISOString() } as Parameters<typeof handler>[0];
+    expect(await handler(event)).toEqual({ events: 0, deliveries: 0 });
+    for (const c of calls) expect(c).not.toHaveBeenCalled();
+    vi.mocked(sweep).mockResolvedValueOnce({ events: 1, deliveries: 2 });
+    await handler(event);
+    expect(calls[1]).toHaveBeenCalledWith('re-driven', { events: 1, deliveries: 2 });
+    expect(calls[2]).not.toHaveBeenCalled();
+  });
+});
