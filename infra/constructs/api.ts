@@ -2,11 +2,12 @@ import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { type CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { TABLES, type TableName } from '../../shared/db/tables';
 import type { RouteDef } from '../../shared/http/route-def';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
+import { deploymentOf } from '../environments';
 import { ROUTE_LIST } from '../../shared/routes';
 import { ServiceFunction, type TableBinding } from './service-function';
 
@@ -26,17 +27,20 @@ export interface ApiProps {
  */
 export class ApiConstruct extends Construct {
   readonly api: HttpApi;
+  /** One function per route id. */
   readonly functions: Record<string, ServiceFunction> = {};
+  readonly fallback: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
     const fallback = new ServiceFunction(this, 'Fallback', { entry: 'functions/meta/fallback.ts', description: '404/405 for unmatched requests' });
+    this.fallback = fallback;
     this.api = new HttpApi(this, 'HttpApi', {
       description: 'Partner travel booking service API (v1)',
       defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
     });
 
-    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS });
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: deploymentOf(this).logRetention });
     const stage = this.api.defaultStage!.node.defaultChild as CfnStage;
     stage.accessLogSettings = {
       destinationArn: accessLogs.logGroupArn,

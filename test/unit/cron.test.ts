@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCron } from '../../infra/local/cron';
+import { parseCron } from '../../shared/kernel/cron';
 import { parseAt } from '../../infra/local/scheduler';
 
 describe('EventBridge cron (local runner)', () => {

@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import { ApiError } from '../../kernel/errors';
+import { logger } from '../../kernel/logger';
 import { authenticate } from '../../platform/authenticate';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
 import { checkTimestamp, sign, signatureMatches } from '../../platform/signature';
@@ -23,6 +24,8 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
       const now = Date.now();
       const { principal, rate, secret } = await authenticate(headerValue(event, 'authorization'), now);
       state.principal = principal;
+      // Who is calling, on every later log line of the request (never as a metric dimension).
+      logger.appendKeys({ partner_id: principal.partnerId, environment: principal.env, key_id: principal.keyId });
       state.headers['x-ratelimit-limit'] = String(rate.limit);
       state.headers['x-ratelimit-remaining'] = String(rate.remaining);
       state.headers['x-ratelimit-reset'] = String(rate.reset);
