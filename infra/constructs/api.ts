@@ -7,8 +7,8 @@ import { Construct } from 'constructs';
 import { TABLES, type TableName } from '../../shared/db/tables';
 import type { RouteDef } from '../../shared/http/route-def';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
-import { deploymentOf } from '../environments';
 import { ROUTE_LIST } from '../../shared/routes';
+import { deploymentOf } from '../environments';
 import { ServiceFunction, type TableBinding } from './service-function';
 
 /** Sender of traveler and operator e-mails; its SES identity is verified out of band. */

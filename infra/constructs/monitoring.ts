@@ -84,7 +84,7 @@ const TABLE_OPERATIONS = [
   Operation.TRANSACT_GET_ITEMS,
 ];
 
-/** One of the service's own EMF metrics (shared/kernel/metrics.ts), with its dimensions besides `service`. */
+/** One of the service's own EMF metrics (shared/kernel/metrics.ts), with its dimensions besides `service` (no label: an alarm on it stays a plain metric alarm). */
 export function serviceMetric(name: MetricName, dimensions: Partial<Record<Dimension, string>>, statistic: string, period = FIVE_MINUTES): Metric {
   return new Metric({
     namespace: METRICS_NAMESPACE,
@@ -92,7 +92,6 @@ export function serviceMetric(name: MetricName, dimensions: Partial<Record<Dimen
     dimensionsMap: { service: SERVICE_NAME, ...dimensions },
     statistic,
     period,
-    label: `${name}${Object.values(dimensions).length ? ` ${Object.values(dimensions).join(' ')}` : ''}`,
   });
 }
 
@@ -281,7 +280,8 @@ export class MonitoringConstruct extends Construct {
         metric: tableSum(name, table, 'ThrottledRequests'),
         threshold: THRESHOLDS.dynamoThrottled,
         what: `DynamoDB throttled ${THRESHOLDS.dynamoThrottled} or more requests on the ${name} table in 5 minutes (a hot key or an account limit).`,
-        action: 'find the hot key in CloudWatch Contributor Insights or the logs (one partner, one slot), check the table limits; the SDK retries single throttles.',
+        action:
+          'find the hot key in CloudWatch Contributor Insights or the logs (one partner, one slot), check the table limits; the SDK retries single throttles.',
         runbook: 'dynamoThrottles',
       });
       alarm(`${name}TableSystemErrors`, {
@@ -337,24 +337,54 @@ export class MonitoringConstruct extends Construct {
 
   private buildDashboard(props: MonitoringProps, routes: RouteDef[], queueDefs: Record<string, QueueDef>, jobs: JobDef[]): Dashboard {
     const d = new Dashboard(this, 'Dashboard', { dashboardName: `${Stack.of(this).stackName}-operations`, defaultInterval: Duration.hours(3) });
-    const graph = (title: string, left: IMetric[], width = 6, right: IMetric[] = []) => new GraphWidget({ title, left, right, width, height: 6 });
+    const labelled = (m: IMetric) =>
+      m instanceof Metric && m.namespace === METRICS_NAMESPACE && !m.label
+        ? m.with({
+            label: [
+              m.metricName,
+              ...Object.entries(m.dimensions ?? {})
+                .filter(([k]) => k !== 'service')
+                .map(([, v]) => String(v)),
+              m.statistic,
+            ].join(' '),
+          })
+        : m;
+    const graph = (title: string, left: IMetric[], width = 6, right: IMetric[] = []) =>
+      new GraphWidget({ title, left: left.map(labelled), right: right.map(labelled), width, height: 6 });
     const p99 = (name: MetricName, dims: Partial<Record<Dimension, string>>) => serviceMetric(name, dims, 'p99');
 
-    d.addWidgets(new TextWidget({ markdown: '# Partner travel service\nGolden signals of the API, then per route, webhooks, jobs and storage. Runbook: README.md, "Runbook".', width: 24, height: 2 }));
+    d.addWidgets(
+      new TextWidget({
+        markdown: '# Partner travel service\nGolden signals of the API, then per route, webhooks, jobs and storage. Runbook: README.md, "Runbook".',
+        width: 24,
+        height: 2,
+      }),
+    );
     d.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 6 }));
     d.addWidgets(
       graph('Requests (all routes)', [serviceMetric('Requests', {}, 'Sum'), props.api.metricCount({ statistic: 'Sum', label: 'API Gateway count' })]),
-      graph('Errors (all routes)', [serviceMetric('Error5xx', {}, 'Sum'), serviceMetric('Error4xx', {}, 'Sum'), props.api.metricServerError({ statistic: 'Sum', label: 'API Gateway 5xx' })]),
-      graph('Latency (all routes)', [serviceMetric('Latency', {}, 'p50'), serviceMetric('Latency', {}, 'p99'), props.api.metricLatency({ statistic: 'p99', label: 'API Gateway p99' })]),
-      graph('Saturation', [new Metric({ namespace: 'AWS/Lambda', metricName: 'ConcurrentExecutions', statistic: 'Maximum' }), new Metric({ namespace: 'AWS/Lambda', metricName: 'Throttles', statistic: 'Sum' })]),
+      graph('Errors (all routes)', [
+        serviceMetric('Error5xx', {}, 'Sum'),
+        serviceMetric('Error4xx', {}, 'Sum'),
+        props.api.metricServerError({ statistic: 'Sum', label: 'API Gateway 5xx' }),
+      ]),
+      graph('Latency (all routes)', [
+        serviceMetric('Latency', {}, 'p50'),
+        serviceMetric('Latency', {}, 'p99'),
+        props.api.metricLatency({ statistic: 'p99', label: 'API Gateway p99' }),
+      ]),
+      graph('Saturation', [
+        new Metric({ namespace: 'AWS/Lambda', metricName: 'ConcurrentExecutions', statistic: 'Maximum' }),
+        new Metric({ namespace: 'AWS/Lambda', metricName: 'Throttles', statistic: 'Sum' }),
+      ]),
     );
     d.addWidgets(
       graph('Refusals', [serviceMetric('AuthFailures', {}, 'Sum'), serviceMetric('RateLimitRefusals', {}, 'Sum')], 8),
       graph(
         'Business (live)',
-        (['QuotesCreated', 'BookingsConfirmed', 'BookingsRefused', 'BookingsCancelled', 'BookingsCompleted', 'SettlementsIssued', 'SettlementsPaid'] as const).map((n) =>
-          serviceMetric(n, { environment: 'live' }, 'Sum'),
-        ),
+        (
+          ['QuotesCreated', 'BookingsConfirmed', 'BookingsRefused', 'BookingsCancelled', 'BookingsCompleted', 'SettlementsIssued', 'SettlementsPaid'] as const
+        ).map((n) => serviceMetric(n, { environment: 'live' }, 'Sum')),
         8,
       ),
       graph(
@@ -369,14 +399,25 @@ export class MonitoringConstruct extends Construct {
     for (const r of routes) byTag.set(r.tag, [...(byTag.get(r.tag) ?? []), r]);
     for (const [tag, rs] of byTag) {
       d.addWidgets(
-        graph(`${tag}: requests`, rs.map((r) => serviceMetric('Requests', { route: routeName(r) }, 'Sum'))),
-        graph(`${tag}: 5xx`, rs.map((r) => serviceMetric('Error5xx', { route: routeName(r) }, 'Sum'))),
-        graph(`${tag}: latency p99`, rs.map((r) => p99('Latency', { route: routeName(r) }))),
+        graph(
+          `${tag}: requests`,
+          rs.map((r) => serviceMetric('Requests', { route: routeName(r) }, 'Sum')),
+        ),
+        graph(
+          `${tag}: 5xx`,
+          rs.map((r) => serviceMetric('Error5xx', { route: routeName(r) }, 'Sum')),
+        ),
+        graph(
+          `${tag}: latency p99`,
+          rs.map((r) => p99('Latency', { route: routeName(r) })),
+        ),
         graph(
           `${tag}: Lambda errors and throttles`,
           rs.flatMap((r) => {
             const fn = props.routeFunctions[r.id];
-            return fn ? [fn.metricErrors({ statistic: 'Sum', label: `${r.id} errors` }), fn.metricThrottles({ statistic: 'Sum', label: `${r.id} throttles` })] : [];
+            return fn
+              ? [fn.metricErrors({ statistic: 'Sum', label: `${r.id} errors` }), fn.metricThrottles({ statistic: 'Sum', label: `${r.id} throttles` })]
+              : [];
           }),
         ),
       );
@@ -385,9 +426,21 @@ export class MonitoringConstruct extends Construct {
     // Webhooks and queues.
     const envs = ['live', 'test'] as const;
     d.addWidgets(
-      graph('Webhook attempts and failures', envs.flatMap((e) => [serviceMetric('WebhookAttempts', { environment: e }, 'Sum'), serviceMetric('WebhookAttemptFailures', { environment: e }, 'Sum')])),
-      graph('Webhook deliveries closed and dead letters', envs.flatMap((e) => [serviceMetric('WebhookDeliveriesClosed', { environment: e }, 'Sum'), serviceMetric('WebhookDeadLetters', { environment: e }, 'Sum')])),
-      graph('Webhook dispatch delay', envs.flatMap((e) => [serviceMetric('WebhookDispatchDelay', { environment: e }, 'p50'), p99('WebhookDispatchDelay', { environment: e })])),
+      graph(
+        'Webhook attempts and failures',
+        envs.flatMap((e) => [serviceMetric('WebhookAttempts', { environment: e }, 'Sum'), serviceMetric('WebhookAttemptFailures', { environment: e }, 'Sum')]),
+      ),
+      graph(
+        'Webhook deliveries closed and dead letters',
+        envs.flatMap((e) => [
+          serviceMetric('WebhookDeliveriesClosed', { environment: e }, 'Sum'),
+          serviceMetric('WebhookDeadLetters', { environment: e }, 'Sum'),
+        ]),
+      ),
+      graph(
+        'Webhook dispatch delay',
+        envs.flatMap((e) => [serviceMetric('WebhookDispatchDelay', { environment: e }, 'p50'), p99('WebhookDispatchDelay', { environment: e })]),
+      ),
       graph(
         'Queues: depth, oldest message, DLQ',
         Object.keys(queueDefs).flatMap((q) => [
@@ -401,21 +454,33 @@ export class MonitoringConstruct extends Construct {
 
     // Jobs.
     d.addWidgets(
-      graph('Job runs and failures', jobs.flatMap((j) => [serviceMetric('JobRuns', { job: j.id }, 'Sum'), serviceMetric('JobFailures', { job: j.id }, 'Sum')]), 8),
-      graph('Job duration (max)', jobs.map((j) => serviceMetric('JobDuration', { job: j.id }, 'Maximum')), 8),
-      graph('Jobs overdue', jobs.map((j) => serviceMetric('JobOverdue', { job: j.id }, 'Maximum', Duration.minutes(15))), 8),
+      graph(
+        'Job runs and failures',
+        jobs.flatMap((j) => [serviceMetric('JobRuns', { job: j.id }, 'Sum'), serviceMetric('JobFailures', { job: j.id }, 'Sum')]),
+        8,
+      ),
+      graph(
+        'Job duration (max)',
+        jobs.map((j) => serviceMetric('JobDuration', { job: j.id }, 'Maximum')),
+        8,
+      ),
+      graph(
+        'Jobs overdue',
+        jobs.map((j) => serviceMetric('JobOverdue', { job: j.id }, 'Maximum', Duration.minutes(15))),
+        8,
+      ),
     );
 
     // Storage.
     d.addWidgets(
       ...Object.entries(props.tables).map(([name, t]) =>
-        graph(`DynamoDB ${name}: capacity`, [t.metricConsumedReadCapacityUnits({ statistic: 'Sum' }), t.metricConsumedWriteCapacityUnits({ statistic: 'Sum' })]),
+        graph(`DynamoDB ${name}: capacity`, [
+          t.metricConsumedReadCapacityUnits({ statistic: 'Sum' }),
+          t.metricConsumedWriteCapacityUnits({ statistic: 'Sum' }),
+        ]),
       ),
       ...Object.entries(props.tables).map(([name, t]) =>
-        graph(`DynamoDB ${name}: throttles and errors`, [
-          tableSum(name, t, 'ThrottledRequests'),
-          tableSum(name, t, 'SystemErrors'),
-        ]),
+        graph(`DynamoDB ${name}: throttles and errors`, [tableSum(name, t, 'ThrottledRequests'), tableSum(name, t, 'SystemErrors')]),
       ),
     );
     return d;

@@ -3,7 +3,6 @@ import { parseCron } from '../../shared/kernel/cron';
 import type { JobDef } from '../../shared/queues';
 import { invoke, lambdaContext } from './lambda';
 
-
 /** EventBridge's scheduled event, as the rule delivers it to the job's Lambda. */
 export function scheduledEvent(job: JobDef, time: Date) {
   return {

@@ -81,7 +81,11 @@ export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: st
       const event: SQSEvent = { Records: messages.map((m) => toRecord(m, target.queueArn)) };
       let failed = new Set<string>();
       try {
-        const res = await invoke<{ batchItemFailures?: { itemIdentifier: string }[] } | undefined>(target.consumer, event, lambdaContext(target.consumer, 60_000));
+        const res = await invoke<{ batchItemFailures?: { itemIdentifier: string }[] } | undefined>(
+          target.consumer,
+          event,
+          lambdaContext(target.consumer, 60_000),
+        );
         failed = new Set((res?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
       } catch (e) {
         log(`[sqs] consumer ${target.consumer} threw: ${(e as Error).message}`);

@@ -266,13 +266,33 @@ export const COMMANDS: Record<string, Command> = {
       return { json: r, text: `Re-driven: ${r.events} event(s), ${r.deliveries} delivery(ies).` };
     },
   },
+  'webhooks:replay': {
+    usage: 'webhooks:replay --delivery DELIVERY_ID',
+    description:
+      "Re-drive one webhook delivery of any partner (a dead letter, after its cause is fixed): the same event to the same endpoint as a new delivery, as the partner's POST /webhooks/deliveries/{id}/replay does.",
+    flags: z.object({ delivery: z.uuid() }),
+    async run(f) {
+      const { webhookStore } = await import('../../shared/webhooks/store');
+      const { replay } = await import('../../shared/webhooks/replay');
+      const { operatorTenant } = await import('../../shared/kernel/tenant');
+      const d = await webhookStore.getDelivery(f.delivery as string);
+      if (!d) throw new UsageError(`no webhook delivery ${f.delivery as string}`);
+      const r = await replay(operatorTenant(d.partner_id, d.env), d.id);
+      return {
+        json: { delivery_id: r.id, replay_of: r.replay_of, partner_id: r.partner_id, environment: r.env, status: r.status },
+        text: `Delivery ${d.id} replayed as ${r.id} (partner ${r.partner_id}, ${r.env}).`,
+      };
+    },
+  },
   'job:run': {
     usage: 'job:run --job ID [--time ISO_DATE_TIME]',
     description: `Run a scheduled job now in the local stack, as its schedule would (scheduled time: --time, default now); recorded like a scheduled run. Jobs: ${JOBS.map((j) => j.id).join(', ')}.`,
     flags: z.object({ job: jobId, time: z.iso.datetime().optional() }),
     async run(f) {
       if (process.env.ADMIN_TARGET === 'aws') {
-        throw new UsageError('job:run runs a job in the local stack; in AWS invoke its function: aws lambda invoke --function-name <the job function> (see the README runbook)');
+        throw new UsageError(
+          'job:run runs a job in the local stack; in AWS invoke its function: aws lambda invoke --function-name <the job function> (see the README runbook)',
+        );
       }
       const job = JOBS.find((j) => j.id === f.job)!;
       const { invoke, lambdaContext } = await import('../../infra/local/lambda');
@@ -292,7 +312,10 @@ export const COMMANDS: Record<string, Command> = {
       return {
         json: { data },
         text: data
-          .map((c) => `${c.overdue ? 'OVERDUE' : 'ok     '}  ${c.job}  ${c.schedule}  last success ${c.last_succeeded_at ?? 'never'}${c.last_error ? `  last error: ${c.last_error}` : ''}`)
+          .map(
+            (c) =>
+              `${c.overdue ? 'OVERDUE' : 'ok     '}  ${c.job}  ${c.schedule}  last success ${c.last_succeeded_at ?? 'never'}${c.last_error ? `  last error: ${c.last_error}` : ''}`,
+          )
           .join('\n'),
       };
     },
@@ -304,7 +327,8 @@ export const COMMANDS: Record<string, Command> = {
     flags: z.object({ since: z.iso.datetime().optional(), name: z.string().min(1).optional() }),
     offline: true,
     async run(f) {
-      if (process.env.ADMIN_TARGET === 'aws') throw new UsageError('metrics:summary reads the local stack; in AWS open the CloudWatch dashboard (stack output DashboardUrl)');
+      if (process.env.ADMIN_TARGET === 'aws')
+        throw new UsageError('metrics:summary reads the local stack; in AWS open the CloudWatch dashboard (stack output DashboardUrl)');
       const { summarizeMetrics, functionLogFile } = await import('../../infra/local/logs');
       const { defaultStateDir, readRuntime } = await import('../../infra/local/stack');
       const port = Number(process.env.PORT ?? 3000);
@@ -359,8 +383,11 @@ async function queueDepths(env: Record<string, string>) {
   const sqs = new SQSClient({ region: env.AWS_REGION, endpoint: env.AWS_ENDPOINT_URL_SQS, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const attrs = async (url: string | undefined) =>
     url
-      ? ((await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] })))
-          .Attributes ?? {})
+      ? ((
+          await sqs.send(
+            new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+          )
+        ).Attributes ?? {})
       : {};
   return Promise.all(
     Object.entries(QUEUES).map(async ([key, q]) => {

@@ -1,4 +1,4 @@
-import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logger, SERVICE_NAME } from './logger';
 import type { Env } from './tenant';
 
@@ -57,13 +57,21 @@ export const METRICS = {
   WebhookAttempts: { unit: count, dimensions: ['environment'], description: 'delivery attempts sent (or refused before sending)' },
   WebhookAttemptFailures: { unit: count, dimensions: ['environment'], description: '1 for an attempt without a 2xx, else 0' },
   WebhookDeliveriesClosed: { unit: count, dimensions: ['environment'], description: 'deliveries that ended, DELIVERED or FAILED' },
-  WebhookDeadLetters: { unit: count, dimensions: ['environment'], description: '1 for a delivery that ended FAILED (dead-lettered), else 0, per closed delivery' },
+  WebhookDeadLetters: {
+    unit: count,
+    dimensions: ['environment'],
+    description: '1 for a delivery that ended FAILED (dead-lettered), else 0, per closed delivery',
+  },
   WebhookDispatchDelay: { unit: ms, dimensions: ['environment'], description: 'from the event being recorded to its delivery (2xx)' },
   // Scheduled jobs.
   JobRuns: { unit: count, dimensions: ['job'], description: 'job runs that ended (success or failure)' },
   JobFailures: { unit: count, dimensions: ['job'], description: '1 for a failed run, else 0' },
   JobDuration: { unit: ms, dimensions: ['job'], description: 'run time of the job' },
-  JobOverdue: { unit: count, dimensions: ['job'], description: '1 while a job has no successful run since its last scheduled time (plus grace), else 0; written by the job watchdog' },
+  JobOverdue: {
+    unit: count,
+    dimensions: ['job'],
+    description: '1 while a job has no successful run since its last scheduled time (plus grace), else 0; written by the job watchdog',
+  },
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricName = keyof typeof METRICS;
@@ -78,7 +86,11 @@ const emitter = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE
  * `service`), and under `service` alone for the metrics that keep a total.
  * Synchronous from the first call to the publish, so it cannot interleave.
  */
-export function emit(dimensions: Partial<Record<Dimension, string>>, figures: Partial<Record<MetricName, number>>, metadata: Record<string, string> = {}): void {
+export function emit(
+  dimensions: Partial<Record<Dimension, string>>,
+  figures: Partial<Record<MetricName, number>>,
+  metadata: Record<string, string> = {},
+): void {
   const names = Object.keys(figures) as MetricName[];
   if (names.length === 0) return;
   emitter.addDimensions(dimensions as Record<string, string>);
