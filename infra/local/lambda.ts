@@ -34,11 +34,13 @@ export function loadHandler(entry: string): Promise<LambdaHandler> {
  * request id. Created before any AWS SDK call (the SDK reads the store too, and
  * the first caller decides its kind).
  */
-process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '64';
 const invokeStore: InvokeStoreBase = await InvokeStore.getInstanceAsync(true);
 if (!('als' in invokeStore)) {
   throw new Error('the invoke store was created for single invocations before the local runtime loaded: import infra/local/lambda.ts first');
 }
+// Powertools scopes its state to the invocation when this is set, and then needs the store above to exist
+// (the entry points' prelude, scripts/quiet-sdk.ts, clears an inherited value until then).
+process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '64';
 
 /** Whether the caller runs inside an invocation (its output belongs to a function's log). */
 export const inInvocation = () => invokeStore.hasContext();

@@ -23,7 +23,10 @@ const apiEvent = (method: string, path: string, headers: Record<string, string> 
   rawPath: path,
   rawQueryString: '',
   headers,
-  requestContext: { requestId: `req-${Math.random().toString(36).slice(2)}`, http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' } },
+  requestContext: {
+    requestId: `req-${Math.random().toString(36).slice(2)}`,
+    http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
+  },
   isBase64Encoded: false,
 });
 
@@ -84,7 +87,7 @@ describe('metrics in EMF', () => {
     const { lines } = await captured(() => invoke('functions/meta/me.ts', apiEvent('GET', '/v1/me'), lambdaContext('GET /v1/me')));
     const docs = emf(lines);
     expect(docs.find((d) => d.AuthFailures)).toMatchObject({ reason: 'auth.api_key.missing', AuthFailures: 1 });
-    expect(docs.find((d) => d.AuthFailures)._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service', 'reason'], ['service']]);
+    expect(docs.find((d) => d.AuthFailures)!._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service', 'reason'], ['service']]);
     expect(docs.find((d) => d.Requests)).toMatchObject({ route: 'GET /v1/me', Error4xx: 1, Error5xx: 0, status_class: '4xx' });
   });
 
