@@ -22,6 +22,11 @@ export interface CaptureOptions {
   echoLevel?: string;
   /** Start a new file, keeping the previous one as .prev (a new local run). */
   rotate?: boolean;
+  /**
+   * Keep only JSON lines (logs and EMF) in the file; other text goes to the terminal as before.
+   * The admin CLI's progress lines are for the operator, not part of a function's log.
+   */
+  jsonOnly?: boolean;
 }
 
 /** Routes the output of invocations to `file`; returns a function that restores stdout and stderr. */
@@ -40,6 +45,7 @@ export function captureFunctionLogs(file: string, opts: CaptureOptions): () => P
     stream.write = ((chunk: string | Uint8Array, encoding?: BufferEncoding | ((e?: Error | null) => void), cb?: (e?: Error | null) => void) => {
       if (!inInvocation()) return original.call(stream, chunk, encoding as BufferEncoding, cb);
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      if (opts.jsonOnly && !text.startsWith('{')) return original.call(stream, chunk, encoding as BufferEncoding, cb);
       out.write(text);
       const echoed = text
         .split('\n')

@@ -49,7 +49,7 @@ export async function connect(): Promise<string> {
 export async function runAsInvocation<T>(target: string, name: string, fn: () => Promise<T>): Promise<T> {
   const file = process.env.LOCAL_LOG_FILE;
   if (!target.startsWith('local') || !file) return fn();
-  const restore = captureFunctionLogs(file, { echo: 'stderr', echoLevel: process.env.LOG_LEVEL ?? 'WARN' });
+  const restore = captureFunctionLogs(file, { echo: 'stderr', echoLevel: process.env.LOG_LEVEL ?? 'WARN', jsonOnly: true });
   try {
     return await withinInvocation(randomUUID(), async () => {
       const { logger } = await import('../../shared/kernel/logger');

@@ -13,7 +13,7 @@ const logText = () => readFileSync(functionLogFile(inject('stateDir'), inject('p
 const logLines = (): Line[] =>
   logText()
     .split('\n')
-    .filter(Boolean)
+    .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Line);
 
 const until = async <T>(fn: () => T, ok: (v: T) => boolean, ms = 15_000): Promise<T> => {
