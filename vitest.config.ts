@@ -1,11 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
-const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+// No X-Ray daemon in tests: the X-Ray SDK stays in manual mode (no process-wide async hook).
+const env = {
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  POWERTOOLS_LOG_LEVEL: 'ERROR',
+  AWS_XRAY_MANUAL_MODE: 'true',
+  AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
+};
 
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env } },
+      // Handlers called directly write no EMF to the test output (the EMF test turns it back on).
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { ...env, POWERTOOLS_METRICS_DISABLED: 'true' } } },
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], env, testTimeout: 120_000, hookTimeout: 120_000 } },
       {
         test: {

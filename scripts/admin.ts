@@ -5,7 +5,7 @@ import { PaymentKeyError } from '../shared/bookings/payment-keys';
 import { CatalogFileError } from '../shared/catalog/operations';
 import { ApiError } from '../shared/kernel/errors';
 import { COMMANDS } from './admin/commands';
-import { connect, UsageError } from './admin/target';
+import { connect, runAsInvocation, UsageError } from './admin/target';
 
 /**
  * The operators' CLI: npm run -s admin -- <command> [--flags] [--json].
@@ -50,8 +50,9 @@ async function main(argv: string[]): Promise<number> {
         .join('; ');
       throw new UsageError(`${msg}\nusage: ${cmd.usage}`);
     }
-    await connect();
-    const out = await cmd.run(parsed.data as Record<string, unknown>);
+    const out = cmd.offline
+      ? await cmd.run(parsed.data as Record<string, unknown>)
+      : await runAsInvocation(await connect(), name, () => cmd.run(parsed.data as Record<string, unknown>));
     process.stdout.write(json ? `${JSON.stringify(out.json)}\n` : `${out.text}\n`);
     return 0;
   } catch (e) {

@@ -35,6 +35,11 @@ export interface JobDef {
   schedule: string;
   handler: string;
   description: string;
+  /**
+   * Minutes after its scheduled time by which a run must have succeeded, else the
+   * job watchdog reports it overdue (JobOverdue, alarmed). Default 60.
+   */
+  graceMinutes?: number;
 }
 
 export const JOBS: JobDef[] = [
@@ -49,11 +54,20 @@ export const JOBS: JobDef[] = [
     schedule: 'cron(0/5 * * * ? *)',
     handler: 'functions/jobs/webhook-sweeper.ts',
     description: 'Every 5 minutes: re-drives events not fanned out and webhook deliveries whose attempt is overdue',
+    // Three missed runs: a single failed run is retried by EventBridge and re-driven by the next one.
+    graceMinutes: 15,
   },
   {
     id: 'completeBookings',
     schedule: 'cron(30 0 * * ? *)',
     handler: 'functions/jobs/complete-bookings.ts',
     description: 'Daily 00:30 UTC: bookings whose travel date has passed become COMPLETED (booking.completed)',
+  },
+  {
+    id: 'jobWatchdog',
+    schedule: 'cron(0/15 * * * ? *)',
+    handler: 'functions/jobs/watchdog.ts',
+    description: 'Every 15 minutes: checks that every job succeeded since its last scheduled time (the JobOverdue metric the job alarms watch)',
+    graceMinutes: 30,
   },
 ];

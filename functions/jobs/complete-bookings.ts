@@ -1,11 +1,6 @@
-import type { ScheduledEvent } from 'aws-lambda';
 import { completeBookings, yesterdayInMorocco } from '../../shared/bookings/complete';
+import { jobHandler } from '../../shared/jobs/run';
 import { logger } from '../../shared/kernel/logger';
 
 /** EventBridge cron, daily: bookings whose travel date has passed become COMPLETED. */
-export const handler = async (event: ScheduledEvent) => {
-  logger.appendKeys({ job: 'completeBookings', scheduled_at: event.time });
-  const r = await completeBookings(yesterdayInMorocco(new Date(event.time)), (line) => logger.info(line));
-  logger.info('booking completion done', r);
-  return r;
-};
+export const handler = jobHandler('completeBookings', (scheduledAt) => completeBookings(yesterdayInMorocco(scheduledAt), (line) => logger.debug(line)));

@@ -5,15 +5,21 @@ import { errorResult, toApiError } from '../../shared/http/respond';
 import { matchRoute } from '../../shared/http/router';
 import type { ApiEvent, ApiResult } from '../../shared/http/types';
 import { ApiError } from '../../shared/kernel/errors';
+import { instrumented } from '../../shared/kernel/instrument';
+import { logger } from '../../shared/kernel/logger';
+import { recordRequest } from '../../shared/kernel/metrics';
 
 /**
  * API Gateway's $default route: answers, in the spec's error shape, what no
  * route of the table matches (404) or matches with another method (405). A
  * request that carries a key is counted like any other, so its answer has
- * the rate-limit headers (and a bad key gets its 401).
+ * the rate-limit headers (and a bad key gets its 401). Counted and logged as
+ * the route `$default`.
  */
-export const handler = async (event: ApiEvent): Promise<ApiResult> => {
+export const handler = instrumented('$default', async (event: ApiEvent): Promise<ApiResult> => {
+  const started = Date.now();
   const requestId = event.requestContext?.requestId || randomUUID();
+  logger.appendKeys({ request_id: requestId });
   const method = event.requestContext.http.method.toUpperCase();
   const path = event.rawPath;
   const headers: Record<string, string> = {};
@@ -36,5 +42,7 @@ export const handler = async (event: ApiEvent): Promise<ApiResult> => {
     error = toApiError(e);
   }
   const result = errorResult(error, requestId);
+  logger.info('request', { status: result.statusCode, duration_ms: Date.now() - started });
+  recordRequest('$default', result.statusCode ?? 404, Date.now() - started, requestId);
   return { ...result, headers: { ...result.headers, ...headers, 'x-request-id': requestId } };
-};
+});

@@ -1,11 +1,12 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { instrumented } from '../../shared/kernel/instrument';
 import { logger } from '../../shared/kernel/logger';
 import { runAttempt } from '../../shared/webhooks/attempt';
 import { fanOut } from '../../shared/webhooks/fanout';
 import type { Message } from '../../shared/webhooks/model';
 
 /** Webhook queue consumer: fan-outs and attempts; failures are reported per message (partial batch failures). */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+export const handler = instrumented('queue webhooks', async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const results = await Promise.allSettled(
     event.Records.map(async (r) => {
       const m = JSON.parse(r.body) as Message;
@@ -19,4 +20,4 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     return [{ itemIdentifier: event.Records[i]!.messageId }];
   });
   return { batchItemFailures };
-};
+});

@@ -2,12 +2,13 @@ import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { type CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { TABLES, type TableName } from '../../shared/db/tables';
 import type { RouteDef } from '../../shared/http/route-def';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
 import { ROUTE_LIST } from '../../shared/routes';
+import { deploymentOf } from '../environments';
 import { ServiceFunction, type TableBinding } from './service-function';
 
 /** API Gateway throttling (requests per second, and the burst above it): the whole stage, and each write route. */
@@ -29,19 +30,22 @@ export interface ApiProps {
  */
 export class ApiConstruct extends Construct {
   readonly api: HttpApi;
+  /** One function per route id. */
   readonly functions: Record<string, ServiceFunction> = {};
+  readonly fallback: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
     const fallback = new ServiceFunction(this, 'Fallback', { entry: 'functions/meta/fallback.ts', description: '404/405 for unmatched requests' });
     // A key on an unmatched request is authenticated and counted, so the 404 carries its rate-limit headers.
     fallback.bind({ tables: [{ table: props.tables.access, def: TABLES.access, access: 'readwrite', writeLeadingKeys: PLATFORM_LEADING_KEYS }] });
+    this.fallback = fallback;
     this.api = new HttpApi(this, 'HttpApi', {
       description: 'Partner travel booking service API (v1)',
       defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
     });
 
-    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS });
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: deploymentOf(this).logRetention });
     const stage = this.api.defaultStage!.node.defaultChild as CfnStage;
     stage.accessLogSettings = {
       destinationArn: accessLogs.logGroupArn,

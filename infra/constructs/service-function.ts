@@ -2,13 +2,16 @@ import { join } from 'node:path';
 import { type CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { TableDef } from '../../shared/db/tables';
+import { SERVICE_NAME } from '../../shared/kernel/logger';
+import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
+import { deploymentOf } from '../environments';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -46,14 +49,16 @@ export interface BucketBinding {
 
 /**
  * Every Lambda of the service: Node.js 22 on arm64, bundled by esbuild, JSON
- * logs with a retention, its own role with no managed policy. `bind` grants the
- * least privilege a function needs on a table, queue or bucket and sets the
- * matching environment variable in the same call.
+ * logs at the deployment's level with its retention, X-Ray active tracing,
+ * its own role with no managed policy. `bind` grants the least privilege a
+ * function needs on a table, queue or bucket and sets the matching environment
+ * variable in the same call.
  */
 export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const deployment = deploymentOf(scope);
     const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: deployment.logRetention, removalPolicy: RemovalPolicy.DESTROY });
     super(scope, id, {
       entry: join(REPO_ROOT, props.entry),
       handler: 'handler',
@@ -64,12 +69,17 @@ export class ServiceFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(10),
       role,
       logGroup,
+      tracing: Tracing.ACTIVE,
       projectRoot: REPO_ROOT,
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'partner-travel-api',
-        POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: deployment.logLevel,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        // Traces carry the request id and route, never a response (it may hold customer data).
+        POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+        DEPLOYMENT_ENV: deployment.name,
         SERVICE_STAGE: 'aws',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       },
@@ -83,6 +93,10 @@ export class ServiceFunction extends NodejsFunction {
       },
     });
     logGroup.grantWrite(role);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions.',
+    });
   }
 
   bind(b: { tables?: TableBinding[]; queues?: QueueBinding[]; buckets?: BucketBinding[] }): this {

@@ -18,6 +18,7 @@ import { ServiceFunction } from './service-function';
  */
 export class WebhooksConstruct extends Construct {
   readonly queues: Record<string, Queue> = {};
+  readonly dlqs: Record<string, Queue> = {};
   readonly consumers: Record<string, ServiceFunction> = {};
 
   constructor(scope: Construct, id: string, props: { tables: Record<TableName, TableV2>; queues?: Record<string, QueueDef> }) {
@@ -50,6 +51,7 @@ export class WebhooksConstruct extends Construct {
       consumer.addEnvironment(`${def.envVar}_DLQ`, dlq.queueUrl);
       consumer.addEventSource(new SqsEventSource(queue, { batchSize: def.batchSize, reportBatchItemFailures: true }));
       this.queues[key] = queue;
+      this.dlqs[key] = dlq;
       this.consumers[key] = consumer;
       if (key === 'webhooks') this.retryMachinery(queue, consumer);
     }
@@ -81,5 +83,6 @@ export class WebhooksConstruct extends Construct {
       reason: 'One one-time schedule per retry, named after the delivery and attempt; the grant is limited to the retry group.',
     });
     new CfnOutput(Stack.of(this), 'WebhookQueueUrl', { value: queue.queueUrl });
+    new CfnOutput(Stack.of(this), 'WebhookDlqUrl', { value: this.dlqs.webhooks!.queueUrl });
   }
 }

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { TextDecoder } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { matchRoute } from '../../shared/http/router';
-import { lambdaContext, loadHandler } from './lambda';
+import { invoke, lambdaContext } from './lambda';
 
 /** API Gateway HTTP API rejects payloads over 10 MB; so does the emulation, in the error shape. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -164,8 +164,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, body: Buffer)
     match.kind === 'route' ? [match.route.handler, `${match.route.method} ${match.route.path}`, match.params] : [FALLBACK_ENTRY, '$default', undefined];
   const event = toEvent(req, body, routeKey, params);
   try {
-    const handler = await loadHandler(entry);
-    const result = await handler(event, lambdaContext(routeKey));
+    const result = await invoke<Parameters<typeof send>[1]>(entry, event, lambdaContext(routeKey));
     send(res, result ?? {});
   } catch (e) {
     // What API Gateway answers when the integration fails (a crash, a timeout).

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -21,6 +22,38 @@ export function loadHandler(entry: string): Promise<LambdaHandler> {
     loaded.set(entry, p);
   }
   return p;
+}
+
+/**
+ * Lambda's invoke store, as the Node.js runtime keeps it when one execution
+ * environment runs several invocations at once (AWS_LAMBDA_MAX_CONCURRENCY):
+ * an AsyncLocalStorage holding each invocation's own context. The local
+ * runtime runs every handler in one process, concurrently, so it runs each
+ * invocation inside the store: Powertools keeps the invocation's log keys,
+ * metrics and trace segment there, and concurrent requests never share a
+ * request id. Created before any AWS SDK call (the SDK reads the store too, and
+ * the first caller decides its kind).
+ */
+const invokeStore: InvokeStoreBase = await InvokeStore.getInstanceAsync(true);
+if (!('als' in invokeStore)) {
+  throw new Error('the invoke store was created for single invocations before the local runtime loaded: import infra/local/lambda.ts first');
+}
+// Powertools scopes its state to the invocation when this is set, and then needs the store above to exist
+// (the entry points' prelude, scripts/quiet-sdk.ts, clears an inherited value until then).
+process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '64';
+
+/** Whether the caller runs inside an invocation (its output belongs to a function's log). */
+export const inInvocation = () => invokeStore.hasContext();
+
+/** Runs `fn` as one invocation with its own context (request id, and what Powertools keeps per invocation). */
+export function withinInvocation<T>(requestId: string, fn: () => Promise<T>): Promise<T> {
+  return invokeStore.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId }, fn);
+}
+
+/** Invokes a handler entry as Lambda does: loaded once, called with the event and the context, in its own invocation context. */
+export async function invoke<R = unknown>(entry: string, event: unknown, context: Context): Promise<R> {
+  const handler = await loadHandler(entry);
+  return withinInvocation(context.awsRequestId, () => handler(event, context));
 }
 
 /** A Lambda context as the runtime passes it; the timeout mirrors the CDK function default. */

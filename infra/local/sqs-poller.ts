@@ -1,6 +1,6 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { lambdaContext, loadHandler } from './lambda';
+import { invoke, lambdaContext } from './lambda';
 
 export interface PollerTarget {
   queueUrl: string;
@@ -81,8 +81,11 @@ export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: st
       const event: SQSEvent = { Records: messages.map((m) => toRecord(m, target.queueArn)) };
       let failed = new Set<string>();
       try {
-        const handler = await loadHandler(target.consumer);
-        const res = (await handler(event, lambdaContext(target.consumer, 60_000))) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
+        const res = await invoke<{ batchItemFailures?: { itemIdentifier: string }[] } | undefined>(
+          target.consumer,
+          event,
+          lambdaContext(target.consumer, 60_000),
+        );
         failed = new Set((res?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
       } catch (e) {
         log(`[sqs] consumer ${target.consumer} threw: ${(e as Error).message}`);

@@ -12,6 +12,7 @@ import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { startApiGateway } from './api-gateway';
 import { startCron, verboseLevel } from './cron';
 import { ROOT } from './lambda';
+import { captureFunctionLogs, functionLogFile } from './logs';
 import { provisionBuckets, provisionQueues, provisionTables } from './provision';
 import { startScheduler } from './scheduler';
 import { closeServer, freePort, startDynamo, startS3, startSqs } from './services';
@@ -109,6 +110,9 @@ export async function startLocalStack(opts: LocalStackOptions) {
   const [ddbPort, sqsPort, s3Port, schedPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const stops: (() => Promise<void>)[] = [];
   let stopping = false;
+  // What the functions write (JSON logs and EMF metrics) goes to the local log file, as Lambda's goes to CloudWatch Logs.
+  const logFile = functionLogFile(stateDir, opts.port);
+  stops.push(captureFunctionLogs(logFile, { echo: 'stdout', echoLevel: process.env.LOG_LEVEL ?? 'WARN', rotate: true }));
   const stopAll = async () => {
     stopping = true;
     for (const s of stops.reverse()) await s().catch(() => undefined);
@@ -170,7 +174,16 @@ export async function startLocalStack(opts: LocalStackOptions) {
       SCHEDULER_GROUP: RETRY_SCHEDULE_GROUP,
       MAILBOX_DIR: join(stateDir, 'mailbox'),
       LOCAL_STATE_DIR: stateDir,
-      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'WARN',
+      // The function log file keeps INFO and above (LOG_LEVEL only sets what the terminal shows).
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
+      DEPLOYMENT_ENV: 'local',
+      LOCAL_LOG_FILE: logFile,
+      // Several invocations run at once in this process, each in its own context (infra/local/lambda.ts).
+      AWS_LAMBDA_MAX_CONCURRENCY: process.env.AWS_LAMBDA_MAX_CONCURRENCY ?? '64',
+      // No X-Ray daemon here: tracing stays off, and the X-Ray SDK in manual mode installs no async hook.
+      POWERTOOLS_TRACE_ENABLED: 'false',
+      AWS_XRAY_MANUAL_MODE: 'true',
+      AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
     };
     for (const t of Object.values(TABLES)) env[t.envVar] = t.name;
     for (const [k, q] of Object.entries(QUEUES)) {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ROLES } from '../../shared/access/roles';
+import { JOBS } from '../../shared/queues';
 import { UsageError } from './target';
 
 export interface Command {
@@ -9,12 +10,33 @@ export interface Command {
   flags: z.ZodObject;
   /** Names of positional arguments, parsed into the flags object. */
   positionals?: string[];
+  /** Needs no running stack (reads local files only). */
+  offline?: boolean;
   run(flags: Record<string, unknown>): Promise<{ json: unknown; text: string }>;
 }
 
 const env = z.enum(['live', 'test']);
+const jobId = z.enum(JOBS.map((j) => j.id) as [string, ...string[]]);
 const role = z.enum(ROLES);
 const repo = async () => (await import('../../shared/access/store')).accessStore;
+
+function partnerEnabled(enabled: boolean): Command {
+  const verb = enabled ? 'enable' : 'disable';
+  return {
+    usage: `partner:${verb} --partner ID`,
+    description: enabled
+      ? 'Enable a disabled partner again: its keys work again (revoked or expired ones stay so).'
+      : 'Disable a partner: every key of every member fails authentication at once (401), in both environments; data and keys are kept.',
+    flags: z.object({ partner: z.uuid() }),
+    async run(f) {
+      const p = await (await repo()).setPartnerEnabled(f.partner as string, enabled);
+      return {
+        json: { partner_id: p.partner_id, enabled: !p.disabled_at, disabled_at: p.disabled_at ?? null },
+        text: `Partner ${p.partner_id} ${verb}d.`,
+      };
+    },
+  };
+}
 
 function memberEnabled(enabled: boolean): Command {
   const verb = enabled ? 'enable' : 'disable';
@@ -111,6 +133,8 @@ export const COMMANDS: Record<string, Command> = {
       return { json: { data }, text: data.map((m) => `${m.member_id}  ${m.email}  ${m.role}${m.enabled ? '' : '  (disabled)'}`).join('\n') || 'No members.' };
     },
   },
+  'partner:disable': partnerEnabled(false),
+  'partner:enable': partnerEnabled(true),
   'member:disable': memberEnabled(false),
   'member:enable': memberEnabled(true),
   'catalog:import': {
@@ -254,6 +278,94 @@ export const COMMANDS: Record<string, Command> = {
       return { json: r, text: `Indexed ${r.endpoints} active endpoint(s) of ${r.partners} partner(s).` };
     },
   },
+  'webhooks:replay': {
+    usage: 'webhooks:replay --delivery DELIVERY_ID',
+    description:
+      "Re-drive one webhook delivery of any partner (a dead letter, after its cause is fixed): the same event to the same endpoint as a new delivery, as the partner's POST /webhooks/deliveries/{id}/replay does.",
+    flags: z.object({ delivery: z.uuid() }),
+    async run(f) {
+      const { webhookStore } = await import('../../shared/webhooks/store');
+      const { replay } = await import('../../shared/webhooks/replay');
+      const { operatorTenant } = await import('../../shared/kernel/tenant');
+      const d = await webhookStore.getDelivery(f.delivery as string);
+      if (!d) throw new UsageError(`no webhook delivery ${f.delivery as string}`);
+      const r = await replay(operatorTenant(d.partner_id, d.env), d.id);
+      return {
+        json: { delivery_id: r.id, replay_of: r.replay_of, partner_id: r.partner_id, environment: r.env, status: r.status },
+        text: `Delivery ${d.id} replayed as ${r.id} (partner ${r.partner_id}, ${r.env}).`,
+      };
+    },
+  },
+  'job:run': {
+    usage: 'job:run --job ID [--time ISO_DATE_TIME]',
+    description: `Run a scheduled job now in the local stack, as its schedule would (scheduled time: --time, default now); recorded like a scheduled run. Jobs: ${JOBS.map((j) => j.id).join(', ')}.`,
+    flags: z.object({ job: jobId, time: z.iso.datetime().optional() }),
+    async run(f) {
+      if (process.env.ADMIN_TARGET === 'aws') {
+        throw new UsageError(
+          'job:run runs a job in the local stack; in AWS invoke its function: aws lambda invoke --function-name <the job function> (see the README runbook)',
+        );
+      }
+      const job = JOBS.find((j) => j.id === f.job)!;
+      const { invoke, lambdaContext } = await import('../../infra/local/lambda');
+      const { scheduledEvent } = await import('../../infra/local/cron');
+      const time = new Date((f.time as string | undefined) ?? Date.now());
+      const result = await invoke(job.handler, scheduledEvent(job, time), lambdaContext(job.id, 900_000));
+      return { json: { job: job.id, scheduled_at: time.toISOString(), result }, text: `${job.id} done: ${JSON.stringify(result)}` };
+    },
+  },
+  'jobs:status': {
+    usage: 'jobs:status',
+    description: 'Each scheduled job: schedule, last successful run, last failure, and whether it is overdue (what the job watchdog reports).',
+    flags: z.object({}),
+    async run() {
+      const { checkJobs } = await import('../../shared/jobs/watchdog');
+      const data = await checkJobs({ emit: false });
+      return {
+        json: { data },
+        text: data
+          .map(
+            (c) =>
+              `${c.overdue ? 'OVERDUE' : 'ok     '}  ${c.job}  ${c.schedule}  last success ${c.last_succeeded_at ?? 'never'}${c.last_error ? `  last error: ${c.last_error}` : ''}`,
+          )
+          .join('\n'),
+      };
+    },
+  },
+  'metrics:summary': {
+    usage: 'metrics:summary [--since ISO_DATE_TIME] [--name METRIC]',
+    description:
+      "The local stack's metrics, read back from the EMF documents its functions wrote (under the state directory), one line per metric and dimension set; with the queues' depths when the stack runs.",
+    flags: z.object({ since: z.iso.datetime().optional(), name: z.string().min(1).optional() }),
+    offline: true,
+    async run(f) {
+      if (process.env.ADMIN_TARGET === 'aws')
+        throw new UsageError('metrics:summary reads the local stack; in AWS open the CloudWatch dashboard (stack output DashboardUrl)');
+      const { summarizeMetrics, functionLogFile } = await import('../../infra/local/logs');
+      const { defaultStateDir, readRuntime } = await import('../../infra/local/stack');
+      const port = Number(process.env.PORT ?? 3000);
+      const stateDir = defaultStateDir();
+      const summary = await summarizeMetrics(functionLogFile(stateDir, port), {
+        since: f.since ? new Date(f.since as string) : undefined,
+        name: f.name as string | undefined,
+      });
+      const runtime = readRuntime(stateDir, port);
+      const queues = runtime ? await queueDepths(runtime.env) : null;
+      const dims = (d: Record<string, string>) =>
+        Object.entries(d)
+          .filter(([k]) => k !== 'service')
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',');
+      const lines = summary.metrics.map(
+        (m) => `${m.name}{${dims(m.dimensions)}}  samples=${m.samples} sum=${m.sum} avg=${+m.avg.toFixed(2)} p50=${m.p50} p99=${m.p99} max=${m.max} ${m.unit}`,
+      );
+      for (const q of queues ?? []) lines.push(`queue ${q.queue}: visible=${q.visible} in_flight=${q.in_flight} dlq_visible=${q.dlq_visible}`);
+      return {
+        json: { ...summary, queues },
+        text: lines.length ? lines.join('\n') : `No metrics in ${summary.source} yet.`,
+      };
+    },
+  },
   'key:issue': {
     usage: 'key:issue --partner ID --member MEMBER_ID --env live|test [--expires-at ISO_DATE_TIME]',
     description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',
@@ -283,6 +395,32 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+/** Messages visible, in flight, and on the DLQ, of every queue of the running local stack. */
+async function queueDepths(env: Record<string, string>) {
+  const { GetQueueAttributesCommand, SQSClient } = await import('@aws-sdk/client-sqs');
+  const { QUEUES } = await import('../../shared/queues');
+  const sqs = new SQSClient({ region: env.AWS_REGION, endpoint: env.AWS_ENDPOINT_URL_SQS, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const attrs = async (url: string | undefined) =>
+    url
+      ? ((
+          await sqs.send(
+            new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+          )
+        ).Attributes ?? {})
+      : {};
+  return Promise.all(
+    Object.entries(QUEUES).map(async ([key, q]) => {
+      const [main, dlq] = await Promise.all([attrs(env[q.envVar]), attrs(env[`${q.envVar}_DLQ`])]);
+      return {
+        queue: key,
+        visible: Number(main.ApproximateNumberOfMessages ?? 0),
+        in_flight: Number(main.ApproximateNumberOfMessagesNotVisible ?? 0),
+        dlq_visible: Number(dlq.ApproximateNumberOfMessages ?? 0),
+      };
+    }),
+  );
+}
 
 /** Progress of long commands goes to stderr, so stdout stays one JSON document. */
 const progress = (line: string) => process.stderr.write(`${line}\n`);

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { withinInvocation } from '../../infra/local/lambda';
+import { captureFunctionLogs } from '../../infra/local/logs';
 import { defaultStateDir, type RuntimeInfo, readRuntime, runningStacks } from '../../infra/local/stack';
 import { TABLES } from '../../shared/db/tables';
 
@@ -32,6 +35,7 @@ export async function connect(): Promise<string> {
     process.env[TABLES.access.envVar] = outputs.AccessTableName;
     process.env[TABLES.data.envVar] = outputs.DataTableName;
     if (outputs.WebhookQueueUrl) process.env.WEBHOOK_QUEUE_URL = outputs.WebhookQueueUrl;
+    if (outputs.WebhookDlqUrl) process.env.WEBHOOK_QUEUE_URL_DLQ = outputs.WebhookDlqUrl;
     return `stack ${stackName}`;
   }
   const stateDir = defaultStateDir();
@@ -43,4 +47,26 @@ export async function connect(): Promise<string> {
   }
   Object.assign(process.env, runtime.env);
   return `local stack ${runtime.baseUrl}`;
+}
+
+/**
+ * Runs a command against the local stack as one invocation of a function
+ * named `admin <command>`: what the service's code writes meanwhile (logs, EMF
+ * metrics of operator actions) goes to the stack's function log file, as a
+ * handler's would, and stdout stays the command's answer. Against AWS the
+ * command just runs (its metrics are off: see scripts/quiet-sdk.ts).
+ */
+export async function runAsInvocation<T>(target: string, name: string, fn: () => Promise<T>): Promise<T> {
+  const file = process.env.LOCAL_LOG_FILE;
+  if (!target.startsWith('local') || !file) return fn();
+  const restore = captureFunctionLogs(file, { echo: 'stderr', echoLevel: process.env.LOG_LEVEL ?? 'WARN', jsonOnly: true });
+  try {
+    return await withinInvocation(randomUUID(), async () => {
+      const { logger } = await import('../../shared/kernel/logger');
+      logger.appendKeys({ route: `admin ${name}` });
+      return fn();
+    });
+  } finally {
+    await restore();
+  }
 }

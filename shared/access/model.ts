@@ -11,6 +11,8 @@ export interface Partner {
   admin_count: number;
   /** Sandbox catalog snapshot of this tenant, set by the weekly refresh. */
   sandbox_catalog?: string;
+  /** Set by an operator (partner:disable): every key of the partner fails authentication until partner:enable. */
+  disabled_at?: string;
   created_at: string;
 }
 

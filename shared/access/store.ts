@@ -364,6 +364,29 @@ export function makeAccessStore(table: Table = accessTable) {
       }
     },
 
+    /**
+     * Disables a partner (every key of every member fails authentication at once,
+     * in both environments) or enables it again. Its data, members and keys are kept.
+     */
+    async setPartnerEnabled(partnerId: string, enabled: boolean, now = new Date()): Promise<Partner> {
+      try {
+        const r = await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: accessKeys.partner(partnerId),
+            ConditionExpression: 'attribute_exists(pk)',
+            UpdateExpression: enabled ? 'REMOVE disabled_at' : 'SET disabled_at = if_not_exists(disabled_at, :now)',
+            ExpressionAttributeValues: enabled ? undefined : { ':now': now.toISOString() },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return strip<Partner>(r.Attributes)!;
+      } catch (e) {
+        if (isConditionFailed(e)) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
+        throw e;
+      }
+    },
+
     /** Moves a tenant's sandbox to a catalog snapshot (the weekly refresh), as a transaction item. */
     sandboxCatalogItem(partnerId: string, snapshot: string, now: Date): TransactItem {
       return {

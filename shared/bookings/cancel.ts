@@ -4,6 +4,7 @@ import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { backoff } from '../db/retry';
 import { recordEvent } from '../events/record';
 import { ApiError, notFound } from '../kernel/errors';
+import { countEvent } from '../kernel/metrics';
 import { money, toMinor } from '../kernel/money';
 import { publishEvents } from '../webhooks/queue';
 import type { BookingRecord, Cancellation } from './model';
@@ -76,6 +77,7 @@ export async function cancelBooking(
       seal.items(result),
     );
     if (!cancelled) {
+      countEvent('BookingsCancelled', b.env);
       await publishEvents([event.ref]);
       await notify(result, 'cancelled');
       return result;

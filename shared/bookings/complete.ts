@@ -1,6 +1,8 @@
 import { dataTable, transact } from '../db/client';
 import { recordEvent } from '../events/record';
 import { ApiError } from '../kernel/errors';
+import { countEvent } from '../kernel/metrics';
+import type { Env } from '../kernel/tenant';
 import { addDays, localDate } from '../kernel/time';
 import { publishEvents } from '../webhooks/queue';
 import { bookingStore } from './store';
@@ -17,6 +19,7 @@ export async function completeBookings(throughDate: string, progress: (line: str
     });
   }
   let completed = 0;
+  const perEnv: Record<Env, number> = { live: 0, test: 0 };
   for (let d = addDays(throughDate, -7); d <= throughDate; d = addDays(d, 1)) {
     for await (const page of bookingStore.confirmedOn(d)) {
       for (const b of page) {
@@ -37,11 +40,13 @@ export async function completeBookings(throughDate: string, progress: (line: str
         // A cancelled transaction means the booking was cancelled or completed meanwhile: nothing to do.
         if (await transact(dataTable.client, { booking: bookingStore.complete(b.booking_number, now) }, [event.item])) continue;
         completed++;
+        perEnv[b.env]++;
         await publishEvents([event.ref]);
       }
     }
     progress(`travel date ${d}: ${completed} completed so far`);
   }
+  for (const env of ['live', 'test'] as const) if (perEnv[env]) countEvent('BookingsCompleted', env, perEnv[env]);
   return { through_date: throughDate, completed };
 }
 

@@ -8,6 +8,7 @@ import { backoff } from '../db/retry';
 import { recordEvent } from '../events/record';
 import { ApiError } from '../kernel/errors';
 import { logger } from '../kernel/logger';
+import { countEvent } from '../kernel/metrics';
 import { toMinor } from '../kernel/money';
 import type { Tenant } from '../kernel/tenant';
 import type { QuoteRecord } from '../quotes/model';
@@ -48,6 +49,21 @@ async function quoteToBook(t: Tenant, quoteId: string): Promise<QuoteRecord> {
  * event. Status goes straight to CONFIRMED.
  */
 export async function createBooking(t: Tenant, input: CreateBookingInput, seal: Seal<BookingRecord> = unsealed, now = new Date()): Promise<BookingRecord> {
+  try {
+    const booking = await book(t, input, seal, now);
+    countEvent('BookingsConfirmed', t.env);
+    return booking;
+  } catch (e) {
+    // A refusal by a domain rule (quote, payment, seats, contention) is counted; its code goes in the log line.
+    if (e instanceof ApiError) {
+      countEvent('BookingsRefused', t.env);
+      logger.info('booking refused', { code: e.code });
+    }
+    throw e;
+  }
+}
+
+async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingRecord>, now: Date): Promise<BookingRecord> {
   const quote = await quoteToBook(t, input.quote_id);
   if (quote.booking_number) throw alreadyBooked(quote, quote.booking_number);
   if (Date.parse(quote.expires_at) <= now.getTime()) throw expired(quote);

@@ -31,7 +31,12 @@ export async function authenticateRequest(event: ApiEvent, headers: Record<strin
   } catch (e) {
     if (!(e instanceof ApiError) || e.status !== 401) throw e;
     const keyId = keyIdIn(authorization);
-    const failures = await countFailedAuthentication(keyId, event.requestContext.http.sourceIp, nowMs);
+    // Counting is protection, not the answer: if it fails, the caller still gets its 401.
+    const failures = await countFailedAuthentication(keyId, event.requestContext.http.sourceIp, nowMs).catch((countError: unknown) => {
+      logger.error('failed authentication not counted', { error: countError instanceof Error ? countError.message : String(countError) });
+      return undefined;
+    });
+    if (!failures) throw e;
     Object.assign(headers, rateHeaders(failures));
     if (!failures.exceeded) throw e;
     logger.warn('failed authentications throttled', { key_id: keyId ?? null, source_ip: event.requestContext.http.sourceIp, code: e.code });

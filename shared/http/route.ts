@@ -1,7 +1,11 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { z } from 'zod';
 import type { Seal } from '../db/client';
+import { logger } from '../kernel/logger';
 import type { Tenant } from '../kernel/tenant';
+import { tracer } from '../kernel/tracing';
 import { type Principal, type RouteContext, stateOf, tenantOf } from './context';
 import { crashAfterCommit, SimulatedCrash } from './fault';
 import { runIdempotent, sealFor } from './idempotent';
@@ -62,12 +66,16 @@ function toResult(def: RouteDef, r: RouteResult<RouteDef>): ApiResult {
 }
 
 /**
- * Wires the middy stack shared by every HTTP route: request id and error shape,
- * then authentication, rate limit, signature, parsing and validation, then the
- * idempotent execution of the domain call.
+ * Wires the middy stack shared by every HTTP route: the trace (X-Ray, never the
+ * response: it may carry customer data) and the invocation's log context, the
+ * request id, error shape, log line and metrics, then authentication, rate
+ * limit, signature, parsing and validation, then the idempotent execution of
+ * the domain call.
  */
 export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) => Promise<RouteResult<R>>) {
   return middy<ApiEvent, ApiResult, Error, RouteContext>()
+    .use(captureLambdaHandler(tracer, { captureResponse: false }))
+    .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpContext(def))
     .use(platform(def))
     .use(parseRequest(def))

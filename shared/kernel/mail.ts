@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { z } from 'zod';
 import { loadConfig } from './config';
+import { traced } from './tracing';
 
 const mailConfig = z.object({
   MAIL_MODE: z.enum(['ses', 'file']).default('ses'),
@@ -35,7 +36,7 @@ export async function sendMail(m: Mail): Promise<void> {
     );
     return;
   }
-  ses ??= new SESv2Client({});
+  ses ??= traced(new SESv2Client({}));
   await ses.send(
     new SendEmailCommand({
       FromEmailAddress: c.MAIL_FROM,

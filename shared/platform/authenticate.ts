@@ -32,7 +32,8 @@ export async function authenticate(authorization: string | undefined, nowMs = Da
   if (key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= nowMs)) throw invalid();
 
   const [{ member, partner }, count] = await Promise.all([accessStore.getMemberAndPartner(key.partner_id, key.member_id), countRequest(key.key_id, nowMs)]);
-  if (!member || !partner || !member.enabled) throw invalid();
+  // A disabled member or a disabled partner: the same 401 as any other unusable key.
+  if (!member || !partner || !member.enabled || partner.disabled_at) throw invalid();
   // A key that another member issued never acts for a PARTNER_ADMIN: no one holds a working key of a peer admin.
   if (member.role === 'PARTNER_ADMIN' && key.issued_by && key.issued_by !== key.member_id) throw invalid();
   const limit = partner.rate_limit_per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;

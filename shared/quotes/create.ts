@@ -6,6 +6,7 @@ import { bookingWindowDays, checkSlot } from '../catalog/slots';
 import { catalogStore } from '../catalog/store';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { ApiError } from '../kernel/errors';
+import { countEvent } from '../kernel/metrics';
 import { money } from '../kernel/money';
 import type { Tenant } from '../kernel/tenant';
 import { localDate } from '../kernel/time';
@@ -125,5 +126,6 @@ export async function createQuote(t: Tenant, input: CreateQuoteInput, seal: Seal
   };
   const cancelled = await transact(dataTable.client, { quote: quoteStore.put(quote) }, [], seal.items(quote));
   if (cancelled) throw new Error(`quote creation was cancelled (${cancelled.codes.join(', ')})`);
+  countEvent('QuotesCreated', t.env);
   return quote;
 }

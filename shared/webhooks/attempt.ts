@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { backoff } from '../db/retry';
 import { eventStore } from '../events/store';
 import type { EventEnvelope } from '../events/types';
+import { logger } from '../kernel/logger';
+import { recordWebhookAttempt } from '../kernel/metrics';
 import { envelopeBytes } from './deliveries';
 import type { DeliveryRecord, EndpointRecord } from './model';
 import { queueSettings, scheduleAttempt, sendDeadLetter } from './queue';
@@ -67,6 +69,9 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     await sendDeadLetter({
       delivery_id: d.id,
       event_id: d.event_id,
+      event_type: d.event_type,
+      partner_id: d.partner_id,
+      environment: d.env,
       endpoint_id: d.endpoint_id,
       attempts: attempt,
       last_error: result.error,
@@ -85,6 +90,22 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     delivered: result.delivered,
   };
   await webhookStore.recordAttempt(d, attempt, claimed.claim, outcome);
+  // Figures and the log line once the outcome is recorded (a retried claim would otherwise count twice).
+  const dispatchDelayMs = result.delivered && event ? finished.getTime() - Date.parse(event.created_at) : undefined;
+  recordWebhookAttempt(d.env, { delivered: result.delivered, closed: final, dispatchDelayMs });
+  logger.info('webhook attempt', {
+    partner_id: d.partner_id,
+    environment: d.env,
+    delivery_id: d.id,
+    endpoint_id: d.endpoint_id,
+    event_type: d.event_type,
+    attempt,
+    outcome: outcome.status,
+    http_status: result.http_status,
+    error: result.error,
+    response_time_ms: result.response_time_ms,
+    ...(final && !result.delivered ? { dead_lettered: true } : {}),
+  });
   if (endpoint && result.http_status !== null)
     await webhookStore.recordEndpointStatus(d.partner_id, d.env, d.endpoint_id, result.http_status, at).catch(() => undefined);
   if (next) await scheduleAttempt(d.id, attempt + 1, next);

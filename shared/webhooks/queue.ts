@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { EventRef } from '../events/types';
 import { loadConfig } from '../kernel/config';
 import { logger } from '../kernel/logger';
+import { traced } from '../kernel/tracing';
 import type { Message } from './model';
 import { RETRY_SCHEDULE_GROUP } from './schedule';
 
@@ -28,7 +29,7 @@ export async function enqueue(messages: Message[]): Promise<void> {
     if (messages.length) logger.warn('webhook queue not configured: the sweeper will pick these up', { count: messages.length });
     return;
   }
-  sqs ??= new SQSClient({});
+  sqs ??= traced(new SQSClient({}));
   for (let i = 0; i < messages.length; i += 10) {
     const r = await sqs.send(
       new SendMessageBatchCommand({ QueueUrl: url, Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })) }),
@@ -54,7 +55,7 @@ function atExpression(when: Date): string {
 /** A one-time EventBridge Scheduler schedule that puts attempt `attempt` of the delivery on the queue at `due`. */
 export async function scheduleAttempt(deliveryId: string, attempt: number, due: Date): Promise<void> {
   const c = queueSettings();
-  scheduler ??= new SchedulerClient({});
+  scheduler ??= traced(new SchedulerClient({}));
   await scheduler.send(
     new CreateScheduleCommand({
       Name: `dlv-${deliveryId}-${attempt}`,
@@ -76,6 +77,6 @@ export async function scheduleAttempt(deliveryId: string, attempt: number, due: 
 export async function sendDeadLetter(message: Record<string, unknown>): Promise<void> {
   const dlq = queueSettings().WEBHOOK_QUEUE_URL_DLQ;
   if (!dlq) return;
-  sqs ??= new SQSClient({});
+  sqs ??= traced(new SQSClient({}));
   await sqs.send(new SendMessageCommand({ QueueUrl: dlq, MessageBody: JSON.stringify({ kind: 'dead_letter', ...message }) }));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCron } from '../../infra/local/cron';
 import { parseAt } from '../../infra/local/scheduler';
+import { parseCron } from '../../shared/kernel/cron';
 
 describe('EventBridge cron (local runner)', () => {
   it('matches Sunday 03:00 UTC and nothing else that week', () => {

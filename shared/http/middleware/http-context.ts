@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
+import { ApiError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
+import { recordRefusal, recordRequest } from '../../kernel/metrics';
+import { annotate } from '../../kernel/tracing';
 import { recordAudit } from '../../platform/audit';
 import type { RequestState, RouteContext } from '../context';
 import { SimulatedCrash } from '../fault';
@@ -14,11 +17,16 @@ function newState(event: ApiEvent, def: RouteDef): RequestState {
   return { requestId: event.requestContext?.requestId || randomUUID(), route: def, startedAt: Date.now(), headers: {}, bodyBytes, pending: [] };
 }
 
+export const routeName = (def: RouteDef) => `${def.method} ${def.path}`;
+
 /**
- * Outermost middleware: assigns the request id (API Gateway's), decodes the
- * raw body, and on the way out turns any error into the spec's error shape and
- * adds the headers every response carries (X-Request-Id, rate limits,
- * deprecation), then lets the idempotency result and the audit line land.
+ * Outermost middleware of the route: assigns the request id (API Gateway's)
+ * and puts it with the route on the invocation's log keys and on the trace,
+ * decodes the raw body, and on the way out turns any error into the spec's
+ * error shape and adds the headers every response carries (X-Request-Id, rate
+ * limits, deprecation), lets the idempotency result and the audit line land,
+ * and writes the request's log line and its metrics (count, latency, status
+ * class; failed authentications and rate-limit refusals).
  */
 export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   const finish = async (event: ApiEvent, state: RequestState, result: ApiResult): Promise<ApiResult> => {
@@ -30,13 +38,10 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
       headers.deprecation = `@${Math.floor(Date.parse(def.deprecated.since) / 1000)}`;
       headers.sunset = new Date(def.deprecated.sunset).toUTCString();
     }
-    logger.info('request', {
-      route: `${def.method} ${def.path}`,
-      status: result.statusCode,
-      duration_ms: Date.now() - state.startedAt,
-      ...(state.principal ? { key_id: state.principal.keyId, env: state.principal.env } : {}),
-      ...(replayed ? { replay_of: requestId } : {}),
-    });
+    const status = result.statusCode ?? 200;
+    const durationMs = Date.now() - state.startedAt;
+    logger.info('request', { status, duration_ms: durationMs, ...(replayed ? { replay_of: requestId } : {}) });
+    recordRequest(routeName(def), status, durationMs, state.requestId);
     if (def.write && state.principal) {
       const p = state.principal;
       // The idempotency result and the audit line land together, before the response leaves.
@@ -64,8 +69,9 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
   return {
     before: async (request) => {
       const state = newState(request.event, def);
-      logger.resetKeys();
-      logger.appendKeys({ request_id: state.requestId });
+      // The invocation's own keys (injectLambdaContext clears them at its end): every line of this request carries them.
+      logger.appendKeys({ request_id: state.requestId, route: routeName(def) });
+      annotate({ request_id: state.requestId, route: routeName(def) });
       request.context.http = state;
     },
     after: async (request) => {
@@ -75,6 +81,7 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
       // A simulated crash leaves no response and writes nothing more, as a killed worker would.
       if (request.error instanceof SimulatedCrash) return;
       const state = request.context.http ?? newState(request.event, def);
+      if (request.error instanceof ApiError) recordRefusal(request.error.code, request.error.status);
       request.response = await finish(request.event, state, errorResult(toApiError(request.error), state.requestId));
     },
   };

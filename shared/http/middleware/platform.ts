@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import { ApiError } from '../../kernel/errors';
+import { logger } from '../../kernel/logger';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
 import { checkTimestamp, sign, signatureMatches } from '../../platform/signature';
 import { acceptSignatureOnce } from '../../platform/signature-replay';
@@ -36,6 +37,8 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
       const now = Date.now();
       const { principal, secret } = await authenticateRequest(event, state.headers, now);
       state.principal = principal;
+      // Who is calling, on every later log line of the request (never as a metric dimension).
+      logger.appendKeys({ partner_id: principal.partnerId, environment: principal.env, key_id: principal.keyId });
       if (def.scope && !principal.scopes.has(def.scope)) {
         throw new ApiError('auth.scope.insufficient', `This operation needs the scope '${def.scope}', which role ${principal.role} does not have.`, {
           required_scope: def.scope,

@@ -1,0 +1,488 @@
+import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Operation, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { TableName } from '../../shared/db/tables';
+import type { RouteDef } from '../../shared/http/route-def';
+import { SERVICE_NAME } from '../../shared/kernel/logger';
+import { type Dimension, METRICS_NAMESPACE, type MetricName } from '../../shared/kernel/metrics';
+import { JOBS, type JobDef, QUEUES, type QueueDef } from '../../shared/queues';
+import { ROUTE_LIST } from '../../shared/routes';
+import { deploymentOf } from '../environments';
+import { RUNBOOK, type RunbookSection, runbookAnchor } from '../runbook';
+
+export interface MonitoringProps {
+  api: HttpApi;
+  /** Route id -> its function. */
+  routeFunctions: Record<string, IFunction>;
+  fallback: IFunction;
+  queues: Record<string, Queue>;
+  dlqs: Record<string, Queue>;
+  consumers: Record<string, IFunction>;
+  /** Job id -> its function. */
+  jobFunctions: Record<string, IFunction>;
+  tables: Record<TableName, TableV2>;
+  routes?: RouteDef[];
+  queueDefs?: Record<string, QueueDef>;
+  jobs?: JobDef[];
+}
+
+/** Thresholds, one place; the README runbook and the closing note give the reason of each. */
+export const THRESHOLDS = {
+  /** Any message on a DLQ is work that did not happen. */
+  dlqMessages: 1,
+  /** Extra seconds on top of a queue's whole retry budget (visibility timeout x receives). */
+  queueAgeSlackSeconds: 120,
+  /** Webhook dead letters among closed live deliveries in an hour, in percent, once at least `deadLetterMinClosed` closed. */
+  deadLetterRatePercent: 5,
+  deadLetterMinClosed: 20,
+  /** 5xx answers of a route in 5 minutes, in percent, once at least `route5xxMinErrors` of them. */
+  route5xxPercent: 5,
+  route5xxMinErrors: 3,
+  /** Unhandled failures (crash, timeout, out of memory) of a function in 5 minutes. */
+  lambdaErrors: 3,
+  /** Throttled Lambda invocations in the account and region in 5 minutes. */
+  lambdaThrottles: 1,
+  /** Throttled DynamoDB requests of a table in 5 minutes (the SDK retries single ones). */
+  dynamoThrottled: 10,
+  /** DynamoDB internal errors of a table in 5 minutes. */
+  dynamoSystemErrors: 5,
+  /** Failed runs of a job in 15 minutes: the run and one of its two retries. */
+  jobFailures: 2,
+} as const;
+
+const FIVE_MINUTES = Duration.minutes(5);
+/** Every operation the service's stores use (ThrottledRequests and SystemErrors are per operation). */
+const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.BATCH_GET_ITEM,
+  Operation.QUERY,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.BATCH_WRITE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+  Operation.TRANSACT_GET_ITEMS,
+];
+
+/** One of the service's own EMF metrics (shared/kernel/metrics.ts), with its dimensions besides `service` (no label: an alarm on it stays a plain metric alarm). */
+export function serviceMetric(name: MetricName, dimensions: Partial<Record<Dimension, string>>, statistic: string, period = FIVE_MINUTES): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: name,
+    dimensionsMap: { service: SERVICE_NAME, ...dimensions },
+    statistic,
+    period,
+  });
+}
+
+/** A table's per-operation metric summed over the operations the stores use (missing operations count 0). */
+function tableSum(name: string, table: TableV2, metricName: 'ThrottledRequests' | 'SystemErrors'): MathExpression {
+  const prefix = metricName === 'ThrottledRequests' ? 'throttled' : 'errors';
+  const using = Object.fromEntries(
+    TABLE_OPERATIONS.map((op) => [
+      `${prefix}${op}`,
+      table.metric(metricName, { dimensionsMap: { TableName: table.tableName, Operation: op }, statistic: 'Sum', period: FIVE_MINUTES }),
+    ]),
+  );
+  return new MathExpression({
+    expression: Object.keys(using)
+      .map((k) => `FILL(${k}, 0)`)
+      .join(' + '),
+    usingMetrics: using,
+    period: FIVE_MINUTES,
+    label: `${name} ${metricName}`,
+  });
+}
+
+const routeName = (r: RouteDef) => `${r.method} ${r.path}`;
+
+/**
+ * The on-call side of the service: an SNS topic (encrypted with a key
+ * CloudWatch may use), the alarms, each pointing to its runbook section, and
+ * one dashboard. Alarms and panels are generated from the route table, the
+ * queues and the jobs of shared/, so a route, queue or job added later gets
+ * its alarms and panels without a change here.
+ */
+export class MonitoringConstruct extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const routes = props.routes ?? ROUTE_LIST;
+    const queueDefs = props.queueDefs ?? QUEUES;
+    const jobs = props.jobs ?? JOBS;
+
+    const key = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the on-call alarm topic' });
+    // CloudWatch publishes alarm notifications to the encrypted topic.
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        resources: ['*'],
+      }),
+    );
+    this.topic = new Topic(this, 'OnCallTopic', { displayName: 'Partner travel service on-call', masterKey: key, enforceSSL: true });
+    const email = deploymentOf(this).oncallEmail;
+    if (email) this.topic.addSubscription(new EmailSubscription(email));
+    const notify = new SnsAction(this.topic);
+
+    const alarm = (
+      alarmId: string,
+      o: {
+        metric: IMetric;
+        threshold: number;
+        comparison?: ComparisonOperator;
+        evaluationPeriods?: number;
+        missing?: TreatMissingData;
+        what: string;
+        action: string;
+        runbook: RunbookSection;
+      },
+    ) => {
+      const a = new Alarm(this, alarmId, {
+        alarmName: `${stack.stackName}-${alarmId}`,
+        metric: o.metric,
+        threshold: o.threshold,
+        comparisonOperator: o.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: o.evaluationPeriods ?? 1,
+        datapointsToAlarm: o.evaluationPeriods ?? 1,
+        treatMissingData: o.missing ?? TreatMissingData.NOT_BREACHING,
+        alarmDescription: `${o.what} Do: ${o.action} Runbook: README.md#${runbookAnchor(o.runbook)} ("${RUNBOOK[o.runbook]}").`,
+      });
+      a.addAlarmAction(notify);
+      a.addOkAction(notify);
+      this.alarms.push(a);
+      return a;
+    };
+
+    // Queues: any dead letter, and a consumer that stopped draining.
+    for (const [q, def] of Object.entries(queueDefs)) {
+      const dlq = props.dlqs[q]!;
+      alarm(`${q}DlqNotEmpty`, {
+        metric: dlq.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(1) }),
+        threshold: THRESHOLDS.dlqMessages,
+        what: `A message is on the ${q} dead-letter queue: a delivery exhausted its attempts or a message failed ${def.maxReceiveCount} times.`,
+        action: 'read the messages (kind, delivery, partner, environment), fix the cause, then replay or redrive them and purge the queue.',
+        runbook: 'dlq',
+      });
+      const maxAge = def.visibilityTimeoutSeconds * def.maxReceiveCount + THRESHOLDS.queueAgeSlackSeconds;
+      alarm(`${q}OldestMessageAge`, {
+        metric: props.queues[q]!.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(1) }),
+        threshold: maxAge,
+        what: `The oldest message of the ${q} queue is ${maxAge} s old, longer than its whole retry budget: its consumer is not keeping up or not running.`,
+        action: `check the ${q} consumer's errors, throttles and duration; look for a poison message or a broken deploy.`,
+        runbook: 'queueAge',
+      });
+    }
+
+    // The webhook dead-letter rate, live deliveries only (sandbox receivers are partners' test endpoints).
+    const closed = serviceMetric('WebhookDeliveriesClosed', { environment: 'live' }, 'Sum', Duration.hours(1));
+    const dead = serviceMetric('WebhookDeadLetters', { environment: 'live' }, 'Sum', Duration.hours(1));
+    alarm('WebhookDeadLetterRate', {
+      metric: new MathExpression({
+        expression: `IF(closed >= ${THRESHOLDS.deadLetterMinClosed}, 100 * dead / closed, 0)`,
+        usingMetrics: { closed, dead },
+        period: Duration.hours(1),
+        label: 'Live dead-letter rate (%)',
+      }),
+      threshold: THRESHOLDS.deadLetterRatePercent,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      what: `Over ${THRESHOLDS.deadLetterRatePercent}% of the live webhook deliveries closed in the last hour were dead-lettered: more than one partner's receiver failing, or our sending is broken.`,
+      action: 'group the dead letters by partner and error; if many partners fail alike, check signing, DNS and egress; then replay.',
+      runbook: 'deadLetterRate',
+    });
+
+    // Per route: the share of 5xx answers.
+    for (const r of routes) {
+      const errors = serviceMetric('Error5xx', { route: routeName(r) }, 'Sum');
+      const requests = serviceMetric('Requests', { route: routeName(r) }, 'Sum');
+      alarm(`${r.id}5xxRate`, {
+        metric: new MathExpression({
+          expression: `IF(errors >= ${THRESHOLDS.route5xxMinErrors}, 100 * errors / requests, 0)`,
+          usingMetrics: { errors, requests },
+          period: FIVE_MINUTES,
+          label: `${routeName(r)} 5xx (%)`,
+        }),
+        threshold: THRESHOLDS.route5xxPercent,
+        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        what: `${routeName(r)} answered 5xx to over ${THRESHOLDS.route5xxPercent}% of its requests (${THRESHOLDS.route5xxMinErrors} or more) in 5 minutes.`,
+        action: `find the requests' 'unhandled error' log lines (route = "${routeName(r)}"), check DynamoDB alarms and the last deploy; roll back if it started with one.`,
+        runbook: 'route5xx',
+      });
+    }
+
+    // The API as the banks see it: also the answers no handler could count (timeouts, crashes, throttles).
+    const apiErrors = props.api.metricServerError({ statistic: 'Sum', period: FIVE_MINUTES });
+    const apiCount = props.api.metricCount({ statistic: 'Sum', period: FIVE_MINUTES });
+    alarm('Api5xxRate', {
+      metric: new MathExpression({
+        expression: `IF(errors >= ${THRESHOLDS.route5xxMinErrors}, 100 * errors / requests, 0)`,
+        usingMetrics: { errors: apiErrors, requests: apiCount },
+        period: FIVE_MINUTES,
+        label: 'API 5xx (%)',
+      }),
+      threshold: THRESHOLDS.route5xxPercent,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      what: `API Gateway answered 5xx to over ${THRESHOLDS.route5xxPercent}% of all requests in 5 minutes, timeouts and crashes of functions included.`,
+      action: 'compare with the per-route 5xx and Lambda errors alarms: if only this one fires, functions time out or crash (see their Errors and Duration).',
+      runbook: 'api5xx',
+    });
+
+    // Unhandled failures of every function but the jobs' (they have their own alarm).
+    const fns: [string, IFunction][] = [
+      ...Object.entries(props.routeFunctions),
+      ['Fallback', props.fallback],
+      ...Object.entries(props.consumers).map(([q, f]): [string, IFunction] => [`${q}Consumer`, f]),
+    ];
+    for (const [name, fn] of fns) {
+      alarm(`${name}LambdaErrors`, {
+        metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
+        threshold: THRESHOLDS.lambdaErrors,
+        what: `The function ${name} failed ${THRESHOLDS.lambdaErrors} times or more in 5 minutes outside its error handling (timeout, crash, out of memory).`,
+        action: `read its log group's REPORT and error lines (Status: timeout, Runtime.*), check its Duration against its timeout and the DynamoDB alarms.`,
+        runbook: 'lambdaErrors',
+      });
+    }
+    alarm('LambdaThrottles', {
+      metric: new Metric({ namespace: 'AWS/Lambda', metricName: 'Throttles', statistic: 'Sum', period: FIVE_MINUTES }),
+      threshold: THRESHOLDS.lambdaThrottles,
+      what: 'Lambda throttled invocations in this account and region: requests were refused (API Gateway 5xx) or delayed.',
+      action: 'check ConcurrentExecutions against the account limit, find the function that spikes, raise the limit or cap the culprit.',
+      runbook: 'throttles',
+    });
+
+    // DynamoDB, per table: throttled requests and internal errors, summed over the operations used.
+    for (const [name, table] of Object.entries(props.tables)) {
+      alarm(`${name}TableThrottled`, {
+        metric: tableSum(name, table, 'ThrottledRequests'),
+        threshold: THRESHOLDS.dynamoThrottled,
+        what: `DynamoDB throttled ${THRESHOLDS.dynamoThrottled} or more requests on the ${name} table in 5 minutes (a hot key or an account limit).`,
+        action:
+          'find the hot key in CloudWatch Contributor Insights or the logs (one partner, one slot), check the table limits; the SDK retries single throttles.',
+        runbook: 'dynamoThrottles',
+      });
+      alarm(`${name}TableSystemErrors`, {
+        metric: tableSum(name, table, 'SystemErrors'),
+        threshold: THRESHOLDS.dynamoSystemErrors,
+        what: `DynamoDB answered ${THRESHOLDS.dynamoSystemErrors} or more internal errors on the ${name} table in 5 minutes.`,
+        action: 'check the AWS Health Dashboard for DynamoDB in this region; requests are retried; tell the banks if 5xx follow.',
+        runbook: 'dynamoErrors',
+      });
+    }
+
+    // Every scheduled job: a failed run, and no successful run since its last scheduled time.
+    for (const job of jobs) {
+      const fn = props.jobFunctions[job.id]!;
+      alarm(`${job.id}JobFailed`, {
+        metric: new MathExpression({
+          expression: 'MAX([FILL(failures, 0), FILL(errors, 0)])',
+          usingMetrics: {
+            failures: serviceMetric('JobFailures', { job: job.id }, 'Sum', Duration.minutes(15)),
+            errors: fn.metricErrors({ statistic: 'Sum', period: Duration.minutes(15) }),
+          },
+          period: Duration.minutes(15),
+          label: `${job.id} failed runs`,
+        }),
+        threshold: THRESHOLDS.jobFailures,
+        what: `The scheduled job ${job.id} failed ${THRESHOLDS.jobFailures} times or more in 15 minutes (the run and its retry; timeouts included).`,
+        action: `read its 'job failed' log line (job = "${job.id}"), fix the cause, then run it again (see the runbook).`,
+        runbook: 'jobFailed',
+      });
+      const watchdog = job.id === 'jobWatchdog';
+      alarm(`${job.id}JobOverdue`, {
+        metric: serviceMetric('JobOverdue', { job: job.id }, 'Maximum', Duration.minutes(15)),
+        threshold: 1,
+        // The watchdog's own figure stops when the watchdog stops: its absence is the alarm.
+        evaluationPeriods: watchdog ? 2 : 1,
+        missing: watchdog ? TreatMissingData.BREACHING : TreatMissingData.NOT_BREACHING,
+        what: watchdog
+          ? 'The job watchdog has not reported for 30 minutes: no job is being checked.'
+          : `The scheduled job ${job.id} (${job.schedule}) has no successful run since its last scheduled time plus ${job.graceMinutes ?? 60} minutes.`,
+        action: watchdog
+          ? 'check the jobWatchdog rule is enabled and its function runs (its errors, its log group).'
+          : `run 'jobs:status', check its rule is enabled and its last error, then run it again (see the runbook).`,
+        runbook: 'jobOverdue',
+      });
+    }
+
+    this.dashboard = this.buildDashboard(props, routes, queueDefs, jobs);
+    new CfnOutput(stack, 'AlarmTopicArn', { value: this.topic.topicArn });
+    new CfnOutput(stack, 'DashboardUrl', {
+      value: `https://console.aws.amazon.com/cloudwatch/home?region=${stack.region}#dashboards:name=${this.dashboard.dashboardName}`,
+    });
+  }
+
+  private buildDashboard(props: MonitoringProps, routes: RouteDef[], queueDefs: Record<string, QueueDef>, jobs: JobDef[]): Dashboard {
+    const d = new Dashboard(this, 'Dashboard', { dashboardName: `${Stack.of(this).stackName}-operations`, defaultInterval: Duration.hours(3) });
+    const labelled = (m: IMetric) =>
+      m instanceof Metric && m.namespace === METRICS_NAMESPACE && !m.label
+        ? m.with({
+            label: [
+              m.metricName,
+              ...Object.entries(m.dimensions ?? {})
+                .filter(([k]) => k !== 'service')
+                .map(([, v]) => String(v)),
+              m.statistic,
+            ].join(' '),
+          })
+        : m;
+    const graph = (title: string, left: IMetric[], width = 6, right: IMetric[] = []) =>
+      new GraphWidget({ title, left: left.map(labelled), right: right.map(labelled), width, height: 6 });
+    const p99 = (name: MetricName, dims: Partial<Record<Dimension, string>>) => serviceMetric(name, dims, 'p99');
+
+    d.addWidgets(
+      new TextWidget({
+        markdown: '# Partner travel service\nGolden signals of the API, then per route, webhooks, jobs and storage. Runbook: README.md, "Runbook".',
+        width: 24,
+        height: 2,
+      }),
+    );
+    d.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 6 }));
+    d.addWidgets(
+      graph('Requests (all routes)', [serviceMetric('Requests', {}, 'Sum'), props.api.metricCount({ statistic: 'Sum', label: 'API Gateway count' })]),
+      graph('Errors (all routes)', [
+        serviceMetric('Error5xx', {}, 'Sum'),
+        serviceMetric('Error4xx', {}, 'Sum'),
+        props.api.metricServerError({ statistic: 'Sum', label: 'API Gateway 5xx' }),
+      ]),
+      graph('Latency (all routes)', [
+        serviceMetric('Latency', {}, 'p50'),
+        serviceMetric('Latency', {}, 'p99'),
+        props.api.metricLatency({ statistic: 'p99', label: 'API Gateway p99' }),
+      ]),
+      graph('Saturation', [
+        new Metric({ namespace: 'AWS/Lambda', metricName: 'ConcurrentExecutions', statistic: 'Maximum' }),
+        new Metric({ namespace: 'AWS/Lambda', metricName: 'Throttles', statistic: 'Sum' }),
+      ]),
+    );
+    d.addWidgets(
+      graph('Refusals', [serviceMetric('AuthFailures', {}, 'Sum'), serviceMetric('RateLimitRefusals', {}, 'Sum')], 8),
+      graph(
+        'Business (live)',
+        (
+          ['QuotesCreated', 'BookingsConfirmed', 'BookingsRefused', 'BookingsCancelled', 'BookingsCompleted', 'SettlementsIssued', 'SettlementsPaid'] as const
+        ).map((n) => serviceMetric(n, { environment: 'live' }, 'Sum')),
+        8,
+      ),
+      graph(
+        'Reviews and files (live)',
+        (['ReviewsCreated', 'ReviewsModerated', 'FilesRejected'] as const).map((n) => serviceMetric(n, { environment: 'live' }, 'Sum')),
+        8,
+      ),
+    );
+
+    // Golden signals per route, one row per feature (tag of the route table).
+    const byTag = new Map<string, RouteDef[]>();
+    for (const r of routes) byTag.set(r.tag, [...(byTag.get(r.tag) ?? []), r]);
+    for (const [tag, rs] of byTag) {
+      d.addWidgets(
+        graph(
+          `${tag}: requests`,
+          rs.map((r) => serviceMetric('Requests', { route: routeName(r) }, 'Sum')),
+        ),
+        graph(
+          `${tag}: 5xx`,
+          rs.map((r) => serviceMetric('Error5xx', { route: routeName(r) }, 'Sum')),
+        ),
+        graph(
+          `${tag}: latency p99`,
+          rs.map((r) => p99('Latency', { route: routeName(r) })),
+        ),
+        graph(
+          `${tag}: Lambda errors and throttles`,
+          rs.flatMap((r) => {
+            const fn = props.routeFunctions[r.id];
+            return fn
+              ? [fn.metricErrors({ statistic: 'Sum', label: `${r.id} errors` }), fn.metricThrottles({ statistic: 'Sum', label: `${r.id} throttles` })]
+              : [];
+          }),
+        ),
+      );
+    }
+
+    // Webhooks and queues.
+    const envs = ['live', 'test'] as const;
+    d.addWidgets(
+      graph(
+        'Webhook attempts and failures',
+        envs.flatMap((e) => [serviceMetric('WebhookAttempts', { environment: e }, 'Sum'), serviceMetric('WebhookAttemptFailures', { environment: e }, 'Sum')]),
+      ),
+      graph(
+        'Webhook deliveries closed and dead letters',
+        envs.flatMap((e) => [
+          serviceMetric('WebhookDeliveriesClosed', { environment: e }, 'Sum'),
+          serviceMetric('WebhookDeadLetters', { environment: e }, 'Sum'),
+        ]),
+      ),
+      graph(
+        'Webhook dispatch delay',
+        envs.flatMap((e) => [serviceMetric('WebhookDispatchDelay', { environment: e }, 'p50'), p99('WebhookDispatchDelay', { environment: e })]),
+      ),
+      graph(
+        'Queues: depth, oldest message, DLQ',
+        Object.keys(queueDefs).flatMap((q) => [
+          props.queues[q]!.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: `${q} visible` }),
+          props.dlqs[q]!.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: `${q} DLQ` }),
+        ]),
+        6,
+        Object.keys(queueDefs).map((q) => props.queues[q]!.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', label: `${q} oldest (s)` })),
+      ),
+    );
+
+    // Jobs.
+    d.addWidgets(
+      graph(
+        'Job runs and failures',
+        jobs.flatMap((j) => [serviceMetric('JobRuns', { job: j.id }, 'Sum'), serviceMetric('JobFailures', { job: j.id }, 'Sum')]),
+        8,
+      ),
+      graph(
+        'Job duration (max)',
+        jobs.map((j) => serviceMetric('JobDuration', { job: j.id }, 'Maximum')),
+        8,
+      ),
+      graph(
+        'Jobs overdue',
+        jobs.map((j) => serviceMetric('JobOverdue', { job: j.id }, 'Maximum', Duration.minutes(15))),
+        8,
+      ),
+    );
+
+    // Storage.
+    d.addWidgets(
+      ...Object.entries(props.tables).map(([name, t]) =>
+        graph(`DynamoDB ${name}: capacity`, [
+          t.metricConsumedReadCapacityUnits({ statistic: 'Sum' }),
+          t.metricConsumedWriteCapacityUnits({ statistic: 'Sum' }),
+        ]),
+      ),
+      ...Object.entries(props.tables).map(([name, t]) =>
+        graph(`DynamoDB ${name}: throttles and errors`, [tableSum(name, t, 'ThrottledRequests'), tableSum(name, t, 'SystemErrors')]),
+      ),
+    );
+    return d;
+  }
+}

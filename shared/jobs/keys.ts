@@ -1,0 +1,5 @@
+/** Keys of the job-run records (access table, README "Data"). */
+export const jobKeys = {
+  /** One record per scheduled job: its first sighting, last start, last success and last failure. */
+  run: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'RUN' }),
+};

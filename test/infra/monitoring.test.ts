@@ -1,0 +1,276 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../infra/app';
+import { THRESHOLDS } from '../../infra/constructs/monitoring';
+import { RUNBOOK, type RunbookSection, runbookAnchor } from '../../infra/runbook';
+import { TABLES } from '../../shared/db/tables';
+import { SERVICE_NAME } from '../../shared/kernel/logger';
+import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
+import { JOBS, QUEUES } from '../../shared/queues';
+import { ROUTE_LIST } from '../../shared/routes';
+
+const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+
+interface AlarmProps {
+  AlarmName: string;
+  AlarmDescription: string;
+  Threshold: number;
+  ComparisonOperator: string;
+  EvaluationPeriods: number;
+  DatapointsToAlarm: number;
+  TreatMissingData: string;
+  AlarmActions: unknown[];
+  OKActions: unknown[];
+  MetricName?: string;
+  Namespace?: string;
+  Statistic?: string;
+  Period?: number;
+  Dimensions?: { Name: string; Value: unknown }[];
+  Metrics?: {
+    Id: string;
+    Expression?: string;
+    MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions?: { Name: string; Value: unknown }[] } };
+  }[];
+}
+
+function synth(context: Record<string, string> = {}) {
+  // Skip esbuild bundling: the assertions are about the template, not the bundles.
+  const { app, stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }));
+  app.synth();
+  return { template: Template.fromStack(stack), stackName: stack.stackName };
+}
+
+let template: Template;
+let stackName: string;
+let alarms: Map<string, AlarmProps>;
+let topicId: string;
+
+beforeAll(() => {
+  ({ template, stackName } = synth());
+  alarms = new Map(
+    Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((r) => {
+      const p = (r as { Properties: AlarmProps }).Properties;
+      return [p.AlarmName.slice(stackName.length + 1), p];
+    }),
+  );
+  topicId = Object.keys(template.findResources('AWS::SNS::Topic'))[0]!;
+});
+
+const alarm = (id: string) => {
+  const a = alarms.get(id);
+  if (!a) throw new Error(`no alarm ${id}; alarms: ${[...alarms.keys()].join(', ')}`);
+  return a;
+};
+const dims = (d: { Name: string; Value: unknown }[] = []) => Object.fromEntries(d.map((x) => [x.Name, x.Value]));
+const mathMetrics = (a: AlarmProps) => (a.Metrics ?? []).filter((m) => m.MetricStat).map((m) => ({ id: m.Id, ...m.MetricStat!.Metric }));
+const expression = (a: AlarmProps) => a.Metrics?.find((m) => m.Expression)?.Expression;
+
+describe('on-call topic', () => {
+  it('is an SNS topic encrypted with a rotated KMS key that CloudWatch may use, SSL only', () => {
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] })]),
+      },
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
+  it('subscribes the on-call e-mail given for the deployment', () => {
+    const { template: t } = synth({ oncallEmail: 'oncall@partner-travel.example' });
+    t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@partner-travel.example' });
+  });
+});
+
+describe('alarms', () => {
+  it('every alarm notifies the on-call topic when it fires and when it clears, and says what to do and where the runbook is', () => {
+    expect(alarms.size).toBeGreaterThan(0);
+    const headings = new Set([...README.matchAll(/^### Runbook: (.+)$/gm)].map((m) => m[1]));
+    for (const [id, a] of alarms) {
+      expect(a.AlarmActions, id).toEqual([{ Ref: topicId }]);
+      expect(a.OKActions, id).toEqual([{ Ref: topicId }]);
+      expect(a.AlarmDescription, id).toMatch(/ Do: .+ Runbook: README\.md#runbook-[a-z0-9-]+ \(".+"\)\.$/);
+      expect(a.AlarmDescription.length, id).toBeLessThanOrEqual(1024);
+      const anchor = /README\.md#(runbook-[a-z0-9-]+)/.exec(a.AlarmDescription)![1]!;
+      const section = (Object.keys(RUNBOOK) as RunbookSection[]).find((s) => runbookAnchor(s) === anchor);
+      expect(section, `${id}: ${anchor}`).toBeDefined();
+      expect(headings.has(RUNBOOK[section!]), `README heading "### Runbook: ${RUNBOOK[section!]}"`).toBe(true);
+    }
+  });
+
+  it('has exactly the alarms generated from the queues, routes, functions, tables and jobs', () => {
+    const queues = Object.keys(QUEUES).length;
+    const functions = ROUTE_LIST.length + 1 + queues; // routes, the $default fallback, one consumer per queue
+    const expected = 2 * queues + 1 + ROUTE_LIST.length + 1 + functions + 1 + 2 * Object.keys(TABLES).length + 2 * JOBS.length;
+    expect(alarms.size).toBe(expected);
+  });
+
+  it('any message on any DLQ (1 or more visible, 1-minute maximum)', () => {
+    for (const q of Object.keys(QUEUES)) {
+      const a = alarm(`${q}DlqNotEmpty`);
+      expect(a).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Statistic: 'Maximum',
+        Period: 60,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      });
+      expect(JSON.stringify(dims(a.Dimensions).QueueName)).toMatch(new RegExp(`${q}Dlq`));
+    }
+  });
+
+  it('the age of the oldest message of every queue, past its whole retry budget plus two minutes', () => {
+    for (const [q, def] of Object.entries(QUEUES)) {
+      const a = alarm(`${q}OldestMessageAge`);
+      expect(a).toMatchObject({ Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Statistic: 'Maximum', Period: 60 });
+      expect(a.Threshold).toBe(def.visibilityTimeoutSeconds * def.maxReceiveCount + 120);
+      expect(JSON.stringify(dims(a.Dimensions).QueueName)).toMatch(new RegExp(`${q}Queue`));
+    }
+  });
+
+  it('the live webhook dead-letter rate over 5% of at least 20 deliveries closed in an hour', () => {
+    const a = alarm('WebhookDeadLetterRate');
+    expect(a).toMatchObject({ Threshold: THRESHOLDS.deadLetterRatePercent, ComparisonOperator: 'GreaterThanThreshold' });
+    expect(expression(a)).toBe('IF(closed >= 20, 100 * dead / closed, 0)');
+    const m = mathMetrics(a);
+    expect(m.map((x) => x.MetricName).sort()).toEqual(['WebhookDeadLetters', 'WebhookDeliveriesClosed']);
+    for (const x of m) expect(dims(x.Dimensions)).toEqual({ service: SERVICE_NAME, environment: 'live' });
+  });
+
+  it('the 5xx rate of every route of the route table, over 5% with at least 3 errors in 5 minutes', () => {
+    for (const r of ROUTE_LIST) {
+      const a = alarm(`${r.id}5xxRate`);
+      expect(a, r.id).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1 });
+      expect(expression(a)).toBe('IF(errors >= 3, 100 * errors / requests, 0)');
+      const m = mathMetrics(a);
+      expect(m.map((x) => [x.id, x.MetricName, x.Namespace])).toEqual([
+        ['errors', 'Error5xx', METRICS_NAMESPACE],
+        ['requests', 'Requests', METRICS_NAMESPACE],
+      ]);
+      for (const x of m) expect(dims(x.Dimensions)).toEqual({ service: SERVICE_NAME, route: `${r.method} ${r.path}` });
+    }
+    expect(expression(alarm('Api5xxRate'))).toBe('IF(errors >= 3, 100 * errors / requests, 0)');
+    expect(mathMetrics(alarm('Api5xxRate')).map((x) => x.Namespace)).toEqual(['AWS/ApiGateway', 'AWS/ApiGateway']);
+  });
+
+  it('Lambda errors of every route, fallback and consumer function (3 in 5 minutes), and throttles in the account (1)', () => {
+    for (const name of [...ROUTE_LIST.map((r) => r.id), 'Fallback', ...Object.keys(QUEUES).map((q) => `${q}Consumer`)]) {
+      const a = alarm(`${name}LambdaErrors`);
+      expect(a, name).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Statistic: 'Sum', Period: 300, Threshold: 3 });
+      expect(Object.keys(dims(a.Dimensions))).toEqual(['FunctionName']);
+    }
+    const t = alarm('LambdaThrottles');
+    expect(t).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles', Statistic: 'Sum', Period: 300, Threshold: 1 });
+    expect(t.Dimensions).toBeUndefined();
+  });
+
+  it('DynamoDB throttled requests (10) and system errors (5) of every table in 5 minutes, summed over the operations', () => {
+    for (const name of Object.keys(TABLES)) {
+      for (const [id, metric, threshold] of [
+        [`${name}TableThrottled`, 'ThrottledRequests', 10],
+        [`${name}TableSystemErrors`, 'SystemErrors', 5],
+      ] as const) {
+        const a = alarm(id);
+        expect(a.Threshold).toBe(threshold);
+        const m = mathMetrics(a);
+        expect(m.length).toBeGreaterThanOrEqual(8);
+        expect(m.length).toBeLessThanOrEqual(10);
+        for (const x of m) expect(x).toMatchObject({ Namespace: 'AWS/DynamoDB', MetricName: metric });
+        expect(new Set(m.map((x) => dims(x.Dimensions).Operation))).toContain('TransactWriteItems');
+        expect(expression(a)).toMatch(/^FILL\(\w+, 0\)( \+ FILL\(\w+, 0\))+$/);
+      }
+    }
+  });
+
+  it('every scheduled job: failed (2 in 15 minutes, EMF or Lambda errors) and did not run (JobOverdue from the watchdog)', () => {
+    for (const job of JOBS) {
+      const failed = alarm(`${job.id}JobFailed`);
+      expect(failed).toMatchObject({ Threshold: 2, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      expect(expression(failed)).toBe('MAX([FILL(failures, 0), FILL(errors, 0)])');
+      expect(mathMetrics(failed).map((x) => `${x.Namespace} ${x.MetricName}`)).toEqual([`${METRICS_NAMESPACE} JobFailures`, 'AWS/Lambda Errors']);
+      expect(dims(mathMetrics(failed)[0]!.Dimensions)).toEqual({ service: SERVICE_NAME, job: job.id });
+      const overdue = alarm(`${job.id}JobOverdue`);
+      expect(overdue).toMatchObject({ Namespace: METRICS_NAMESPACE, MetricName: 'JobOverdue', Statistic: 'Maximum', Period: 900, Threshold: 1 });
+      expect(dims(overdue.Dimensions)).toEqual({ service: SERVICE_NAME, job: job.id });
+      // The watchdog's silence is its own alarm; the others wait for a figure.
+      expect(overdue.TreatMissingData).toBe(job.id === 'jobWatchdog' ? 'breaching' : 'notBreaching');
+    }
+  });
+});
+
+describe('dashboard', () => {
+  it('shows the alarms, the golden signals of every route, and the webhook, queue, job and table panels', () => {
+    const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    expect(dashboards).toHaveLength(1);
+    const body = JSON.stringify((dashboards[0] as { Properties: { DashboardBody: unknown } }).Properties.DashboardBody);
+    for (const r of ROUTE_LIST) expect(body, r.id).toContain(`${r.method} ${r.path}`);
+    for (const j of JOBS) expect(body, j.id).toContain(j.id);
+    for (const title of [
+      'Alarms',
+      'Requests (all routes)',
+      'Latency (all routes)',
+      'Webhook dispatch delay',
+      'Webhook deliveries closed and dead letters',
+      'Queues: depth, oldest message, DLQ',
+      'Jobs overdue',
+      'Refusals',
+    ]) {
+      expect(body, title).toContain(title);
+    }
+    for (const m of [
+      'Latency',
+      'Error5xx',
+      'WebhookDeadLetters',
+      'WebhookDispatchDelay',
+      'JobFailures',
+      'AuthFailures',
+      'RateLimitRefusals',
+      'BookingsConfirmed',
+    ])
+      expect(body, m).toContain(m);
+  });
+});
+
+describe('functions', () => {
+  const fns = () => Object.values(template.findResources('AWS::Lambda::Function')).map((f) => (f as { Properties: Record<string, any> }).Properties);
+
+  it('trace actively with X-Ray, never capturing responses, and may write their segments', () => {
+    for (const p of fns()) {
+      expect(p.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(p.Environment.Variables).toMatchObject({ POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false', POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE });
+    }
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' })]) },
+    });
+  });
+
+  it('log at the deployment level, kept for the deployment retention (production by default: INFO, 400 days)', () => {
+    for (const p of fns()) expect(p.Environment.Variables).toMatchObject({ POWERTOOLS_LOG_LEVEL: 'INFO', DEPLOYMENT_ENV: 'production' });
+    const groups = Object.values(template.findResources('AWS::Logs::LogGroup')).map((g) => (g as { Properties: { RetentionInDays: number } }).Properties);
+    expect(groups.length).toBe(fns().length + 1); // one per function, and the API access logs
+    for (const g of groups) expect(g.RetentionInDays).toBe(400);
+
+    const dev = synth({ deployment: 'dev' }).template;
+    for (const f of Object.values(dev.findResources('AWS::Lambda::Function'))) {
+      expect((f as { Properties: Record<string, any> }).Properties.Environment.Variables).toMatchObject({
+        POWERTOOLS_LOG_LEVEL: 'DEBUG',
+        DEPLOYMENT_ENV: 'dev',
+      });
+    }
+    for (const g of Object.values(dev.findResources('AWS::Logs::LogGroup')))
+      expect((g as { Properties: { RetentionInDays: number } }).Properties.RetentionInDays).toBe(7);
+    const staging = synth({ deployment: 'staging' }).template;
+    for (const g of Object.values(staging.findResources('AWS::Logs::LogGroup')))
+      expect((g as { Properties: { RetentionInDays: number } }).Properties.RetentionInDays).toBe(30);
+  });
+});
