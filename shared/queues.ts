@@ -14,6 +14,11 @@ export interface QueueDef {
   maxReceiveCount: number;
   /** Concurrent consumer invocations in the local runtime (Lambda scales them in AWS). */
   localConcurrency?: number;
+  /** Consumer Lambda timeout (default: the visibility timeout less 10 s, at most 60 s) and memory. */
+  consumerTimeoutSeconds?: number;
+  consumerMemoryMb?: number;
+  /** The consumer renders PDF documents: its bundle carries the fonts. */
+  rendersPdf?: boolean;
 }
 
 export const QUEUES: Record<string, QueueDef> = {
@@ -26,6 +31,19 @@ export const QUEUES: Record<string, QueueDef> = {
     maxReceiveCount: 5,
     localConcurrency: 4,
   },
+  settlements: {
+    name: 'settlements',
+    envVar: 'SETTLEMENT_QUEUE_URL',
+    consumer: 'functions/settlements/worker.ts',
+    // One tenant per invocation: a large settlement renders for a while, and one tenant's failure retries alone.
+    batchSize: 1,
+    visibilityTimeoutSeconds: 960,
+    maxReceiveCount: 5,
+    localConcurrency: 2,
+    consumerTimeoutSeconds: 900,
+    consumerMemoryMb: 1536,
+    rendersPdf: true,
+  },
 };
 
 /** Scheduled jobs (EventBridge cron in AWS, the local cron runner locally). */
@@ -35,6 +53,8 @@ export interface JobDef {
   schedule: string;
   handler: string;
   description: string;
+  /** Queues of QUEUES the job sends to, besides the webhook queue every job may nudge. */
+  sendsTo?: string[];
 }
 
 export const JOBS: JobDef[] = [
@@ -55,5 +75,13 @@ export const JOBS: JobDef[] = [
     schedule: 'cron(30 0 * * ? *)',
     handler: 'functions/jobs/complete-bookings.ts',
     description: 'Daily 00:30 UTC: bookings whose travel date has passed become COMPLETED (booking.completed)',
+  },
+  {
+    id: 'issueSettlements',
+    // 01:30 UTC is 02:30 in Morocco (UTC+1; 01:30 during Ramadan, UTC+0): the month has ended there either way.
+    schedule: 'cron(30 1 1 * ? *)',
+    handler: 'functions/jobs/issue-settlements.ts',
+    description: "Monthly, the 1st at 01:30 UTC: one settlement-queue message per partner and environment issues the previous months' DRAFTs",
+    sendsTo: ['settlements'],
   },
 ];

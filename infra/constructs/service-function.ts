@@ -9,6 +9,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { TableDef } from '../../shared/db/tables';
+import { FONT_FILES, FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -18,7 +19,12 @@ export interface ServiceFunctionProps {
   description?: string;
   timeout?: Duration;
   memorySize?: number;
+  /** The function renders PDFs: the TTF fonts are copied into its bundle (fonts/) and PDF_FONT_DIR points there. */
+  pdfFonts?: boolean;
 }
+
+/** Where the bundle of a PDF-rendering function carries its fonts, as the Lambda sees it. */
+export const LAMBDA_FONT_DIR = '/var/task/fonts';
 
 export interface TableBinding {
   table: ITableV2;
@@ -80,8 +86,21 @@ export class ServiceFunction extends NodejsFunction {
         sourceMap: true,
         // Bundle the SDK too: the version that ran the tests is the version deployed.
         externalModules: [],
+        ...(props.pdfFonts
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => [
+                  `mkdir -p "${outputDir}/fonts"`,
+                  ...Object.values(FONT_FILES).map((f) => `cp "${inputDir}/${FONT_PACKAGE_DIR}/${f}" "${outputDir}/fonts/${f}"`),
+                ],
+              },
+            }
+          : {}),
       },
     });
+    if (props.pdfFonts) this.addEnvironment('PDF_FONT_DIR', LAMBDA_FONT_DIR);
     logGroup.grantWrite(role);
   }
 

@@ -21,6 +21,8 @@ export async function connect(): Promise<string> {
     process.env[TABLES.access.envVar] = outputs.AccessTableName;
     process.env[TABLES.data.envVar] = outputs.DataTableName;
     if (outputs.WebhookQueueUrl) process.env.WEBHOOK_QUEUE_URL = outputs.WebhookQueueUrl;
+    if (outputs.SettlementQueueUrl) process.env.SETTLEMENT_QUEUE_URL = outputs.SettlementQueueUrl;
+    if (outputs.SettlementBucketName) process.env.SETTLEMENT_BUCKET = outputs.SettlementBucketName;
     return `stack ${stackName}`;
   }
   const port = Number(process.env.PORT ?? 3000);

@@ -11,6 +11,11 @@ export interface Partner {
   admin_count: number;
   /** Sandbox catalog snapshot of this tenant, set by the weekly refresh. */
   sandbox_catalog?: string;
+  /** The legal identity printed on its invoices (settlements); `name` when not set. */
+  legal_name?: string;
+  legal_address?: string;
+  /** Identifiant Commun de l'Entreprise (Morocco). */
+  legal_ice?: string;
   created_at: string;
 }
 

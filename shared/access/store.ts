@@ -339,6 +339,45 @@ export function makeAccessStore(table: Table = accessTable) {
       }
     },
 
+    /** The partner's legal identity for its invoices: fields given are set, fields given as null are removed. */
+    async setLegalIdentity(
+      partnerId: string,
+      identity: { legal_name?: string | null; legal_address?: string | null; legal_ice?: string | null },
+    ): Promise<Partner> {
+      const set: string[] = [];
+      const remove: string[] = [];
+      const values: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(identity)) {
+        if (v === undefined) continue;
+        if (v === null) remove.push(k);
+        else {
+          set.push(`${k} = :${k}`);
+          values[`:${k}`] = v;
+        }
+      }
+      if (!set.length && !remove.length) {
+        const p = await store.getPartner(partnerId);
+        if (!p) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
+        return p;
+      }
+      try {
+        const r = await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: accessKeys.partner(partnerId),
+            ConditionExpression: 'attribute_exists(pk)',
+            UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
+            ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return strip<Partner>(r.Attributes)!;
+      } catch (e) {
+        if (isConditionFailed(e)) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
+        throw e;
+      }
+    },
+
     /** Moves a tenant's sandbox to a catalog snapshot (the weekly refresh), as a transaction item. */
     sandboxCatalogItem(partnerId: string, snapshot: string, now: Date): TransactItem {
       return {

@@ -11,8 +11,8 @@ import type { ApiEvent, ApiResult } from '../types';
 
 /**
  * The rules every keyed route shares, in order: API key, rate limit (headers
- * on every keyed response), scope, request signature for live writes, and the
- * Idempotency-Key header of writes.
+ * on every keyed response), sandbox-only routes (404 to live keys), scope,
+ * request signature for live writes, and the Idempotency-Key header of writes.
  */
 export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   return {
@@ -26,6 +26,10 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
       state.headers['x-ratelimit-limit'] = String(rate.limit);
       state.headers['x-ratelimit-remaining'] = String(rate.remaining);
       state.headers['x-ratelimit-reset'] = String(rate.reset);
+      // Test helpers exist only in the sandbox: to a live key they are a path that does not exist.
+      if (def.sandboxOnly && principal.env !== 'test') {
+        throw new ApiError('request.route.not_found', `No route matches ${def.method} ${event.rawPath}: test helpers answer sandbox keys (sk_test_) only.`);
+      }
       if (rate.exceeded) {
         throw new ApiError(
           'rate_limit.exceeded',
