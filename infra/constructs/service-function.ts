@@ -131,10 +131,15 @@ export class ServiceFunction extends NodejsFunction {
       this.addEnvironment(`${q.envVar}_ARN`, q.queue.queueArn);
     }
     for (const bk of b.buckets ?? []) {
-      if (bk.access === 'read') bk.bucket.grantRead(this);
-      else if (bk.access === 'put') bk.bucket.grantPut(this);
-      else bk.bucket.grantReadWrite(this);
+      // Objects only, no List, no Delete: GetObject signs presigned downloads too.
+      const actions = { read: ['s3:GetObject'], put: ['s3:PutObject'], readwrite: ['s3:GetObject', 's3:PutObject'] }[bk.access];
+      this.addToRolePolicy(new PolicyStatement({ actions, resources: [bk.bucket.arnForObjects('*')] }));
       this.addEnvironment(bk.envVar, bk.bucket.bucketName);
+      const bucketId = Stack.of(this).getLogicalId(bk.bucket.node.defaultChild as CfnResource);
+      Validations.of(this.role!).acknowledge({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
+        reason: `Object keys are made per settlement at run time; the grant is ${actions.join(' and ')} on the objects of that one bucket.`,
+      });
     }
     return this;
   }

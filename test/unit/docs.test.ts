@@ -28,6 +28,7 @@ describe("README's access patterns", () => {
       eventKeys: (await import('../../shared/events/keys')).eventKeys,
       bookingKeys: (await import('../../shared/bookings/keys')).bookingKeys,
       webhookKeys: (await import('../../shared/webhooks/keys')).webhookKeys,
+      settlementKeys: (await import('../../shared/settlements/keys')).settlementKeys,
     };
     const rows = readme.split('\n').filter((l) => /^\| .* \| `\w+Keys\./.test(l));
     expect(rows.length).toBeGreaterThan(15);
