@@ -67,7 +67,11 @@ export async function issueDraft(partnerId: string, env: Env, period: string, no
  * the documents render the same and an already-stored settlement is left as
  * it is. `seal` goes to that transaction (a test helper's answer).
  */
-export async function storeDocuments(s: SettlementRecord, seal: Seal<SettlementRecord> = unsealed, now = new Date()): Promise<SettlementRecord> {
+export async function storeDocuments(
+  s: SettlementRecord,
+  seal: Seal<SettlementRecord> = unsealed,
+  now = new Date(),
+): Promise<{ settlement: SettlementRecord; stored: boolean }> {
   const lines = await settlementStore.lines(s.partner_id, s.env, s.period);
   const c = settlementSettings();
   const number = s.number!;
@@ -96,15 +100,16 @@ export async function storeDocuments(s: SettlementRecord, seal: Seal<SettlementR
     now,
   );
   const cancelled = await transact(dataTable.client, { settlement: settlementStore.documentsStored(s, documents, now) }, [event.item], seal.items(result));
-  if (cancelled) return (await settlementStore.get(s.partner_id, s.env, s.period)) ?? result;
+  // Another run stored them first (two runs at once): it reports this settlement, not this one.
+  if (cancelled) return { settlement: (await settlementStore.get(s.partner_id, s.env, s.period)) ?? result, stored: false };
   await publishEvents([event.ref]);
-  return result;
+  return { settlement: result, stored: true };
 }
 
 export interface TenantRun {
   partner_id: string;
   env: Env;
-  /** Settlements this run issued, or whose documents it stored after an earlier run stopped. */
+  /** Settlements whose issue this run completed (documents stored, settlement.issued recorded), including those an earlier run left half-way. */
   settlements: SettlementRecord[];
 }
 
@@ -129,7 +134,8 @@ export async function settleTenant(
   for (const [i, s] of pending.entries()) {
     const last = i === pending.length - 1;
     const sealFor: Seal<SettlementRecord> = last ? { items: (r) => seal.items([...done, r]) } : unsealed;
-    done.push(await storeDocuments(s, sealFor, now));
+    const r = await storeDocuments(s, sealFor, now);
+    if (r.stored) done.push(r.settlement);
   }
   return { partner_id: partnerId, env, settlements: done };
 }

@@ -152,7 +152,7 @@ describe('the settlement ledger', () => {
           for (const x of bookings) await confirm(x.b, OCT);
           for (const x of bookings.filter((y) => y.fate === 'cancelled-before')) await cancel(x.b, x.refund, new Date('2026-10-20T10:00:00Z'));
           const { settlement } = await issueDraft(p, 'live', '2026-10', DEC_1);
-          const issued = await storeDocuments(settlement!, undefined, DEC_1);
+          const issued = (await storeDocuments(settlement!, undefined, DEC_1)).settlement;
           const frozen = structuredClone(header(p, 'live', '2026-10'));
           const frozenLines = linesOf(p, 'live', '2026-10');
           for (const x of bookings.filter((y) => y.fate === 'cancelled-after')) await cancel(x.b, x.refund, NOV);
