@@ -11,7 +11,7 @@ import { renderStatement } from './csv';
 import { storeDocument } from './documents';
 import { documentKeys } from './keys';
 import { totalOf } from './lines';
-import type { PartnerIdentity, SettlementRecord } from './model';
+import type { LedgerLine, PartnerIdentity, SettlementRecord } from './model';
 import { formatNumber } from './numbering';
 import { renderInvoice } from './pdf';
 import { dueDate, periodEnd, periodStart } from './period';
@@ -34,7 +34,12 @@ async function partnerIdentity(partnerId: string): Promise<PartnerIdentity> {
  * counters. A lost race for the number re-reads the counter and tries again.
  * Returns the settlement as it is after (already issued: as it was).
  */
-export async function issueDraft(partnerId: string, env: Env, period: string, now = new Date()): Promise<{ settlement?: SettlementRecord; issued: boolean }> {
+export async function issueDraft(
+  partnerId: string,
+  env: Env,
+  period: string,
+  now = new Date(),
+): Promise<{ settlement?: SettlementRecord; issued: boolean; lines?: LedgerLine[] }> {
   const identity = await partnerIdentity(partnerId);
   for (let attempt = 0; attempt < MAX_ISSUE_ATTEMPTS; attempt++) {
     if (attempt > 0) await backoff(attempt, 10, 250);
@@ -54,7 +59,7 @@ export async function issueDraft(partnerId: string, env: Env, period: string, no
     };
     const cancelled = await transact(dataTable.client, settlementStore.issue(s, seq, number, fields));
     if (!cancelled) {
-      return { settlement: { ...s, status: 'ISSUED', number, seq, ...fields, documents_status: 'PENDING', updated_at: fields.issued_at }, issued: true };
+      return { settlement: { ...s, status: 'ISSUED', number, seq, ...fields, documents_status: 'PENDING', updated_at: fields.issued_at }, issued: true, lines };
     }
     // Another issue took this number, a line landed meanwhile, or the settlement changed: read everything again.
   }
@@ -71,8 +76,10 @@ export async function storeDocuments(
   s: SettlementRecord,
   seal: Seal<SettlementRecord> = unsealed,
   now = new Date(),
+  issuedLines?: LedgerLine[],
 ): Promise<{ settlement: SettlementRecord; stored: boolean }> {
-  const lines = await settlementStore.lines(s.partner_id, s.env, s.period);
+  // The lines the issue summed (an issued settlement's lines never change), or read again when resuming.
+  const lines = issuedLines ?? (await settlementStore.lines(s.partner_id, s.env, s.period));
   const c = settlementSettings();
   const number = s.number!;
   const [pdf, csv] = [await renderInvoice(s, lines, c.SETTLEMENT_INVOICE_MAX_ROWS), renderStatement(s, lines)];
@@ -126,15 +133,18 @@ export async function settleTenant(
   seal: Seal<SettlementRecord[]> = unsealed,
   now = new Date(),
 ): Promise<TenantRun> {
+  const summed = new Map<string, LedgerLine[]>();
   for (const s of await settlementStore.allForTenant(partnerId, env)) {
-    if (s.status === 'DRAFT' && s.period <= throughPeriod) await issueDraft(partnerId, env, s.period, now);
+    if (s.status !== 'DRAFT' || s.period > throughPeriod) continue;
+    const r = await issueDraft(partnerId, env, s.period, now);
+    if (r.issued && r.lines) summed.set(s.period, r.lines);
   }
   const pending = (await settlementStore.allForTenant(partnerId, env)).filter((s) => s.status !== 'DRAFT' && s.documents_status === 'PENDING');
   const done: SettlementRecord[] = [];
   for (const [i, s] of pending.entries()) {
     const last = i === pending.length - 1;
     const sealFor: Seal<SettlementRecord> = last ? { items: (r) => seal.items([...done, r]) } : unsealed;
-    const r = await storeDocuments(s, sealFor, now);
+    const r = await storeDocuments(s, sealFor, now, summed.get(s.period));
     if (r.stored) done.push(r.settlement);
   }
   return { partner_id: partnerId, env, settlements: done };
