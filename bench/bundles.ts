@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { build, type Metafile } from 'esbuild';
+import { IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from '../infra/constructs/esbuild-cjs';
 
 /**
  * Bundles every Lambda entry under functions/ the way the CDK does
@@ -41,6 +42,8 @@ export async function bundleSize(entry: string): Promise<BundleSize> {
     target: 'node22',
     format: 'cjs',
     minify: true,
+    define: IMPORT_META_URL_DEFINE,
+    banner: { js: IMPORT_META_URL_BANNER },
     write: false,
     metafile: true,
     logLevel: 'silent',

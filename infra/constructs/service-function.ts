@@ -10,6 +10,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { TableDef } from '../../shared/db/tables';
 import { FONT_FILES, FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
+import { IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from './esbuild-cjs';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -86,6 +87,8 @@ export class ServiceFunction extends NodejsFunction {
         sourceMap: true,
         // Bundle the SDK too: the version that ran the tests is the version deployed.
         externalModules: [],
+        define: IMPORT_META_URL_DEFINE,
+        banner: IMPORT_META_URL_BANNER,
         ...(props.pdfFonts
           ? {
               commandHooks: {
