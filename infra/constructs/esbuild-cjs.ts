@@ -5,4 +5,4 @@
  * Used by the CDK (ServiceFunction), `npm run bundle-size` and the bundle test.
  */
 export const IMPORT_META_URL_DEFINE = { 'import.meta.url': '__import_meta_url' };
-export const IMPORT_META_URL_BANNER = "const __import_meta_url = require('url').pathToFileURL(__filename).href;";
+export const IMPORT_META_URL_BANNER = "'use strict';const __import_meta_url = require('url').pathToFileURL(__filename).href;";
