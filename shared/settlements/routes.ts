@@ -85,7 +85,8 @@ export const settlementRoutes = defineRoutes({
     publishesEvents: true,
     buckets: { settlementDocuments: 'readwrite' },
     rendersPdf: true,
-    timeoutSeconds: 60,
+    // API Gateway HTTP APIs wait at most 30 s for an integration.
+    timeoutSeconds: 29,
   },
   paySettlementTestHelper: {
     method: 'POST',
