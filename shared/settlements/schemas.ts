@@ -28,7 +28,7 @@ export const Settlement = z
         invoice_pdf: z.string().nullable(),
         statement_csv: z.string().nullable(),
       })
-      .describe('The documents, once issued (null while DRAFT)'),
+      .describe('The documents, once stored: null while DRAFT, and for the seconds between the issue and the documents (settlement.issued follows them)'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })

@@ -7,7 +7,8 @@ import type { Settlement } from './schemas';
 export type SettlementView = z.input<typeof Settlement>;
 
 export function settlementView(s: SettlementRecord): SettlementView {
-  const issued = s.status !== 'DRAFT';
+  // The documents are linked once stored: a DRAFT has none, and an issue stores them just after taking its number.
+  const ready = s.status !== 'DRAFT' && s.documents_status === 'READY';
   return {
     id: s.id,
     number: s.number ?? null,
@@ -25,8 +26,8 @@ export function settlementView(s: SettlementRecord): SettlementView {
     paid_at: s.paid_at ?? null,
     transfer_reference: s.transfer_reference ?? null,
     links: {
-      invoice_pdf: issued ? `/v1/settlements/${s.id}/invoice.pdf` : null,
-      statement_csv: issued ? `/v1/settlements/${s.id}/statement.csv` : null,
+      invoice_pdf: ready ? `/v1/settlements/${s.id}/invoice.pdf` : null,
+      statement_csv: ready ? `/v1/settlements/${s.id}/statement.csv` : null,
     },
     created_at: s.created_at,
     updated_at: s.updated_at,
