@@ -276,7 +276,8 @@ export async function renderInvoice(s: SettlementRecord, lines: LedgerLine[], ma
     .fontSize(9)
     .text(
       `Settlement of the bookings confirmed from ${periodStart(s.period)} to ${periodEnd(s.period)} (Morocco time): the amounts charged to your customers, ` +
-        'less what was refunded on cancellations. Amounts in Moroccan dirhams (MAD).',
+        'less what was refunded on cancellations. Amounts in Moroccan dirhams (MAD).' +
+        (test ? ' Sandbox: bookings confirmed after an earlier month was closed early by a test helper are settled here too.' : ''),
       MARGIN,
       y,
       { width: WIDTH },
