@@ -330,6 +330,10 @@ const steady = await webhookRun('/ok');
 const flaky = await webhookRun('/flaky');
 receiver.close();
 
+// Settlements: the monthly job for one tenant with 10 000 bookings.
+const { benchSettlement } = await import('./settlements');
+const settlementReport = await benchSettlement();
+
 console.log(`\nLatency through the full local stack (HTTP -> API Gateway emulation -> middy -> DynamoDB Local), sequential, n per row:\n`);
 console.log(table(results, bareGet));
 console.log(`\nCatalog of ${CATALOG_N} adventures: import ${importSecs.toFixed(1)} s; first listing after the import (index load) ${coldMs} ms.\n`);
@@ -353,6 +357,7 @@ console.log(
 console.log(
   `receiver failing half:      delivered ${flaky.delivered}/${EVENTS} in ${flaky.secs.toFixed(1)} s; p50 ${flaky.p50} ms, p99 ${flaky.p99} ms (every event needed one scheduled retry)`,
 );
+console.log(`\n${settlementReport}`);
 console.log(
   '\nRound trips: a keyed read = GetItem(key), then BatchGetItem(member+partner) in parallel with UpdateItem(rate counter); ' +
     'a write adds PutItem(idempotency claim), the operation, UpdateItem(idempotency result) and PutItem(audit).',

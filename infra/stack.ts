@@ -1,5 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { BUCKETS } from '../shared/buckets';
+import { TABLES } from '../shared/db/tables';
 import { QUEUES } from '../shared/queues';
 import { ApiConstruct } from './constructs/api';
 import { DataConstruct } from './constructs/data';
@@ -19,13 +21,26 @@ export class ServiceStack extends Stack {
     this.data = new DataConstruct(this, 'Data');
     const webhooks = new WebhooksConstruct(this, 'Webhooks', { tables: this.data.tables });
     const events = { queue: webhooks.queues.webhooks!, envVar: QUEUES.webhooks!.envVar, access: 'send' as const };
-    new UploadsConstruct(this, 'Uploads');
-    // Jobs record events (completion, refresh) and the sweeper re-drives deliveries.
-    const jobs = new JobsConstruct(this, 'Jobs', { tables: this.data.tables, queues: [events] });
+    const uploads = new UploadsConstruct(this, 'Uploads');
+    const bucket = (name: string, access: 'read' | 'put' | 'readwrite') => {
+      const b = uploads.buckets[name];
+      if (!b) throw new Error(`no bucket ${name} in shared/buckets.ts`);
+      return { bucket: b, envVar: BUCKETS[name]!.envVar, access };
+    };
+    const settlementQueue = { queue: webhooks.queues.settlements!, envVar: QUEUES.settlements!.envVar, access: 'send' as const };
+    // The settlement consumer reads the partner's legal identity, stores the documents and records settlement.issued.
+    webhooks.consumers.settlements!.bind({
+      tables: [{ table: this.data.tables.access, def: TABLES.access, access: 'read' }],
+      queues: [events],
+      buckets: [bucket('settlementDocuments', 'readwrite')],
+    });
+    // Jobs record events (completion, refresh) and the sweeper re-drives deliveries; the settlement job fans out to its queue.
+    const jobs = new JobsConstruct(this, 'Jobs', { tables: this.data.tables, queues: [events], sendable: { settlements: settlementQueue } });
     this.api = new ApiConstruct(this, 'Api', {
       tables: this.data.tables,
       bindRoute: (route, fn) => {
         if (route.publishesEvents) fn.bind({ queues: [events] });
+        for (const [name, access] of Object.entries(route.buckets ?? {})) fn.bind({ buckets: [bucket(name, access)] });
       },
     });
     this.monitoring = new MonitoringConstruct(this, 'Monitoring', {
@@ -38,6 +53,8 @@ export class ServiceStack extends Stack {
       jobFunctions: jobs.functions,
       tables: this.data.tables,
     });
+    new CfnOutput(this, 'SettlementQueueUrl', { value: webhooks.queues.settlements!.queueUrl });
+    new CfnOutput(this, 'SettlementBucketName', { value: uploads.buckets.settlementDocuments!.bucketName });
     new CfnOutput(this, 'AccessTableName', { value: this.data.tables.access.tableName });
     new CfnOutput(this, 'DataTableName', { value: this.data.tables.data.tableName });
   }

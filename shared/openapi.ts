@@ -17,6 +17,8 @@ const TAGS: Record<string, string> = {
   Team: 'Members of the partner console, their roles, and API keys.',
   Reviews: 'Traveler reviews.',
   Files: 'Presigned uploads.',
+  'Test helpers':
+    'Sandbox only (sk_test_ keys; a live key gets 404): trigger at once what would otherwise take a month, an operator or the travel date. Idempotent like every write.',
 };
 
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
@@ -71,7 +73,11 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
     }
     const responses: Record<string, Json> = {};
     for (const [status, res] of Object.entries(r.responses)) {
-      const headers = { ...commonHeaders, ...(r.write ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) };
+      const headers = {
+        ...commonHeaders,
+        ...(r.write ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
+        ...(status.startsWith('3') ? { Location: header('Where the resource is (a short-lived presigned URL).', { type: 'string', format: 'uri' }) } : {}),
+      };
       responses[status] = {
         description: res.description,
         headers,
@@ -90,6 +96,7 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
       responses['429'] = error('Rate limit exceeded.', { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
     }
     if (r.request?.params) responses['404'] = error('No such resource for this partner and environment.');
+    if (r.sandboxOnly) responses['404'] = error('A live key: test helpers exist in the sandbox only. Or no such resource in your sandbox.');
     if (r.write) {
       responses['409'] = error('Idempotency-Key reused with another request or still in progress, or a conflict of the operation.');
       responses['413'] = error('Body too large.');
@@ -107,6 +114,7 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
       ...(r.request?.body ? { requestBody: { required: true, content: { 'application/json': { schema: convert(r.request.body) } } } } : {}),
       responses,
       ...(r.deprecated ? { deprecated: true, 'x-sunset': r.deprecated.sunset } : {}),
+      ...(r.sandboxOnly ? { 'x-sandbox-only': true } : {}),
     };
     paths[rel] = { ...paths[rel], [r.method.toLowerCase()]: op };
   }

@@ -14,6 +14,11 @@ export interface QueueDef {
   maxReceiveCount: number;
   /** Concurrent consumer invocations in the local runtime (Lambda scales them in AWS). */
   localConcurrency?: number;
+  /** Consumer Lambda timeout (default: the visibility timeout less 10 s, at most 60 s) and memory. */
+  consumerTimeoutSeconds?: number;
+  consumerMemoryMb?: number;
+  /** The consumer renders PDF documents: its bundle carries the fonts. */
+  rendersPdf?: boolean;
 }
 
 export const QUEUES: Record<string, QueueDef> = {
@@ -25,6 +30,19 @@ export const QUEUES: Record<string, QueueDef> = {
     visibilityTimeoutSeconds: 90,
     maxReceiveCount: 5,
     localConcurrency: 4,
+  },
+  settlements: {
+    name: 'settlements',
+    envVar: 'SETTLEMENT_QUEUE_URL',
+    consumer: 'functions/settlements/worker.ts',
+    // One tenant per invocation: a large settlement renders for a while, and one tenant's failure retries alone.
+    batchSize: 1,
+    visibilityTimeoutSeconds: 960,
+    maxReceiveCount: 5,
+    localConcurrency: 2,
+    consumerTimeoutSeconds: 900,
+    consumerMemoryMb: 1536,
+    rendersPdf: true,
   },
 };
 
@@ -40,6 +58,8 @@ export interface JobDef {
    * job watchdog reports it overdue (JobOverdue, alarmed). Default 60.
    */
   graceMinutes?: number;
+  /** Queues of QUEUES the job sends to, besides the webhook queue every job may nudge. */
+  sendsTo?: string[];
 }
 
 export const JOBS: JobDef[] = [
@@ -69,5 +89,13 @@ export const JOBS: JobDef[] = [
     handler: 'functions/jobs/watchdog.ts',
     description: 'Every 15 minutes: checks that every job succeeded since its last scheduled time (the JobOverdue metric the job alarms watch)',
     graceMinutes: 30,
+  },
+  {
+    id: 'issueSettlements',
+    // 01:30 UTC is 02:30 or 01:30 in Morocco (UTC+1 or UTC+0, depending on the season and the tz database): the month has ended there either way.
+    schedule: 'cron(30 1 1 * ? *)',
+    handler: 'functions/jobs/issue-settlements.ts',
+    description: "Monthly, the 1st at 01:30 UTC: one settlement-queue message per partner and environment issues the previous months' DRAFTs",
+    sendsTo: ['settlements'],
   },
 ];

@@ -3,6 +3,7 @@ import { catalogRoutes } from './catalog/routes';
 import type { RouteDef } from './http/route-def';
 import { metaRoutes } from './meta/routes';
 import { quoteRoutes } from './quotes/routes';
+import { settlementRoutes } from './settlements/routes';
 import { teamRoutes } from './team/routes';
 import { webhookRoutes } from './webhooks/routes';
 
@@ -12,7 +13,7 @@ import { webhookRoutes } from './webhooks/routes';
  * OpenAPI document. Handlers import their own feature's table instead, so a
  * function bundles only its feature's schemas.
  */
-export const ROUTES = { ...metaRoutes, ...teamRoutes, ...catalogRoutes, ...quoteRoutes, ...bookingRoutes, ...webhookRoutes };
+export const ROUTES = { ...metaRoutes, ...teamRoutes, ...catalogRoutes, ...quoteRoutes, ...bookingRoutes, ...settlementRoutes, ...webhookRoutes };
 
 export type RouteId = keyof typeof ROUTES;
 export const ROUTE_LIST: RouteDef[] = Object.values(ROUTES);

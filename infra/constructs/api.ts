@@ -78,6 +78,7 @@ export class ApiConstruct extends Construct {
         entry: route.handler,
         description: `${route.method} ${route.path}`,
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
+        ...(route.rendersPdf ? { pdfFonts: true, memorySize: 1024 } : {}),
       });
       const tables: TableBinding[] = [];
       if (route.access === 'key') {

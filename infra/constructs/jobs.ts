@@ -11,7 +11,15 @@ import { type QueueBinding, ServiceFunction } from './service-function';
 export class JobsConstruct extends Construct {
   readonly functions: Record<string, ServiceFunction> = {};
 
-  constructor(scope: Construct, id: string, props: { tables: Record<TableName, TableV2>; jobs?: JobDef[]; queues?: QueueBinding[] }) {
+  /**
+   * `queues`: what every job may send to (the webhook queue, for the events it records);
+   * `sendable`: the other queues, bound only to the jobs that name them in `sendsTo`.
+   */
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { tables: Record<TableName, TableV2>; jobs?: JobDef[]; queues?: QueueBinding[]; sendable?: Record<string, QueueBinding> },
+  ) {
     super(scope, id);
     for (const job of props.jobs ?? JOBS) {
       const fn = new ServiceFunction(this, job.id, { entry: job.handler, description: job.description, timeout: Duration.minutes(15), memorySize: 1024 });
@@ -20,7 +28,14 @@ export class JobsConstruct extends Construct {
           { table: props.tables.access, def: TABLES.access, access: 'readwrite' },
           { table: props.tables.data, def: TABLES.data, access: 'readwrite' },
         ],
-        queues: props.queues,
+        queues: [
+          ...(props.queues ?? []),
+          ...(job.sendsTo ?? []).map((q) => {
+            const b = props.sendable?.[q];
+            if (!b) throw new Error(`job ${job.id} sends to queue ${q}, which is not bound`);
+            return b;
+          }),
+        ],
       });
       new Rule(this, `${job.id}Rule`, {
         description: job.description,

@@ -11,7 +11,9 @@ import type { Construct } from 'constructs';
 import type { TableDef } from '../../shared/db/tables';
 import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
+import { FONT_FILES, FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { deploymentOf } from '../environments';
+import { IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from './esbuild-cjs';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -21,7 +23,12 @@ export interface ServiceFunctionProps {
   description?: string;
   timeout?: Duration;
   memorySize?: number;
+  /** The function renders PDFs: the TTF fonts are copied into its bundle (fonts/) and PDF_FONT_DIR points there. */
+  pdfFonts?: boolean;
 }
+
+/** Where the bundle of a PDF-rendering function carries its fonts, as the Lambda sees it. */
+export const LAMBDA_FONT_DIR = '/var/task/fonts';
 
 export interface TableBinding {
   table: ITableV2;
@@ -90,8 +97,23 @@ export class ServiceFunction extends NodejsFunction {
         sourceMap: true,
         // Bundle the SDK too: the version that ran the tests is the version deployed.
         externalModules: [],
+        define: IMPORT_META_URL_DEFINE,
+        banner: IMPORT_META_URL_BANNER,
+        ...(props.pdfFonts
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => [
+                  `mkdir -p "${outputDir}/fonts"`,
+                  ...Object.values(FONT_FILES).map((f) => `cp "${inputDir}/${FONT_PACKAGE_DIR}/${f}" "${outputDir}/fonts/${f}"`),
+                ],
+              },
+            }
+          : {}),
       },
     });
+    if (props.pdfFonts) this.addEnvironment('PDF_FONT_DIR', LAMBDA_FONT_DIR);
     logGroup.grantWrite(role);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
@@ -126,10 +148,15 @@ export class ServiceFunction extends NodejsFunction {
       this.addEnvironment(`${q.envVar}_ARN`, q.queue.queueArn);
     }
     for (const bk of b.buckets ?? []) {
-      if (bk.access === 'read') bk.bucket.grantRead(this);
-      else if (bk.access === 'put') bk.bucket.grantPut(this);
-      else bk.bucket.grantReadWrite(this);
+      // Objects only, no List, no Delete: GetObject signs presigned downloads too.
+      const actions = { read: ['s3:GetObject'], put: ['s3:PutObject'], readwrite: ['s3:GetObject', 's3:PutObject'] }[bk.access];
+      this.addToRolePolicy(new PolicyStatement({ actions, resources: [bk.bucket.arnForObjects('*')] }));
       this.addEnvironment(bk.envVar, bk.bucket.bucketName);
+      const bucketId = Stack.of(this).getLogicalId(bk.bucket.node.defaultChild as CfnResource);
+      Validations.of(this.role!).acknowledge({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
+        reason: `Object keys are made per settlement at run time; the grant is ${actions.join(' and ')} on the objects of that one bucket.`,
+      });
     }
     return this;
   }

@@ -1,9 +1,9 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
-import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { BUCKETS, type BucketDef } from '../../shared/buckets';
 
-/** Buckets for presigned uploads (review photos), from shared/buckets.ts. */
+/** The service's buckets (settlement documents; presigned uploads), from shared/buckets.ts: encrypted, private, TLS only, access-logged. */
 export class UploadsConstruct extends Construct {
   readonly buckets: Record<string, Bucket> = {};
 
@@ -17,8 +17,12 @@ export class UploadsConstruct extends Construct {
       enforceSSL: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    for (const [key] of defs) {
+    for (const [key, def] of defs) {
       this.buckets[key] = new Bucket(this, `${key}Bucket`, {
+        versioned: def.versioned ?? false,
+        ...(def.retainYears
+          ? { objectLockEnabled: true, objectLockDefaultRetention: ObjectLockRetention.governance(Duration.days(Math.ceil(def.retainYears * 365.25))) }
+          : {}),
         encryption: BucketEncryption.S3_MANAGED,
         blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
         enforceSSL: true,

@@ -37,7 +37,9 @@ export class WebhooksConstruct extends Construct {
       });
       const consumer = new ServiceFunction(this, `${key}Consumer`, {
         entry: def.consumer,
-        timeout: Duration.seconds(Math.min(60, def.visibilityTimeoutSeconds - 10)),
+        timeout: Duration.seconds(def.consumerTimeoutSeconds ?? Math.min(60, def.visibilityTimeoutSeconds - 10)),
+        ...(def.consumerMemoryMb ? { memorySize: def.consumerMemoryMb } : {}),
+        pdfFonts: def.rendersPdf,
       });
       consumer.bind({
         tables: [{ table: props.tables.data, def: TABLES.data, access: 'readwrite' }],

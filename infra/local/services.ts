@@ -114,6 +114,8 @@ export async function startSqs(port: number): Promise<ServerHandle> {
 export async function startS3(dir: string, port: number): Promise<ServerHandle> {
   mkdirSync(dir, { recursive: true });
   const S3rver = require('s3rver');
+  // s3rver verifies request signatures against its own accounts: give it the local stack's credentials (AWS_ACCESS_KEY_ID=local).
+  require('s3rver/lib/models/account').DUMMY_ACCOUNT.createKeyPair('local', 'local');
   const s3 = new S3rver({ port, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [] });
   await s3.run();
   return { endpoint: `http://127.0.0.1:${port}`, stop: () => s3.close() };

@@ -8,6 +8,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { BUCKETS } from '../../shared/buckets';
 import { TABLES } from '../../shared/db/tables';
 import { JOBS, QUEUES } from '../../shared/queues';
+import { FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { startApiGateway } from './api-gateway';
 import { startCron, verboseLevel } from './cron';
@@ -173,6 +174,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
       FAULT_INJECTION: process.env.FAULT_INJECTION ?? 'off',
       SCHEDULER_GROUP: RETRY_SCHEDULE_GROUP,
       MAILBOX_DIR: join(stateDir, 'mailbox'),
+      // The invoice fonts, from the npm package (the Lambda bundles carry them in fonts/).
+      PDF_FONT_DIR: join(ROOT, FONT_PACKAGE_DIR),
       LOCAL_STATE_DIR: stateDir,
       // The function log file keeps INFO and above (LOG_LEVEL only sets what the terminal shows).
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',

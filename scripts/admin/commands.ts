@@ -107,6 +107,27 @@ export const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  'partner:set-legal': {
+    usage: 'partner:set-legal --partner ID [--legal-name NAME] [--address ADDRESS] [--ice ICE]',
+    description: "Set the partner's legal identity printed on its invoices (an empty value removes it; the legal name defaults to the partner's name).",
+    flags: z.object({
+      partner: z.uuid(),
+      'legal-name': z.string().max(200).optional(),
+      address: z.string().max(500).optional(),
+      ice: z.string().max(30).optional(),
+    }),
+    async run(f) {
+      const v = (k: string) => (f[k] === undefined ? undefined : (f[k] as string).trim() || null);
+      if (f['legal-name'] === undefined && f.address === undefined && f.ice === undefined)
+        throw new UsageError('give at least one of --legal-name, --address, --ice');
+      const p = await (await repo()).setLegalIdentity(f.partner as string, { legal_name: v('legal-name'), legal_address: v('address'), legal_ice: v('ice') });
+      const json = { partner_id: p.partner_id, legal_name: p.legal_name ?? p.name, legal_address: p.legal_address ?? null, legal_ice: p.legal_ice ?? null };
+      return {
+        json,
+        text: `Partner ${p.partner_id}: ${json.legal_name}${json.legal_address ? `, ${json.legal_address}` : ''}${json.legal_ice ? `, ICE ${json.legal_ice}` : ''}.`,
+      };
+    },
+  },
   'member:add': {
     usage: 'member:add --partner ID --email EMAIL --role ROLE [--first-name F] [--last-name L]',
     description: `Add a console member. Roles: ${ROLES.join(', ')}.`,
@@ -230,6 +251,94 @@ export const COMMANDS: Record<string, Command> = {
       const { completeBookings, yesterdayInMorocco } = await import('../../shared/bookings/complete');
       const r = await completeBookings((f.date as string | undefined) ?? yesterdayInMorocco(), progress);
       return { json: r, text: `${r.completed} booking(s) completed through ${r.through_date}.` };
+    },
+  },
+  'settlement:run': {
+    usage: 'settlement:run [--date YYYY-MM-DD] [--partner ID] [--env live|test] [--early] [--queue]',
+    description:
+      "Run the monthly settlement job as on DATE (default today, Morocco time): every open settlement of a month before DATE's month is issued " +
+      '(number, PDF, CSV, settlement.issued); one progress line per partner and environment. A month that has not ended is closed only with --early. ' +
+      'With --queue, one message per tenant goes to the settlement queue, as the cron does.',
+    flags: z.object({
+      date: z.iso.date().optional(),
+      partner: z.uuid().optional(),
+      env: env.optional(),
+      early: z.boolean().optional(),
+      queue: z.boolean().optional(),
+    }),
+    async run(f) {
+      const { localDate } = await import('../../shared/kernel/time');
+      const { periodOf } = await import('../../shared/settlements/period');
+      const { runSettlements, enqueueSettlements, throughPeriodFor } = await import('../../shared/settlements/run');
+      const { settlementView } = await import('../../shared/settlements/views');
+      const date = (f.date as string | undefined) ?? localDate(new Date());
+      const through = throughPeriodFor(date);
+      if (through >= periodOf(new Date()) && !f.early) {
+        throw new UsageError(`--date ${date} would close ${through}, which has not ended (Morocco time): add --early to close it now`);
+      }
+      const o = { date, partnerId: f.partner as string | undefined, env: f.env as 'live' | 'test' | undefined };
+      if (f.queue) {
+        const r = await enqueueSettlements(o);
+        return {
+          json: { through_period: r.through_period, enqueued: r.enqueued.length },
+          text: `${r.enqueued.length} tenant message(s) enqueued through ${r.through_period}.`,
+        };
+      }
+      const r = await runSettlements({ ...o, progress });
+      const failed = r.tenants.filter((t) => t.error);
+      const json = {
+        through_period: r.through_period,
+        issued: r.tenants.reduce((n, t) => n + t.settlements.length, 0),
+        failed: failed.length,
+        tenants: r.tenants.map((t) => ({ partner_id: t.partner_id, env: t.env, settlements: t.settlements.map(settlementView), error: t.error ?? null })),
+      };
+      return { json, text: `Through ${r.through_period}: ${json.issued} settlement(s) issued, ${failed.length} tenant(s) failed.` };
+    },
+  },
+  'settlement:pay': {
+    usage: 'settlement:pay --settlement ID --reference TRANSFER_REFERENCE --amount 1234.50',
+    description: "Record the receipt of a partner's transfer: the settlement becomes PAID (settlement.paid). The amount must equal the total due.",
+    flags: z.object({
+      settlement: z.uuid(),
+      reference: z.string().min(1).max(64),
+      amount: z.string().regex(/^\d+(\.\d{1,2})?$/, 'an amount in MAD, e.g. 1234.50'),
+    }),
+    async run(f) {
+      const { parseMad } = await import('../../shared/kernel/money');
+      const { payByOperator } = await import('../../shared/settlements/run');
+      const { settlementView } = await import('../../shared/settlements/views');
+      const s = settlementView(await payByOperator(f.settlement as string, f.reference as string, parseMad(f.amount as string)));
+      return { json: s, text: `${s.number} PAID (${s.total_due.amount} MAD, transfer ${s.transfer_reference}).` };
+    },
+  },
+  'settlement:list': {
+    usage: 'settlement:list --partner ID [--env live|test]',
+    description: 'The settlements of a partner in one environment (default live), newest period first.',
+    flags: z.object({ partner: z.uuid(), env: env.default('live') }),
+    async run(f) {
+      const { settlementStore } = await import('../../shared/settlements/store');
+      const { settlementView } = await import('../../shared/settlements/views');
+      const data = (await settlementStore.allForTenant(f.partner as string, f.env as 'live' | 'test')).reverse().map(settlementView);
+      return {
+        json: { data },
+        text:
+          data.map((s) => `${s.id}  ${s.period_start.slice(0, 7)}  ${s.status.padEnd(6)}  ${s.number ?? '-'}  ${s.total_due.amount} MAD`).join('\n') ||
+          'No settlements.',
+      };
+    },
+  },
+  'settlement:register': {
+    usage: 'settlement:register [--env live|test --partner ID]',
+    description: 'The register of a number series: every invoice number assigned, in order (live: the service series; test: one per partner).',
+    flags: z.object({ env: env.default('live'), partner: z.uuid().optional() }),
+    async run(f) {
+      if (f.env === 'test' && !f.partner) throw new UsageError('the sandbox series is per partner: give --partner');
+      const { settlementStore } = await import('../../shared/settlements/store');
+      const data = await settlementStore.register(f.env as 'live' | 'test', (f.partner as string | undefined) ?? '');
+      return {
+        json: { data },
+        text: data.map((r) => `${r.number}  ${r.issued_at}  ${r.partner_id}  ${r.period}  ${r.settlement_id}`).join('\n') || 'No numbers yet.',
+      };
     },
   },
   'mail:list': {

@@ -36,6 +36,8 @@ export async function connect(): Promise<string> {
     process.env[TABLES.data.envVar] = outputs.DataTableName;
     if (outputs.WebhookQueueUrl) process.env.WEBHOOK_QUEUE_URL = outputs.WebhookQueueUrl;
     if (outputs.WebhookDlqUrl) process.env.WEBHOOK_QUEUE_URL_DLQ = outputs.WebhookDlqUrl;
+    if (outputs.SettlementQueueUrl) process.env.SETTLEMENT_QUEUE_URL = outputs.SettlementQueueUrl;
+    if (outputs.SettlementBucketName) process.env.SETTLEMENT_BUCKET = outputs.SettlementBucketName;
     return `stack ${stackName}`;
   }
   const stateDir = defaultStateDir();

@@ -13,6 +13,11 @@ export interface Partner {
   sandbox_catalog?: string;
   /** Set by an operator (partner:disable): every key of the partner fails authentication until partner:enable. */
   disabled_at?: string;
+  /** The legal identity printed on its invoices (settlements); `name` when not set. */
+  legal_name?: string;
+  legal_address?: string;
+  /** Identifiant Commun de l'Entreprise (Morocco). */
+  legal_ice?: string;
   created_at: string;
 }
 

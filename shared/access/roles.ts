@@ -13,8 +13,19 @@ const READ_ALL: Scope[] = ['meta:read', 'catalog:read', 'quotes:read', 'bookings
  * metadata (`meta:read`).
  */
 export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
-  PARTNER_ADMIN: [...READ_ALL, 'quotes:write', 'bookings:write', 'webhooks:write', 'reviews:write', 'files:write', 'team:manage', 'keys:manage', 'audit:read'],
-  FINANCE: ['meta:read', 'bookings:read', 'bookings:write', 'settlements:read'],
+  PARTNER_ADMIN: [
+    ...READ_ALL,
+    'settlements:write',
+    'quotes:write',
+    'bookings:write',
+    'webhooks:write',
+    'reviews:write',
+    'files:write',
+    'team:manage',
+    'keys:manage',
+    'audit:read',
+  ],
+  FINANCE: ['meta:read', 'bookings:read', 'bookings:write', 'settlements:read', 'settlements:write'],
   DEVELOPER: [
     'meta:read',
     'catalog:read',

@@ -7,6 +7,7 @@ export const SCOPES = [
   'bookings:read',
   'bookings:write',
   'settlements:read',
+  'settlements:write',
   'webhooks:read',
   'webhooks:write',
   'reviews:read',

@@ -65,6 +65,27 @@ function memberItem(partnerId: string, m: NewMember, now: string) {
 /** Partners, console members and API keys in the access table. */
 export function makeAccessStore(table: Table = accessTable) {
   const TableName = () => table.name();
+  /** One change to an existing partner record; the record as changed. */
+  const updatePartner = async (
+    partnerId: string,
+    change: { UpdateExpression: string; ExpressionAttributeValues?: Record<string, unknown> },
+  ): Promise<Partner> => {
+    try {
+      const r = await table.client.send(
+        new UpdateCommand({
+          TableName: TableName(),
+          Key: accessKeys.partner(partnerId),
+          ConditionExpression: 'attribute_exists(pk)',
+          ...change,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return strip<Partner>(r.Attributes)!;
+    } catch (e) {
+      if (isConditionFailed(e)) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
+      throw e;
+    }
+  };
   const store = {
     /** `sandboxCatalog`: the snapshot the new tenant's sandbox starts on (the current one), so its clone exists at once. */
     async createPartner(input: { name: string; email?: string; now?: Date; sandboxCatalog?: string }) {
@@ -346,22 +367,12 @@ export function makeAccessStore(table: Table = accessTable) {
     },
 
     async setRateLimit(partnerId: string, perMinute: number | null): Promise<Partner> {
-      try {
-        const r = await table.client.send(
-          new UpdateCommand({
-            TableName: TableName(),
-            Key: accessKeys.partner(partnerId),
-            ConditionExpression: 'attribute_exists(pk)',
-            UpdateExpression: perMinute === null ? 'REMOVE rate_limit_per_minute' : 'SET rate_limit_per_minute = :n',
-            ExpressionAttributeValues: perMinute === null ? undefined : { ':n': perMinute },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return strip<Partner>(r.Attributes)!;
-      } catch (e) {
-        if (isConditionFailed(e)) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
-        throw e;
-      }
+      return updatePartner(
+        partnerId,
+        perMinute === null
+          ? { UpdateExpression: 'REMOVE rate_limit_per_minute' }
+          : { UpdateExpression: 'SET rate_limit_per_minute = :n', ExpressionAttributeValues: { ':n': perMinute } },
+      );
     },
 
     /**
@@ -369,22 +380,39 @@ export function makeAccessStore(table: Table = accessTable) {
      * in both environments) or enables it again. Its data, members and keys are kept.
      */
     async setPartnerEnabled(partnerId: string, enabled: boolean, now = new Date()): Promise<Partner> {
-      try {
-        const r = await table.client.send(
-          new UpdateCommand({
-            TableName: TableName(),
-            Key: accessKeys.partner(partnerId),
-            ConditionExpression: 'attribute_exists(pk)',
-            UpdateExpression: enabled ? 'REMOVE disabled_at' : 'SET disabled_at = if_not_exists(disabled_at, :now)',
-            ExpressionAttributeValues: enabled ? undefined : { ':now': now.toISOString() },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return strip<Partner>(r.Attributes)!;
-      } catch (e) {
-        if (isConditionFailed(e)) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
-        throw e;
+      return updatePartner(
+        partnerId,
+        enabled
+          ? { UpdateExpression: 'REMOVE disabled_at' }
+          : { UpdateExpression: 'SET disabled_at = if_not_exists(disabled_at, :now)', ExpressionAttributeValues: { ':now': now.toISOString() } },
+      );
+    },
+
+    /** The partner's legal identity for its invoices: fields given are set, fields given as null are removed. */
+    async setLegalIdentity(
+      partnerId: string,
+      identity: { legal_name?: string | null; legal_address?: string | null; legal_ice?: string | null },
+    ): Promise<Partner> {
+      const set: string[] = [];
+      const remove: string[] = [];
+      const values: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(identity)) {
+        if (v === undefined) continue;
+        if (v === null) remove.push(k);
+        else {
+          set.push(`${k} = :${k}`);
+          values[`:${k}`] = v;
+        }
       }
+      if (!set.length && !remove.length) {
+        const p = await store.getPartner(partnerId);
+        if (!p) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
+        return p;
+      }
+      return updatePartner(partnerId, {
+        UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+      });
     },
 
     /** Moves a tenant's sandbox to a catalog snapshot (the weekly refresh), as a transaction item. */

@@ -6,6 +6,7 @@ import { recordEvent } from '../events/record';
 import { ApiError, notFound } from '../kernel/errors';
 import { countEvent } from '../kernel/metrics';
 import { money, toMinor } from '../kernel/money';
+import { settlementLedger } from '../settlements/ledger';
 import { publishEvents } from '../webhooks/queue';
 import type { BookingRecord, Cancellation } from './model';
 import { notify } from './notify';
@@ -71,6 +72,7 @@ export async function cancelBooking(
       {
         booking: bookingStore.cancel(b.booking_number, cancellation, now),
         seats: inventoryStore.releaseSeats(b.inventory, b.rate_pack.id, slot, b.travelers.length),
+        ...(await settlementLedger.cancelled(b, refund, now)),
       },
       // Seats are free again: the slot's next sell-out is announced anew.
       [event.item, soldOutCleared(b.inventory, b.adventure.id, b.rate_pack.id, slot)],
@@ -82,8 +84,9 @@ export async function cancelBooking(
       await notify(result, 'cancelled');
       return result;
     }
-    if (!cancelled.failed('booking') && !cancelled.conflict) throw new Error(`cancellation was cancelled (${cancelled.codes.join(', ')})`);
-    // Changed meanwhile: read it again and decide on what it is now.
+    if (!cancelled.failed('booking') && !cancelled.failed('settlement') && !cancelled.conflict)
+      throw new Error(`cancellation was cancelled (${cancelled.codes.join(', ')})`);
+    // Changed meanwhile (the booking, or its settlement was issued): read it again and decide on what it is now.
     const fresh = await bookingStore.get(b.booking_number);
     if (fresh && fresh.status !== 'CONFIRMED') throw notCancellable(fresh);
     if (!fresh || attempt + 1 >= MAX_CANCEL_ATTEMPTS) {

@@ -14,6 +14,8 @@ import type { Tenant } from '../kernel/tenant';
 import type { QuoteRecord } from '../quotes/model';
 import { getQuote } from '../quotes/read';
 import { quoteStore } from '../quotes/store';
+import { settlementLedger } from '../settlements/ledger';
+import { nextPeriod } from '../settlements/period';
 import { publishEvents } from '../webhooks/queue';
 import type { BookingRecord, CreateBookingInput } from './model';
 import { notify } from './notify';
@@ -98,6 +100,8 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
   if (size > slot.capacity) throw unavailable('sold_out', `This slot now takes at most ${slot.capacity} travelers.`);
   const refKey = (await bookingStore.customerRefKey(t.partnerId, true))!;
   const nowIso = now.toISOString();
+  // The booking's line goes to the settlement of this month, or of the next open one if the month was closed early (sandbox).
+  let period = settlementLedger.periodFor(now);
 
   for (let attempt = 0; ; attempt++) {
     const number = newBookingNumber();
@@ -128,6 +132,7 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
       payment: { payment_reference: claims.payment_reference, paid_at: claims.paid_at, amount: claims.amount, kid },
       created_at: nowIso,
       updated_at: nowIso,
+      settlement_period: period,
     };
     const event = recordEvent(
       t.partnerId,
@@ -151,6 +156,7 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
         quote: quoteStore.consume(quote.id, number, now),
         reference: bookingStore.reserveReference(t.partnerId, t.env, input.partner_reference, number),
         booking: bookingStore.put(booking),
+        ...settlementLedger.confirmed(booking, period, now),
       },
       [event.item],
       seal.items(booking),
@@ -191,8 +197,10 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
       if (row.closed) throw unavailable('slot_closed', 'The operator has closed this slot.');
       throw unavailable('sold_out', `Only ${Math.max(0, slot.capacity - row.sold)} place(s) are left for this slot; the quote was for ${size}.`);
     }
-    // A booking number collision or a conflicting concurrent transaction: try again, within bounds.
-    if (!cancelled.failed('booking') && !cancelled.conflict) throw new Error(`booking was cancelled (${cancelled.codes.join(', ')})`);
+    // A booking number collision, a conflicting concurrent transaction, or a settlement closed meanwhile: try again, within bounds.
+    if (cancelled.failed('settlement')) period = nextPeriod(period);
+    else if (!cancelled.failed('booking') && !cancelled.failed('line') && !cancelled.conflict)
+      throw new Error(`booking was cancelled (${cancelled.codes.join(', ')})`);
     if (attempt + 1 >= MAX_BOOKING_ATTEMPTS) {
       throw new ApiError('booking.slot.contended', 'This slot is taking many bookings right now; retry in a moment with the same Idempotency-Key.', undefined, {
         'retry-after': '1',

@@ -38,6 +38,8 @@ export interface BookingRecord {
   updated_at: string;
   cancellation?: Cancellation;
   completed_at?: string;
+  /** The period (YYYY-MM) of the settlement that holds the booking's line. */
+  settlement_period?: string;
 }
 
 export interface CreateBookingInput {

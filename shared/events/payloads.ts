@@ -14,16 +14,7 @@ const Time = z.string().regex(/^\d{2}:\d{2}$/);
 export const UNAVAILABLE_REASONS = ['WITHDRAWN', 'SLOT_CLOSED', 'RATE_PACK_REMOVED', 'SOLD_OUT', 'SANDBOX_REFRESH'] as const;
 export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
 
-const settlement = (status: 'ISSUED' | 'PAID') =>
-  z
-    .object({
-      settlement_id: z.uuid(),
-      number: z.string(),
-      period: z.string().regex(/^\d{4}-\d{2}$/),
-      total_due: Money,
-      status: z.literal(status),
-    })
-    .strict();
+const CalendarDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
 export const EVENT_PAYLOADS = {
   'booking.confirmed': z
@@ -57,8 +48,30 @@ export const EVENT_PAYLOADS = {
       completed_at: z.iso.datetime(),
     })
     .strict(),
-  'settlement.issued': settlement('ISSUED'),
-  'settlement.paid': settlement('PAID'),
+  'settlement.issued': z
+    .object({
+      settlement_id: z.uuid(),
+      number: z.string(),
+      status: z.literal('ISSUED'),
+      period_start: CalendarDay,
+      period_end: CalendarDay,
+      total_due: Money,
+      issue_date: CalendarDay,
+      due_date: CalendarDay,
+      booking_count: z.number().int(),
+      line_count: z.number().int(),
+    })
+    .strict(),
+  'settlement.paid': z
+    .object({
+      settlement_id: z.uuid(),
+      number: z.string(),
+      status: z.literal('PAID'),
+      paid_at: z.iso.datetime(),
+      transfer_reference: z.string(),
+      amount_received: Money,
+    })
+    .strict(),
   'review.moderated': z
     .object({
       review_id: z.uuid(),

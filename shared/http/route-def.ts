@@ -48,6 +48,15 @@ export interface RouteSpec {
   publishesEvents?: boolean;
   /** Lambda timeout when the default (10 s) is too short, e.g. an outbound HTTP call. */
   timeoutSeconds?: number;
+  /**
+   * Sandbox only (test helpers): a live key gets 404 request.route.not_found,
+   * as if the route did not exist, before any other check of the route.
+   */
+  sandboxOnly?: boolean;
+  /** Buckets of shared/buckets.ts the route reads or writes (the CDK grants exactly that). */
+  buckets?: Record<string, 'read' | 'put' | 'readwrite'>;
+  /** The route renders PDF documents: its bundle carries the fonts. */
+  rendersPdf?: boolean;
 }
 
 export interface RouteDef extends RouteSpec {

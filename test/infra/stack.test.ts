@@ -154,6 +154,69 @@ describe('CDK stack', () => {
     }
   });
 
+  const policyOf = (prefix: string) => {
+    const entry = Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) => id.startsWith(prefix));
+    return (
+      (entry?.[1] as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown; Condition?: unknown }[] } } } | undefined)
+        ?.Properties.PolicyDocument.Statement ?? []
+    );
+  };
+  const s3Actions = (statements: { Action: string | string[] }[]) =>
+    statements
+      .flatMap(actions)
+      .filter((a) => a.startsWith('s3:'))
+      .sort();
+
+  it('settlements: the monthly cron on the 1st, the queue with its DLQ and a one-tenant consumer reporting partial failures', () => {
+    const job = JOBS.find((j) => j.id === 'issueSettlements')!;
+    expect(job.schedule).toBe('cron(30 1 1 * ? *)');
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(30 1 1 * ? *)', State: 'ENABLED' });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: QUEUES.settlements!.visibilityTimeoutSeconds,
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: QUEUES.settlements!.maxReceiveCount }),
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    // Only the settlement job may put messages on the settlement queue; the other jobs only nudge webhooks.
+    const queueId = Object.keys(template.findResources('AWS::SQS::Queue')).find((id) => id.startsWith('WebhookssettlementsQueue'))!;
+    for (const j of JOBS) {
+      const sends = JSON.stringify(policyOf(`Jobs${j.id}Role`));
+      expect(sends.includes(queueId), j.id).toBe(j.id === 'issueSettlements');
+    }
+  });
+
+  it('keeps settlement documents in an encrypted, versioned, object-locked bucket that blocks public access and refuses plain HTTP', () => {
+    const buckets = template.findResources('AWS::S3::Bucket', { Properties: { ObjectLockEnabled: true } });
+    expect(Object.keys(buckets)).toHaveLength(1);
+    const [id, bucket] = Object.entries(buckets)[0]! as [string, { Properties: Record<string, any> }];
+    expect(bucket.Properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.Properties.ObjectLockConfiguration.Rule.DefaultRetention).toMatchObject({ Mode: 'GOVERNANCE', Days: 3653 });
+    const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find((p) => JSON.stringify(p).includes(id));
+    expect(JSON.stringify(policy)).toContain('aws:SecureTransport');
+  });
+
+  it('grants the settlement documents least privilege: read routes GetObject, the writers GetObject and PutObject, nobody List or Delete', () => {
+    expect(s3Actions(statementsOf('getSettlementInvoice'))).toEqual(['s3:GetObject']);
+    expect(s3Actions(statementsOf('getSettlementStatement'))).toEqual(['s3:GetObject']);
+    expect(s3Actions(statementsOf('runSettlementsTestHelper'))).toEqual(['s3:GetObject', 's3:PutObject']);
+    const consumer = policyOf('WebhookssettlementsConsumerRole');
+    expect(s3Actions(consumer)).toEqual(['s3:GetObject', 's3:PutObject']);
+    // It reads the partner's legal identity but writes nothing to the access table.
+    const accessWrites = consumer.filter((st) => actions(st).includes('dynamodb:PutItem') && JSON.stringify(st.Resource).includes('DataAccessTable'));
+    expect(accessWrites).toEqual([]);
+    for (const r of ROUTE_LIST) if (!r.buckets) expect(s3Actions(statementsOf(r.id)), r.id).toEqual([]);
+    // The functions that render PDFs carry the fonts and are told where.
+    const fns = template.findResources('AWS::Lambda::Function');
+    const withFonts = Object.keys(fns).filter((k) => JSON.stringify(fns[k]).includes('PDF_FONT_DIR'));
+    expect(withFonts.map((k) => k.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['ApirunSettlementsTestHelper', 'WebhookssettlementsConsumer']);
+  });
+
   it('logs API access and keeps function logs with a retention', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
     const groups = Object.values(template.findResources('AWS::Logs::LogGroup'));

@@ -168,6 +168,33 @@ describe('a crash between commit and response', () => {
     expect(revoked.body).toMatchObject({ id: issued.body.id, status: 'REVOKED' });
   });
 
+  it('sandbox test helpers: complete, service-cancel, the settlement run and pay answer their committed result on the retry', async () => {
+    const p = await newPartner();
+    const jwk = await sandboxPaymentKey(p.partner_id);
+    const booked = async () => {
+      const quote = await quoteFor(p.test_key, P.FLEXIBLE, date);
+      return (await write('POST', '/bookings', p.test_key, bookingBody(quote, await signPayment(jwk, paidClaims(quote))))).body.booking_number as string;
+    };
+    const [a, b] = [await booked(), await booked()];
+    const completed = await crashThenRetry('POST', `/test-helpers/bookings/${a}/complete`, p.test_key);
+    expect(completed.status).toBe(200);
+    expect(completed.body).toMatchObject({ booking_number: a, status: 'COMPLETED' });
+    const cancelled = await crashThenRetry('POST', `/test-helpers/bookings/${b}/service-cancel`, p.test_key, { reason: 'crash test' });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ booking_number: b, status: 'CANCELLED', cancellation: { cancelled_by: 'SERVICE' } });
+
+    const run = await crashThenRetry('POST', '/test-helpers/settlements/run', p.test_key);
+    expect(run.status).toBe(200);
+    expect(run.body.data.map((s: { number: string; status: string }) => [s.number, s.status])).toEqual([['TEST-PTS-000001', 'ISSUED']]);
+    const id = run.body.data[0].id as string;
+    const paid = await crashThenRetry('POST', `/test-helpers/settlements/${id}/pay`, p.test_key, { transfer_reference: 'VIR-CRASH' });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ id, status: 'PAID', transfer_reference: 'VIR-CRASH' });
+    // Each ran once: one settlement, one number, PAID with the first transfer.
+    const list = (await api('GET', '/settlements', { key: p.test_key })).body.data;
+    expect(list.map((s: { number: string; status: string }) => [s.number, s.status])).toEqual([['TEST-PTS-000001', 'PAID']]);
+  });
+
   it('only the test stack honours the fault header: without FAULT_INJECTION the route ignores it', async () => {
     const { crashAfterCommit } = await import('../../shared/http/fault');
     expect(process.env.FAULT_INJECTION).toBeUndefined();

@@ -29,6 +29,7 @@ describe("README's access patterns", () => {
       bookingKeys: (await import('../../shared/bookings/keys')).bookingKeys,
       webhookKeys: (await import('../../shared/webhooks/keys')).webhookKeys,
       jobKeys: (await import('../../shared/jobs/keys')).jobKeys,
+      settlementKeys: (await import('../../shared/settlements/keys')).settlementKeys,
     };
     const rows = readme.split('\n').filter((l) => /^\| .* \| `\w+Keys\./.test(l));
     expect(rows.length).toBeGreaterThan(15);

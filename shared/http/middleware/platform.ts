@@ -24,9 +24,10 @@ function idempotencyKeyOf(event: ApiEvent): string {
 
 /**
  * The rules every keyed route shares, in order: API key and rate limit
- * (headers on every keyed response), scope, the live-only rule, the request
- * signature of live writes, the Idempotency-Key of writes, and a live
- * signature is accepted once (its retry with the same Idempotency-Key aside).
+ * (headers on every keyed response), sandbox-only routes (404 to live keys),
+ * scope, the live-only rule, the request signature of live writes, the
+ * Idempotency-Key of writes, and a live signature is accepted once (its retry
+ * with the same Idempotency-Key aside).
  */
 export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   return {
@@ -39,6 +40,10 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
       state.principal = principal;
       // Who is calling, on every later log line of the request (never as a metric dimension).
       logger.appendKeys({ partner_id: principal.partnerId, environment: principal.env, key_id: principal.keyId });
+      // Test helpers exist only in the sandbox: to a live key they are a path that does not exist.
+      if (def.sandboxOnly && principal.env !== 'test') {
+        throw new ApiError('request.route.not_found', `No route matches ${def.method} ${event.rawPath}: test helpers answer sandbox keys (sk_test_) only.`);
+      }
       if (def.scope && !principal.scopes.has(def.scope)) {
         throw new ApiError('auth.scope.insufficient', `This operation needs the scope '${def.scope}', which role ${principal.role} does not have.`, {
           required_scope: def.scope,

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { loadConfig } from '../kernel/config';
+import type { IssuerIdentity } from './model';
+
+/**
+ * Settlement settings, from the environment (the CDK stack and the local
+ * runtime set them). The issuer's identity defaults to the example company
+ * of the local stack; production sets its own (README, "Settlements").
+ */
+const settlementConfig = z.object({
+  ISSUER_NAME: z.string().min(1).default('Partner Travel Services SARL'),
+  ISSUER_ADDRESS: z.string().min(1).default('12 boulevard d’Anfa, 20000 Casablanca, Maroc'),
+  ISSUER_ICE: z.string().min(1).default('001234567000089'),
+  ISSUER_IF: z.string().min(1).default('12345678'),
+  ISSUER_RC: z.string().min(1).default('Casablanca 123456'),
+  ISSUER_BANK: z.string().min(1).default('Banque Exemple du Maroc, agence Casablanca Anfa'),
+  ISSUER_RIB: z.string().min(1).default('011 780 0000123456789012 34'),
+  /** Days between the issue date and the due date. */
+  SETTLEMENT_PAYMENT_TERM_DAYS: z.coerce.number().int().min(0).max(120).default(15),
+  /** Documents larger than this are answered with a 303 to a presigned S3 URL (Lambda answers are capped at 6 MB, base64 adds a third). */
+  SETTLEMENT_INLINE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(4 * 1024 * 1024),
+  /** Lifetime of those presigned URLs. */
+  SETTLEMENT_LINK_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+  /** Settlements with more lines than this print a summary on the invoice and every line in an annex. */
+  SETTLEMENT_INVOICE_MAX_ROWS: z.coerce.number().int().min(1).default(200),
+  SETTLEMENT_BUCKET: z.string().optional(),
+  SETTLEMENT_QUEUE_URL: z.string().optional(),
+});
+
+export const settlementSettings = () => loadConfig(settlementConfig);
+
+export function issuerIdentity(): IssuerIdentity {
+  const c = settlementSettings();
+  return { name: c.ISSUER_NAME, address: c.ISSUER_ADDRESS, ice: c.ISSUER_ICE, if: c.ISSUER_IF, rc: c.ISSUER_RC, bank: c.ISSUER_BANK, rib: c.ISSUER_RIB };
+}

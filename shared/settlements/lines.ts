@@ -1,0 +1,16 @@
+import { formatMinor } from '../kernel/money';
+import type { LedgerLine } from './model';
+
+/** The order of the documents: bookings by confirmation, then the adjustments of earlier settlements. */
+export function orderedLines(lines: LedgerLine[]): LedgerLine[] {
+  const key = (l: LedgerLine) => `${l.kind === 'BOOKING' ? '0' : '1'}|${l.kind === 'BOOKING' ? l.confirmed_at : l.updated_at}|${l.booking_number}`;
+  return [...lines].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/** The status column: the booking's status in this settlement, or ADJUSTMENT for the refund of a booking an earlier settlement invoiced. */
+export const lineStatus = (l: LedgerLine): string => (l.kind === 'ADJUSTMENT' ? 'ADJUSTMENT' : l.status);
+
+/** The total due: the exact sum of the lines, in centimes. */
+export const totalOf = (lines: Pick<LedgerLine, 'amount_minor'>[]): number => lines.reduce((sum, l) => sum + l.amount_minor, 0);
+
+export const amountText = (minor: number) => formatMinor(minor);

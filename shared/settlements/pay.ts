@@ -1,0 +1,76 @@
+import { dataTable, type Seal, transact, unsealed } from '../db/client';
+import { recordEvent } from '../events/record';
+import { ApiError } from '../kernel/errors';
+import { countEvent } from '../kernel/metrics';
+import { formatMinor, money } from '../kernel/money';
+import { publishEvents } from '../webhooks/queue';
+import type { SettlementRecord } from './model';
+import { settlementStore } from './store';
+
+const notPayable = (s: SettlementRecord) =>
+  new ApiError(
+    'settlement.transition.invalid',
+    s.status === 'PAID'
+      ? `Settlement ${s.number} is already PAID (transfer ${s.transfer_reference}, ${s.paid_at}).`
+      : `Settlement ${s.id} is a DRAFT: only an ISSUED settlement can be paid.`,
+    { status: s.status, allowed_from: ['ISSUED'] },
+  );
+
+/**
+ * ISSUED -> PAID: the receipt of the partner's transfer, for exactly the total
+ * due, with settlement.paid in the same transaction. Any other transition is
+ * refused (409), and so is a different amount (422): nothing is recorded then.
+ */
+export async function paySettlement(
+  s: SettlementRecord,
+  transferReference: string,
+  amountMinor: number,
+  seal: Seal<SettlementRecord> = unsealed,
+  now = new Date(),
+): Promise<SettlementRecord> {
+  if (s.status !== 'ISSUED') throw notPayable(s);
+  if (amountMinor !== s.total_minor) {
+    throw new ApiError(
+      'settlement.amount.mismatch',
+      `The amount received, ${formatMinor(amountMinor)} MAD, differs from the total due of settlement ${s.number}, ${formatMinor(s.total_minor)} MAD: ` +
+        'nothing was recorded. Record a transfer of exactly the total due.',
+      { amount_received: money(amountMinor), total_due: money(s.total_minor), difference: money(amountMinor - s.total_minor) },
+    );
+  }
+  const paidAt = now.toISOString();
+  const result: SettlementRecord = {
+    ...s,
+    status: 'PAID',
+    paid_at: paidAt,
+    transfer_reference: transferReference,
+    amount_received_minor: amountMinor,
+    updated_at: now.toISOString(),
+  };
+  const event = recordEvent(
+    s.partner_id,
+    s.env,
+    'settlement.paid',
+    {
+      settlement_id: s.id,
+      number: s.number!, // an ISSUED settlement has its number
+      status: 'PAID',
+      paid_at: paidAt,
+      transfer_reference: transferReference,
+      amount_received: money(amountMinor),
+    },
+    now,
+  );
+  const cancelled = await transact(
+    dataTable.client,
+    { settlement: settlementStore.paid(s, transferReference, amountMinor, now) },
+    [event.item],
+    seal.items(result),
+  );
+  if (cancelled) {
+    const fresh = await settlementStore.get(s.partner_id, s.env, s.period);
+    throw notPayable(fresh ?? s);
+  }
+  await publishEvents([event.ref]);
+  countEvent('SettlementsPaid', s.env);
+  return result;
+}

@@ -1,0 +1,105 @@
+import { defineRoutes } from '../http/route-def';
+import {
+  PaySettlementBody,
+  RunSettlementsBody,
+  Settlement,
+  SettlementDocument,
+  SettlementIdParams,
+  SettlementList,
+  SettlementListQuery,
+  SettlementPage,
+} from './schemas';
+
+const documentResponses = (contentType: string, what: string) => ({
+  200: { description: `The ${what} as an attachment (Content-Disposition).`, schema: SettlementDocument, contentType },
+  303: { description: `A ${what} too large for an inline answer: Location is a presigned S3 URL valid 5 minutes.` },
+});
+
+/** Settlements: the monthly invoices from the service to the partner, their documents, and their sandbox test helpers. */
+export const settlementRoutes = defineRoutes({
+  listSettlements: {
+    method: 'GET',
+    path: '/v1/settlements',
+    handler: 'functions/settlements/list.ts',
+    access: 'key',
+    scope: 'settlements:read',
+    tag: 'Settlements',
+    summary: 'Your settlements, newest period first',
+    description: 'One per month with bookings: the running month is a DRAFT with its running total and no number.',
+    request: { query: SettlementListQuery },
+    responses: { 200: { description: 'A page of settlements.', schema: SettlementPage } },
+  },
+  getSettlement: {
+    method: 'GET',
+    path: '/v1/settlements/{id}',
+    handler: 'functions/settlements/get.ts',
+    access: 'key',
+    scope: 'settlements:read',
+    tag: 'Settlements',
+    summary: 'One settlement',
+    request: { params: SettlementIdParams },
+    responses: { 200: { description: 'The settlement.', schema: Settlement } },
+  },
+  getSettlementInvoice: {
+    method: 'GET',
+    path: '/v1/settlements/{id}/invoice.pdf',
+    handler: 'functions/settlements/invoice.ts',
+    access: 'key',
+    scope: 'settlements:read',
+    tag: 'Settlements',
+    summary: 'The invoice (PDF) of an issued settlement',
+    description: '409 settlement.not_issued for a DRAFT.',
+    request: { params: SettlementIdParams },
+    responses: documentResponses('application/pdf', 'PDF invoice'),
+    buckets: { settlementDocuments: 'read' },
+  },
+  getSettlementStatement: {
+    method: 'GET',
+    path: '/v1/settlements/{id}/statement.csv',
+    handler: 'functions/settlements/statement.ts',
+    access: 'key',
+    scope: 'settlements:read',
+    tag: 'Settlements',
+    summary: 'The statement of account (CSV) of an issued settlement',
+    description:
+      'Semicolon-delimited, UTF-8 with a byte order mark, CRLF, decimal point: a header block (issuer, period, invoice number and date, due date, currency, ' +
+      'total due), then one row per line with AmountToChargeClient. 409 settlement.not_issued for a DRAFT.',
+    request: { params: SettlementIdParams },
+    responses: documentResponses('text/csv', 'CSV statement'),
+    buckets: { settlementDocuments: 'read' },
+  },
+  runSettlementsTestHelper: {
+    method: 'POST',
+    path: '/v1/test-helpers/settlements/run',
+    handler: 'functions/settlements/test-run.ts',
+    access: 'key',
+    scope: 'settlements:write',
+    tag: 'Test helpers',
+    summary: 'Sandbox: run the monthly settlement job for your tenant now',
+    description:
+      'Issues your open sandbox settlements up to `period` (default: all, the running month included, so bookings made a minute ago are issued), ' +
+      'with their PDF, CSV and settlement.issued. A month closed early stays closed: later bookings go to the next month. Sandbox keys only.',
+    request: { body: RunSettlementsBody },
+    responses: { 200: { description: 'The settlements this run issued.', schema: SettlementList } },
+    sandboxOnly: true,
+    publishesEvents: true,
+    buckets: { settlementDocuments: 'readwrite' },
+    rendersPdf: true,
+    // API Gateway HTTP APIs wait at most 30 s for an integration.
+    timeoutSeconds: 29,
+  },
+  paySettlementTestHelper: {
+    method: 'POST',
+    path: '/v1/test-helpers/settlements/{id}/pay',
+    handler: 'functions/settlements/test-pay.ts',
+    access: 'key',
+    scope: 'settlements:write',
+    tag: 'Test helpers',
+    summary: 'Sandbox: a simulated transfer of the total due pays an ISSUED settlement',
+    description: 'PAID with settlement.paid; 409 settlement.transition.invalid unless ISSUED. Sandbox keys only.',
+    request: { params: SettlementIdParams, body: PaySettlementBody },
+    responses: { 200: { description: 'The PAID settlement.', schema: Settlement } },
+    sandboxOnly: true,
+    publishesEvents: true,
+  },
+});

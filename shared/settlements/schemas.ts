@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { csvOf, Money, PageMeta, pageQuery } from '../http/schemas';
+import { SETTLEMENT_STATUSES } from './model';
+import { PERIOD_RE } from './period';
+
+const Status = z.enum(SETTLEMENT_STATUSES).meta({ id: 'SettlementStatus' });
+const Period = z.string().regex(PERIOD_RE, 'a month YYYY-MM');
+
+export const Settlement = z
+  .object({
+    id: z.uuid(),
+    number: z.string().nullable().describe('Invoice number, assigned when the settlement is issued; null while DRAFT'),
+    status: Status,
+    test_mode: z.boolean().describe('true for sandbox settlements (own number series prefixed TEST-, nothing is due)'),
+    period_start: z.iso.date().describe('First day of the month, Morocco time (Africa/Casablanca)'),
+    period_end: z.iso.date().describe('Last day of the month'),
+    currency: z.literal('MAD'),
+    total_due: Money.describe('Exact sum of the lines; the running total while DRAFT'),
+    booking_count: z.number().int().describe('Bookings confirmed in the period'),
+    line_count: z.number().int().describe('Lines: one per booking, plus adjustments for refunds of bookings invoiced earlier'),
+    issued_at: z.iso.datetime().nullable(),
+    issue_date: z.iso.date().nullable(),
+    due_date: z.iso.date().nullable().describe('Issue date plus the payment term'),
+    paid_at: z.iso.datetime().nullable(),
+    transfer_reference: z.string().nullable().describe('The transfer that paid it, once PAID'),
+    links: z
+      .object({
+        invoice_pdf: z.string().nullable(),
+        statement_csv: z.string().nullable(),
+      })
+      .describe('The documents, once stored: null while DRAFT, and for the seconds between the issue and the documents (settlement.issued follows them)'),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Settlement' });
+
+export const SettlementPage = z.object({ data: z.array(Settlement), meta: PageMeta }).meta({ id: 'SettlementPage' });
+export const SettlementList = z.object({ data: z.array(Settlement) }).meta({ id: 'SettlementList' });
+
+export const SettlementListQuery = pageQuery.extend({
+  status: csvOf(Status.options).describe('Comma-separated: DRAFT, ISSUED, PAID'),
+  period_from: Period.optional().describe('Settlements of this month or later (YYYY-MM)'),
+  period_to: Period.optional().describe('Settlements of this month or earlier (YYYY-MM)'),
+});
+
+export const SettlementIdParams = z.object({ id: z.uuid() });
+
+export const RunSettlementsBody = z
+  .object({ period: Period.optional().describe('Close the settlements up to this month; default: every open settlement, the running month included') })
+  .strict()
+  .optional()
+  .meta({ id: 'RunSettlementsRequest' });
+
+export const PaySettlementBody = z
+  .object({ transfer_reference: z.string().min(1).max(64).optional().describe('Default: a generated SIMULATED-... reference') })
+  .strict()
+  .optional()
+  .meta({ id: 'PaySettlementRequest' });
+
+export const SettlementDocument = z.string().describe('The file').meta({ format: 'binary' });
