@@ -93,7 +93,26 @@ import { sign as signRequest } from '../../shared/platform/signature';
 /** The secret part of a key: what live writes sign with. */
 export const secretOf = (key: string) => key.split('_')[3]!;
 
-export function signatureHeaders(key: string, method: string, pathWithQuery: string, body: string | Uint8Array, ts = Math.floor(Date.now() / 1000)) {
+/**
+ * The service refuses an accepted signature sent again under another Idempotency-Key
+ * (auth.signature.replayed), so two identical writes within one second must not share a
+ * timestamp: a client moves the second one to the next second, as the SDK does.
+ */
+const lastSignedAt = new Map<string, number>();
+function freshTimestamp(key: string, method: string, pathWithQuery: string, body: string | Uint8Array): number {
+  const id = `${key}\n${method}\n${pathWithQuery}\n${Buffer.from(body).toString('base64')}`;
+  const ts = Math.max(Math.floor(Date.now() / 1000), (lastSignedAt.get(id) ?? 0) + 1);
+  lastSignedAt.set(id, ts);
+  return ts;
+}
+
+export function signatureHeaders(
+  key: string,
+  method: string,
+  pathWithQuery: string,
+  body: string | Uint8Array,
+  ts = freshTimestamp(key, method, pathWithQuery, body),
+) {
   return { 'x-timestamp': String(ts), 'x-signature': signRequest(secretOf(key), String(ts), method, `/v1${pathWithQuery}`, body) };
 }
 
