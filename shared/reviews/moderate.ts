@@ -3,11 +3,13 @@ import { catalogKeys } from '../catalog/keys';
 import { dataTable, type Seal, unsealed } from '../db/client';
 import { isConditionFailed } from '../db/errors';
 import { recordEvent } from '../events/record';
+import type { EventRef } from '../events/types';
 import { UNATTACHED_TTL_HOURS } from '../files/config';
 import { fileStore } from '../files/store';
 import { ApiError, notFound } from '../kernel/errors';
 import { countEvent } from '../kernel/metrics';
 import type { Env } from '../kernel/tenant';
+import { publishEvents } from '../webhooks/queue';
 import { reviewKeys } from './keys';
 import type { ModerationAction, ReviewRecord } from './model';
 import { moderate, ratingDelta } from './rules';
@@ -33,7 +35,7 @@ export async function moderatedCopy(id: string): Promise<ReviewRecord> {
  * answers 404; its photos are detached and expire.
  */
 export async function moderateReview(id: string, action: ModerationAction, seal: Seal<ReviewRecord> = unsealed, now = new Date(), pick = moderatedCopy) {
-  let result: { review: ReviewRecord; event_id: string | null } | undefined;
+  let result: { review: ReviewRecord; event_id: string | null; event_ref?: EventRef } | undefined;
   await commitWithRetry(async () => {
     const before = await pick(id);
     const status = moderate(before.status, action);
@@ -72,7 +74,7 @@ export async function moderateReview(id: string, action: ModerationAction, seal:
             now,
           )
         : undefined;
-    result = { review: after, event_id: event?.event.id ?? null };
+    result = { review: after, event_id: event?.event.id ?? null, event_ref: event?.ref };
     return {
       named: { review: reviewStore.replace(after, before.version) },
       extra: [...(rating ? [rating] : []), ...detached, ...(event ? [event.item] : [])],
@@ -80,8 +82,9 @@ export async function moderateReview(id: string, action: ModerationAction, seal:
       onRefused: () => undefined,
     };
   });
+  if (result!.event_ref) await publishEvents([result!.event_ref]);
   countEvent('ReviewsModerated', envOf(result!.review));
-  return result!;
+  return { review: result!.review, event_id: result!.event_id };
 }
 
 const envOf = (r: ReviewRecord): Env => r.env ?? 'live';
