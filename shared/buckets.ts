@@ -1,4 +1,7 @@
 /** S3 buckets: created by the CDK uploads construct and by the local runtime on the S3 server. */
+
+/** What a function may do with a bucket's objects: manage = read, write and delete (the upload validator, the file sweep). */
+export type BucketAccess = 'read' | 'put' | 'readwrite' | 'manage';
 export interface BucketDef {
   name: string;
   envVar: string;

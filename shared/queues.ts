@@ -1,3 +1,5 @@
+import type { BucketAccess } from './buckets';
+
 /**
  * SQS queues and their consumers: used by the CDK (queue, DLQ, event source
  * mapping with partial batch failures) and by the local runtime (queue
@@ -19,6 +21,8 @@ export interface QueueDef {
   consumerMemoryMb?: number;
   /** The consumer renders PDF documents: its bundle carries the fonts. */
   rendersPdf?: boolean;
+  /** Buckets of shared/buckets.ts the consumer reads or writes. */
+  buckets?: Record<string, BucketAccess>;
 }
 
 export const QUEUES: Record<string, QueueDef> = {
@@ -53,6 +57,7 @@ export const QUEUES: Record<string, QueueDef> = {
     visibilityTimeoutSeconds: 60,
     maxReceiveCount: 5,
     localConcurrency: 1,
+    buckets: { reviewPhotos: 'manage' },
   },
 };
 
@@ -71,7 +76,7 @@ export interface JobDef {
   /** Queues of QUEUES the job sends to, besides the webhook queue every job may nudge. */
   sendsTo?: string[];
   /** Buckets of shared/buckets.ts the job reads or writes. */
-  buckets?: Record<string, 'read' | 'put' | 'readwrite'>;
+  buckets?: Record<string, BucketAccess>;
 }
 
 export const JOBS: JobDef[] = [
@@ -115,6 +120,6 @@ export const JOBS: JobDef[] = [
     schedule: 'cron(15 * * * ? *)',
     handler: 'functions/jobs/sweep-files.ts',
     description: 'Hourly: uploaded files never attached to a review (or rejected) are deleted, records and objects, once they expire',
-    buckets: { reviewPhotos: 'readwrite' },
+    buckets: { reviewPhotos: 'manage' },
   },
 ];

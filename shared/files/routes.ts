@@ -10,6 +10,7 @@ export const fileRoutes = defineRoutes({
     access: 'key',
     scope: 'files:write',
     tag: 'Files',
+    photoUrls: true,
     summary: 'Start an upload: a file record and its presigned S3 POST',
     description:
       'Send the file with a multipart/form-data POST to upload.url: every field of upload.fields first, then `file`. ' +
@@ -26,6 +27,7 @@ export const fileRoutes = defineRoutes({
     access: 'key',
     scope: 'files:write',
     tag: 'Files',
+    photoUrls: true,
     summary: 'One of your files, with the result of its check',
     request: { params: FileIdParams },
     responses: { 200: { description: 'The file.', schema: FileObject } },

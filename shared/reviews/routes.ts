@@ -10,6 +10,7 @@ export const reviewRoutes = defineRoutes({
     access: 'key',
     scope: 'reviews:read',
     tag: 'Reviews',
+    photoUrls: true,
     summary: 'Publicly visible reviews, newest first',
     description:
       'Consumer-site reviews and partners’ reviews of your environment, keyset-paginated. Filter by reviewable_type and reviewable_id, by adventure slug, ' +
@@ -24,6 +25,7 @@ export const reviewRoutes = defineRoutes({
     access: 'key',
     scope: 'reviews:read',
     tag: 'Reviews',
+    photoUrls: true,
     summary: 'One review',
     description: 'A visible review, or a HIDDEN one you posted (moderation_status shows it). Deleted reviews answer 404.',
     request: { params: ReviewIdParams },
@@ -36,6 +38,7 @@ export const reviewRoutes = defineRoutes({
     access: 'key',
     scope: 'reviews:write',
     tag: 'Reviews',
+    photoUrls: true,
     summary: "Post a review for a customer's COMPLETED booking",
     description:
       'About the booked adventure (reviewable_type EXPERIENCE or TRIP, by its duration) or its agency (AGENCY); reviewable_id is derived from the booking. ' +
@@ -50,6 +53,7 @@ export const reviewRoutes = defineRoutes({
     access: 'key',
     scope: 'reviews:write',
     tag: 'Reviews',
+    photoUrls: true,
     summary: 'Edit a review you posted',
     description:
       'Only the fields present change. photo_ids replaces the photo set (at most 10). A HIDDEN review can be edited and stays HIDDEN until the operators restore it. ' +
@@ -64,6 +68,7 @@ export const reviewRoutes = defineRoutes({
     access: 'key',
     scope: 'reviews:write',
     tag: 'Test helpers',
+    photoUrls: true,
     summary: 'Sandbox: moderate one of your sandbox reviews as the operators would',
     description: 'HIDDEN, RESTORED or DELETED, with review.moderated; 409 review.moderation.invalid when the action does not apply. Sandbox keys only.',
     request: { params: ReviewIdParams, body: ModerateReviewBody },
