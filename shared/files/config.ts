@@ -14,6 +14,8 @@ export const MAX_PHOTO_BYTES = 5 * 1024 * 1024;
 export const UPLOAD_WINDOW_SECONDS = 15 * 60;
 /** A file not attached to a review within this delay is deleted (record and object) by the sweep. */
 export const UNATTACHED_TTL_HOURS = 24;
+/** When a file left unattached at `now` expires. */
+export const unattachedExpiry = (now: Date) => new Date(now.getTime() + UNATTACHED_TTL_HOURS * 3_600_000).toISOString();
 
 const fileConfig = z.object({
   [BUCKETS.reviewPhotos!.envVar]: z.string().optional(),

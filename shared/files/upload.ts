@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
-import { type FilePurpose, MAX_PHOTO_BYTES, type PhotoType, UNATTACHED_TTL_HOURS, UPLOAD_WINDOW_SECONDS } from './config';
+import { type FilePurpose, MAX_PHOTO_BYTES, type PhotoType, UPLOAD_WINDOW_SECONDS, unattachedExpiry } from './config';
 import { fileKeys } from './keys';
 import type { FileRecord } from './model';
 import { photoObjects } from './objects';
@@ -27,7 +27,7 @@ export async function createUpload(t: Tenant, input: NewUpload, now = new Date()
     status: 'PENDING_UPLOAD',
     created_at: now.toISOString(),
     upload_expires_at: uploadExpires.toISOString(),
-    expires_at: new Date(now.getTime() + UNATTACHED_TTL_HOURS * 3_600_000).toISOString(),
+    expires_at: unattachedExpiry(now),
   };
   const post = await photoObjects.presignedPost(fileKeys.pendingObject(id), record.content_type, record.size_bytes, UPLOAD_WINDOW_SECONDS);
   await fileStore.create(record);

@@ -4,7 +4,7 @@ import { dataTable, type Seal, unsealed } from '../db/client';
 import { isConditionFailed } from '../db/errors';
 import { recordEvent } from '../events/record';
 import type { EventRef } from '../events/types';
-import { UNATTACHED_TTL_HOURS } from '../files/config';
+import { unattachedExpiry } from '../files/config';
 import { fileStore } from '../files/store';
 import { ApiError, notFound } from '../kernel/errors';
 import { countEvent } from '../kernel/metrics';
@@ -52,7 +52,7 @@ export async function moderateReview(id: string, action: ModerationAction, seal:
       updated_at: at,
       version: before.version + 1,
     };
-    const expiresAt = new Date(now.getTime() + UNATTACHED_TTL_HOURS * 3_600_000).toISOString();
+    const expiresAt = unattachedExpiry(now);
     const detached = deleted ? before.photos.filter((p) => p.file_id).map((p) => fileStore.detach(p.file_id!, id, expiresAt)) : [];
     const rating = reviewStore.rate(after.space, after.reviewable_id, ratingDelta(before, after));
     const event =

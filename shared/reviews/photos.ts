@@ -1,5 +1,5 @@
 import type { TransactItem } from '../db/client';
-import { UNATTACHED_TTL_HOURS } from '../files/config';
+import { unattachedExpiry } from '../files/config';
 import type { FileRecord } from '../files/model';
 import { fileStore } from '../files/store';
 import { ApiError } from '../kernel/errors';
@@ -38,7 +38,7 @@ export async function photosFor(t: Tenant, ids: string[], reviewId: string): Pro
 export function photoChanges(before: ReviewPhoto[], after: ReviewPhoto[], reviewId: string, files: FileRecord[], now: Date) {
   const had = new Set(before.map((p) => p.file_id));
   const keeps = new Set(after.map((p) => p.file_id));
-  const expiresAt = new Date(now.getTime() + UNATTACHED_TTL_HOURS * 3_600_000).toISOString();
+  const expiresAt = unattachedExpiry(now);
   return [
     ...files.filter((f) => !had.has(f.id)).map((f) => ({ file_id: f.id, item: fileStore.attach(f, reviewId) })),
     ...before.filter((p) => p.file_id && !keeps.has(p.file_id)).map((p) => ({ file_id: p.file_id!, item: fileStore.detach(p.file_id!, reviewId, expiresAt) })),
