@@ -358,6 +358,14 @@ console.log(
   `receiver failing half:      delivered ${flaky.delivered}/${EVENTS} in ${flaky.secs.toFixed(1)} s; p50 ${flaky.p50} ms, p99 ${flaky.p99} ms (every event needed one scheduled retry)`,
 );
 console.log(`\n${settlementReport}`);
+const { benchReviews } = await import('./reviews');
+const reviewBench = await benchReviews(base, testKey, partner.partner.partner_id, Math.max(50, Math.floor(N / 2)));
+console.log(`\n${reviewBench.note}\n`);
+console.log(table([reviewBench.bare, ...reviewBench.rows], reviewBench.bare));
+console.log(
+  '\nHow reviews are listed: one keyset Query per space the key sees (consumer-site reviews of its catalog, partner reviews of its environment) on the ' +
+    'sparse index of visible reviews of the adventure, newest first, merged; the cursor is the sort key of the last review shown, so a deep page costs what page 1 does.',
+);
 console.log(
   '\nRound trips: a keyed read = GetItem(key), then BatchGetItem(member+partner) in parallel with UpdateItem(rate counter); ' +
     'a write adds PutItem(idempotency claim), the operation, UpdateItem(idempotency result) and PutItem(audit).',

@@ -1,6 +1,6 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { BUCKETS } from '../shared/buckets';
+import { BUCKETS, type BucketAccess } from '../shared/buckets';
 import { TABLES } from '../shared/db/tables';
 import { QUEUES } from '../shared/queues';
 import { ApiConstruct } from './constructs/api';
@@ -21,8 +21,8 @@ export class ServiceStack extends Stack {
     this.data = new DataConstruct(this, 'Data');
     const webhooks = new WebhooksConstruct(this, 'Webhooks', { tables: this.data.tables });
     const events = { queue: webhooks.queues.webhooks!, envVar: QUEUES.webhooks!.envVar, access: 'send' as const };
-    const uploads = new UploadsConstruct(this, 'Uploads');
-    const bucket = (name: string, access: 'read' | 'put' | 'readwrite') => {
+    const uploads = new UploadsConstruct(this, 'Uploads', { queues: webhooks.queues });
+    const bucket = (name: string, access: BucketAccess) => {
       const b = uploads.buckets[name];
       if (!b) throw new Error(`no bucket ${name} in shared/buckets.ts`);
       return { bucket: b, envVar: BUCKETS[name]!.envVar, access };
@@ -34,16 +34,26 @@ export class ServiceStack extends Stack {
       queues: [events],
       buckets: [bucket('settlementDocuments', 'readwrite')],
     });
+    // Consumers that reach buckets (the upload validator: read, copy and delete photo objects).
+    for (const [name, q] of Object.entries(QUEUES)) {
+      for (const [b, access] of Object.entries(q.buckets ?? {})) webhooks.consumers[name]!.bind({ buckets: [bucket(b, access)] });
+    }
+    const photoBaseUrl = uploads.servedUrls.reviewPhotos!;
+    webhooks.consumers.uploads!.addEnvironment('PHOTO_BASE_URL', photoBaseUrl);
     // Jobs record events (completion, refresh) and the sweeper re-drives deliveries; the settlement job fans out to its queue.
-    const jobs = new JobsConstruct(this, 'Jobs', { tables: this.data.tables, queues: [events], sendable: { settlements: settlementQueue } });
+    const jobs = new JobsConstruct(this, 'Jobs', { tables: this.data.tables, queues: [events], sendable: { settlements: settlementQueue }, bucket });
     this.api = new ApiConstruct(this, 'Api', {
       tables: this.data.tables,
       bindRoute: (route, fn) => {
         if (route.publishesEvents) fn.bind({ queues: [events] });
         for (const [name, access] of Object.entries(route.buckets ?? {})) fn.bind({ buckets: [bucket(name, access)] });
+        if (route.photoUrls) fn.addEnvironment('PHOTO_BASE_URL', photoBaseUrl);
       },
     });
-    this.monitoring = new MonitoringConstruct(this, 'Monitoring', {
+    // The alarms, the on-call topic and the dashboard (about 130 resources) live in a nested stack:
+    // CloudFormation takes at most 500 resources per stack, and the service stack alone holds over 400.
+    const operations = new NestedStack(this, 'Operations', { description: 'Alarms, on-call topic and dashboard of the partner travel service' });
+    this.monitoring = new MonitoringConstruct(operations, 'Monitoring', {
       api: this.api.api,
       routeFunctions: this.api.functions,
       fallback: this.api.fallback,
@@ -55,6 +65,7 @@ export class ServiceStack extends Stack {
     });
     new CfnOutput(this, 'SettlementQueueUrl', { value: webhooks.queues.settlements!.queueUrl });
     new CfnOutput(this, 'SettlementBucketName', { value: uploads.buckets.settlementDocuments!.bucketName });
+    new CfnOutput(this, 'PhotoBaseUrl', { value: photoBaseUrl });
     new CfnOutput(this, 'AccessTableName', { value: this.data.tables.access.tableName });
     new CfnOutput(this, 'DataTableName', { value: this.data.tables.data.tableName });
   }

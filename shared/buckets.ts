@@ -1,4 +1,7 @@
 /** S3 buckets: created by the CDK uploads construct and by the local runtime on the S3 server. */
+
+/** What a function may do with a bucket's objects: manage = read, write and delete (the upload validator, the file sweep). */
+export type BucketAccess = 'read' | 'put' | 'readwrite' | 'manage';
 export interface BucketDef {
   name: string;
   envVar: string;
@@ -6,9 +9,28 @@ export interface BucketDef {
   versioned?: boolean;
   /** S3 Object Lock (governance mode): objects can be neither overwritten nor deleted for this many years. */
   retainYears?: number;
+  /** Objects created under `prefix` are announced to the queue of shared/queues.ts named `queue` (S3 -> SQS in AWS; the local runtime forwards s3rver's events). */
+  notify?: { prefix: string; queue: string };
+  /** Objects under `prefix` expire after `days` (an S3 lifecycle rule). */
+  expire?: { prefix: string; days: number };
+  /** Objects under `prefix` are served publicly by a CDN (CloudFront with origin access control in AWS; the S3 server's URL locally). */
+  serve?: { prefix: string };
 }
 
 export const BUCKETS: Record<string, BucketDef> = {
   /** Issued settlement documents (PDF invoices, CSV statements): written once, kept 10 years (invoices are archived 10 years, CGI art. 211). */
   settlementDocuments: { name: 'settlement-documents', envVar: 'SETTLEMENT_BUCKET', versioned: true, retainYears: 10 },
+  /**
+   * Review photos. Partners upload with a presigned POST under pending/; the
+   * validator checks each object and copies the good ones to photos/, which
+   * the CDN serves. What stays under pending/ (never uploaded completely,
+   * never validated) expires after a day.
+   */
+  reviewPhotos: {
+    name: 'review-photos',
+    envVar: 'PHOTO_BUCKET',
+    notify: { prefix: 'pending/', queue: 'uploads' },
+    expire: { prefix: 'pending/', days: 1 },
+    serve: { prefix: 'photos/' },
+  },
 };

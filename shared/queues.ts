@@ -1,3 +1,5 @@
+import type { BucketAccess } from './buckets';
+
 /**
  * SQS queues and their consumers: used by the CDK (queue, DLQ, event source
  * mapping with partial batch failures) and by the local runtime (queue
@@ -19,6 +21,8 @@ export interface QueueDef {
   consumerMemoryMb?: number;
   /** The consumer renders PDF documents: its bundle carries the fonts. */
   rendersPdf?: boolean;
+  /** Buckets of shared/buckets.ts the consumer reads or writes. */
+  buckets?: Record<string, BucketAccess>;
 }
 
 export const QUEUES: Record<string, QueueDef> = {
@@ -44,6 +48,17 @@ export const QUEUES: Record<string, QueueDef> = {
     consumerMemoryMb: 1536,
     rendersPdf: true,
   },
+  uploads: {
+    name: 'uploads',
+    envVar: 'UPLOAD_QUEUE_URL',
+    // S3 ObjectCreated notifications of the review-photo bucket (pending/): the validator checks each object.
+    consumer: 'functions/files/validator.ts',
+    batchSize: 10,
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 5,
+    localConcurrency: 1,
+    buckets: { reviewPhotos: 'manage' },
+  },
 };
 
 /** Scheduled jobs (EventBridge cron in AWS, the local cron runner locally). */
@@ -60,6 +75,8 @@ export interface JobDef {
   graceMinutes?: number;
   /** Queues of QUEUES the job sends to, besides the webhook queue every job may nudge. */
   sendsTo?: string[];
+  /** Buckets of shared/buckets.ts the job reads or writes. */
+  buckets?: Record<string, BucketAccess>;
 }
 
 export const JOBS: JobDef[] = [
@@ -97,5 +114,12 @@ export const JOBS: JobDef[] = [
     handler: 'functions/jobs/issue-settlements.ts',
     description: "Monthly, the 1st at 01:30 UTC: one settlement-queue message per partner and environment issues the previous months' DRAFTs",
     sendsTo: ['settlements'],
+  },
+  {
+    id: 'sweepFiles',
+    schedule: 'cron(15 * * * ? *)',
+    handler: 'functions/jobs/sweep-files.ts',
+    description: 'Hourly: uploaded files never attached to a review (or rejected) are deleted, records and objects, once they expire',
+    buckets: { reviewPhotos: 'manage' },
   },
 ];

@@ -1,8 +1,10 @@
 import { bookingRoutes } from './bookings/routes';
 import { catalogRoutes } from './catalog/routes';
+import { fileRoutes } from './files/routes';
 import type { RouteDef } from './http/route-def';
 import { metaRoutes } from './meta/routes';
 import { quoteRoutes } from './quotes/routes';
+import { reviewRoutes } from './reviews/routes';
 import { settlementRoutes } from './settlements/routes';
 import { teamRoutes } from './team/routes';
 import { webhookRoutes } from './webhooks/routes';
@@ -13,7 +15,17 @@ import { webhookRoutes } from './webhooks/routes';
  * OpenAPI document. Handlers import their own feature's table instead, so a
  * function bundles only its feature's schemas.
  */
-export const ROUTES = { ...metaRoutes, ...teamRoutes, ...catalogRoutes, ...quoteRoutes, ...bookingRoutes, ...settlementRoutes, ...webhookRoutes };
+export const ROUTES = {
+  ...metaRoutes,
+  ...teamRoutes,
+  ...catalogRoutes,
+  ...quoteRoutes,
+  ...bookingRoutes,
+  ...settlementRoutes,
+  ...webhookRoutes,
+  ...reviewRoutes,
+  ...fileRoutes,
+};
 
 export type RouteId = keyof typeof ROUTES;
 export const ROUTE_LIST: RouteDef[] = Object.values(ROUTES);

@@ -3,9 +3,10 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
+import type { BucketAccess } from '../../shared/buckets';
 import { TABLES, type TableName } from '../../shared/db/tables';
 import { JOBS, type JobDef } from '../../shared/queues';
-import { type QueueBinding, ServiceFunction } from './service-function';
+import { type BucketBinding, type QueueBinding, ServiceFunction } from './service-function';
 
 /** Periodic jobs: one EventBridge cron rule and one Lambda per entry of shared/queues.ts JOBS. */
 export class JobsConstruct extends Construct {
@@ -18,7 +19,14 @@ export class JobsConstruct extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    props: { tables: Record<TableName, TableV2>; jobs?: JobDef[]; queues?: QueueBinding[]; sendable?: Record<string, QueueBinding> },
+    props: {
+      tables: Record<TableName, TableV2>;
+      jobs?: JobDef[];
+      queues?: QueueBinding[];
+      sendable?: Record<string, QueueBinding>;
+      /** The binding of a bucket of shared/buckets.ts, for the jobs that name buckets. */
+      bucket?: (name: string, access: BucketAccess) => BucketBinding;
+    },
   ) {
     super(scope, id);
     for (const job of props.jobs ?? JOBS) {
@@ -36,6 +44,10 @@ export class JobsConstruct extends Construct {
             return b;
           }),
         ],
+        buckets: Object.entries(job.buckets ?? {}).map(([name, access]) => {
+          if (!props.bucket) throw new Error(`job ${job.id} uses bucket ${name}, which is not bound`);
+          return props.bucket(name, access);
+        }),
       });
       new Rule(this, `${job.id}Rule`, {
         description: job.description,

@@ -130,7 +130,8 @@ export class MonitoringConstruct extends Construct {
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    const stack = Stack.of(this);
+    // In its own nested stack (the service stack holds over 400 resources of its 500): names come from the service stack.
+    const stack = Stack.of(this).nestedStackParent ?? Stack.of(this);
     const routes = props.routes ?? ROUTE_LIST;
     const queueDefs = props.queueDefs ?? QUEUES;
     const jobs = props.jobs ?? JOBS;
@@ -336,7 +337,10 @@ export class MonitoringConstruct extends Construct {
   }
 
   private buildDashboard(props: MonitoringProps, routes: RouteDef[], queueDefs: Record<string, QueueDef>, jobs: JobDef[]): Dashboard {
-    const d = new Dashboard(this, 'Dashboard', { dashboardName: `${Stack.of(this).stackName}-operations`, defaultInterval: Duration.hours(3) });
+    const d = new Dashboard(this, 'Dashboard', {
+      dashboardName: `${(Stack.of(this).nestedStackParent ?? Stack.of(this)).stackName}-operations`,
+      defaultInterval: Duration.hours(3),
+    });
     const labelled = (m: IMetric) =>
       m instanceof Metric && m.namespace === METRICS_NAMESPACE && !m.label
         ? m.with({

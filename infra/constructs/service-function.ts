@@ -8,6 +8,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import type { BucketAccess } from '../../shared/buckets';
 import type { TableDef } from '../../shared/db/tables';
 import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
@@ -51,7 +52,7 @@ export interface QueueBinding {
 export interface BucketBinding {
   bucket: IBucket;
   envVar: string;
-  access: 'read' | 'put' | 'readwrite';
+  access: BucketAccess;
 }
 
 /**
@@ -148,14 +149,19 @@ export class ServiceFunction extends NodejsFunction {
       this.addEnvironment(`${q.envVar}_ARN`, q.queue.queueArn);
     }
     for (const bk of b.buckets ?? []) {
-      // Objects only, no List, no Delete: GetObject signs presigned downloads too.
-      const actions = { read: ['s3:GetObject'], put: ['s3:PutObject'], readwrite: ['s3:GetObject', 's3:PutObject'] }[bk.access];
+      // Objects only, no List; Delete only for 'manage': GetObject signs presigned downloads too, PutObject presigned uploads.
+      const actions = {
+        read: ['s3:GetObject'],
+        put: ['s3:PutObject'],
+        readwrite: ['s3:GetObject', 's3:PutObject'],
+        manage: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+      }[bk.access];
       this.addToRolePolicy(new PolicyStatement({ actions, resources: [bk.bucket.arnForObjects('*')] }));
       this.addEnvironment(bk.envVar, bk.bucket.bucketName);
       const bucketId = Stack.of(this).getLogicalId(bk.bucket.node.defaultChild as CfnResource);
       Validations.of(this.role!).acknowledge({
         id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
-        reason: `Object keys are made per settlement at run time; the grant is ${actions.join(' and ')} on the objects of that one bucket.`,
+        reason: `Object keys are made at run time (per settlement, per upload); the grant is ${actions.join(' and ')} on the objects of that one bucket.`,
       });
     }
     return this;

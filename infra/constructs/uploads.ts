@@ -1,13 +1,25 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Distribution, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
+import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
+import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BUCKETS, type BucketDef } from '../../shared/buckets';
 
-/** The service's buckets (settlement documents; presigned uploads), from shared/buckets.ts: encrypted, private, TLS only, access-logged. */
+/**
+ * The service's buckets (settlement documents; review photos), from shared/buckets.ts: encrypted, private, TLS only,
+ * access-logged. A bucket that notifies sends ObjectCreated events of its prefix to its queue; one that expires a
+ * prefix has a lifecycle rule; one that serves a prefix has a CloudFront distribution reading it through origin
+ * access control (the bucket stays private).
+ */
 export class UploadsConstruct extends Construct {
   readonly buckets: Record<string, Bucket> = {};
+  /** Public base URLs of the served prefixes, by bucket key. */
+  readonly servedUrls: Record<string, string> = {};
+  readonly distributions: Record<string, Distribution> = {};
 
-  constructor(scope: Construct, id: string, props: { buckets?: Record<string, BucketDef> } = {}) {
+  constructor(scope: Construct, id: string, props: { buckets?: Record<string, BucketDef>; queues?: Record<string, IQueue> } = {}) {
     super(scope, id);
     const defs = Object.entries(props.buckets ?? BUCKETS);
     if (defs.length === 0) return;
@@ -18,7 +30,7 @@ export class UploadsConstruct extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     for (const [key, def] of defs) {
-      this.buckets[key] = new Bucket(this, `${key}Bucket`, {
+      const bucket = new Bucket(this, `${key}Bucket`, {
         versioned: def.versioned ?? false,
         ...(def.retainYears
           ? { objectLockEnabled: true, objectLockDefaultRetention: ObjectLockRetention.governance(Duration.days(Math.ceil(def.retainYears * 365.25))) }
@@ -29,7 +41,56 @@ export class UploadsConstruct extends Construct {
         serverAccessLogsBucket: accessLogs,
         serverAccessLogsPrefix: `${key}/`,
         removalPolicy: RemovalPolicy.RETAIN,
+        ...(def.expire
+          ? {
+              lifecycleRules: [
+                {
+                  id: `expire-${def.expire.prefix.replace(/\/$/, '')}`,
+                  prefix: def.expire.prefix,
+                  expiration: Duration.days(def.expire.days),
+                  abortIncompleteMultipartUploadAfter: Duration.days(1),
+                },
+              ],
+            }
+          : {}),
+      });
+      this.buckets[key] = bucket;
+      if (def.notify) {
+        const queue = props.queues?.[def.notify.queue];
+        if (!queue) throw new Error(`bucket ${key} notifies queue ${def.notify.queue}, which is not given`);
+        bucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(queue), { prefix: def.notify.prefix });
+      }
+      if (def.serve) this.serve(key, bucket, def.serve.prefix);
+    }
+    // The notification custom resource (one per stack) is CDK's own Lambda, which configures the notification at deploy time.
+    const handler = Stack.of(this).node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
+    if (handler) {
+      Validations.of(handler).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: "CDK's BucketNotificationsHandler (deploy time only) logs with AWSLambdaBasicExecutionRole.",
+      });
+      Validations.of(handler).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+        reason: "CDK's BucketNotificationsHandler (deploy time only) needs s3:PutBucketNotification; CDK grants it on a wildcard resource.",
       });
     }
+  }
+
+  /** A CloudFront distribution over one prefix of a private bucket, through origin access control. */
+  private serve(key: string, bucket: Bucket, prefix: string) {
+    const distribution = new Distribution(this, `${key}Cdn`, {
+      comment: `${key}: ${prefix} served publicly (stable photo URLs)`,
+      defaultBehavior: {
+        origin: S3BucketOrigin.withOriginAccessControl(bucket, { originPath: `/${prefix.replace(/\/$/, '')}` }),
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      },
+    });
+    const acknowledge = (rule: string, reason: string) => Validations.of(distribution).acknowledge({ id: `AwsSolutions::AwsSolutions-${rule}`, reason });
+    acknowledge('CFR1', 'Review photos are public catalog content shown to travelers wherever the partner banks operate: no geo restriction.');
+    acknowledge('CFR2', 'Static, immutable images with no origin logic behind them; WAF is the documented next step if abuse appears.');
+    acknowledge('CFR3', 'The bucket keeps S3 server access logs of what CloudFront reads; CloudFront standard logs would need an ACL-enabled log bucket.');
+    acknowledge('CFR4', 'The default *.cloudfront.net certificate: CloudFront fixes its security policy; a custom domain with TLS 1.2 is set at deployment.');
+    this.distributions[key] = distribution;
+    this.servedUrls[key] = `https://${distribution.distributionDomainName}`;
   }
 }

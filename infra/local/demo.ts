@@ -44,14 +44,17 @@ export async function ensureDemoPartner(stateDir: string): Promise<DemoPartner> 
   return demo;
 }
 
-/** On the first start, the production catalog is imported from data/catalog/production.json. */
+/** On the first start, the production catalog and its consumer-site reviews are imported from data/. */
 export async function ensureCatalog(): Promise<string> {
   const { catalogStore } = await import('../../shared/catalog/store');
   const { PROD } = await import('../../shared/catalog/keys');
   const meta = await catalogStore.meta(PROD);
   if (meta) return `${meta.adventure_count} adventures (index version ${meta.version})`;
   const { importCatalog } = await import('../../shared/catalog/operations');
-  const file = join(import.meta.dirname, '..', '..', 'data', 'catalog', 'production.json');
-  const r = await importCatalog(JSON.parse(readFileSync(file, 'utf8')));
-  return `${r.adventures} adventures imported from data/catalog/production.json`;
+  const { importConsumerReviews } = await import('../../shared/reviews/seed');
+  const data = join(import.meta.dirname, '..', '..', 'data');
+  // Reviews first: the sandbox snapshot the catalog import creates clones them.
+  const reviews = await importConsumerReviews(JSON.parse(readFileSync(join(data, 'reviews', 'consumer.json'), 'utf8')));
+  const r = await importCatalog(JSON.parse(readFileSync(join(data, 'catalog', 'production.json'), 'utf8')));
+  return `${r.adventures} adventures imported from data/catalog/production.json, ${reviews.reviews} consumer reviews from data/reviews/consumer.json`;
 }

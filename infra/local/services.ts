@@ -97,6 +97,9 @@ export interface ServerHandle {
   stop(): Promise<void>;
 }
 
+/** An S3 event notification, as S3 sends it to SQS ({Records: [...]}). */
+export type S3Notification = { Records: { eventName: string; s3: { bucket: { name: string }; object: { key: string } } }[] };
+
 export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
@@ -111,12 +114,12 @@ export async function startSqs(port: number): Promise<ServerHandle> {
 }
 
 /** The in-process S3 server, persisted under `dir`. */
-export async function startS3(dir: string, port: number): Promise<ServerHandle> {
+export async function startS3(dir: string, port: number): Promise<ServerHandle & { onEvent(fn: (e: S3Notification) => void): void }> {
   mkdirSync(dir, { recursive: true });
   const S3rver = require('s3rver');
   // s3rver verifies request signatures against its own accounts: give it the local stack's credentials (AWS_ACCESS_KEY_ID=local).
   require('s3rver/lib/models/account').DUMMY_ACCOUNT.createKeyPair('local', 'local');
   const s3 = new S3rver({ port, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [] });
   await s3.run();
-  return { endpoint: `http://127.0.0.1:${port}`, stop: () => s3.close() };
+  return { endpoint: `http://127.0.0.1:${port}`, stop: () => s3.close(), onEvent: (fn) => s3.on('event', fn) };
 }

@@ -15,6 +15,7 @@ import { startCron, verboseLevel } from './cron';
 import { ROOT } from './lambda';
 import { captureFunctionLogs, functionLogFile } from './logs';
 import { provisionBuckets, provisionQueues, provisionTables } from './provision';
+import { forwardS3Events } from './s3-events';
 import { startScheduler } from './scheduler';
 import { closeServer, freePort, startDynamo, startS3, startSqs } from './services';
 import { startPoller } from './sqs-poller';
@@ -148,6 +149,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
     await provisionTables(ddb);
     const queues = await provisionQueues(sqs);
     await provisionBuckets(s3);
+    // S3 -> SQS event notifications: s3rver's object events, forwarded as S3 sends them (bucket and prefix as in shared/buckets.ts).
+    s3H.onEvent(forwardS3Events(sqs, queues, log));
 
     const scheduler = await startScheduler({
       port: schedPort,

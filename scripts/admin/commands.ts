@@ -253,6 +253,41 @@ export const COMMANDS: Record<string, Command> = {
       return { json: r, text: `${r.completed} booking(s) completed through ${r.through_date}.` };
     },
   },
+  'review:moderate': {
+    usage: 'review:moderate --review REVIEW_ID --action HIDDEN|RESTORED|DELETED',
+    description:
+      'Moderate a review: HIDDEN (no longer public), RESTORED (a hidden one is public again), DELETED (permanently removed). ' +
+      'A review tied to a partner booking sends review.moderated to that partner; consumer-site reviews send nothing.',
+    flags: z.object({ review: z.uuid(), action: z.enum(['HIDDEN', 'RESTORED', 'DELETED']) }),
+    async run(f) {
+      const { moderateReview } = await import('../../shared/reviews/moderate');
+      const r = await moderateReview(f.review as string, f.action as 'HIDDEN' | 'RESTORED' | 'DELETED');
+      return {
+        json: { review_id: r.review.id, status: r.review.status, moderated_at: r.review.moderated_at, event_id: r.event_id },
+        text: `Review ${r.review.id} is ${r.review.status}${r.event_id ? ` (review.moderated ${r.event_id})` : ' (consumer review: no event)'}.`,
+      };
+    },
+  },
+  'review:reply': {
+    usage: 'review:reply --review REVIEW_ID --text TEXT',
+    description: "Set (or replace) the agency's public reply to a review (agency_reply, agency_replied_at).",
+    flags: z.object({ review: z.uuid(), text: z.string().trim().min(1).max(2000) }),
+    async run(f) {
+      const { replyToReview } = await import('../../shared/reviews/moderate');
+      const r = await replyToReview(f.review as string, f.text as string);
+      return { json: { review_id: r.id, agency_reply: r.agency_reply, agency_replied_at: r.agency_replied_at }, text: `Reply set on review ${r.id}.` };
+    },
+  },
+  'files:sweep': {
+    usage: 'files:sweep',
+    description: 'Run the hourly sweep now: delete expired uploads never attached to a review (records and objects).',
+    flags: z.object({}),
+    async run() {
+      const { sweepFiles } = await import('../../shared/files/sweep');
+      const r = await sweepFiles();
+      return { json: r, text: `${r.deleted} expired file(s) deleted.` };
+    },
+  },
   'settlement:run': {
     usage: 'settlement:run [--date YYYY-MM-DD] [--partner ID] [--env live|test] [--early] [--queue]',
     description:

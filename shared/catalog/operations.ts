@@ -1,6 +1,7 @@
 import { accessStore } from '../access/store';
 import { dataTable, type TransactItem, transact } from '../db/client';
 import type { RecordedEvent } from '../events/record';
+import { cloneConsumerReviews } from '../reviews/seed';
 import { type AdventureInput, CatalogFile } from './import-format';
 import { inventoryStore } from './inventory';
 import { type CatalogScope, inventoryKeys, PROD } from './keys';
@@ -26,6 +27,9 @@ async function writeAll(items: TransactItem[]) {
 }
 
 export class CatalogFileError extends Error {}
+
+/** Consumer-site reviews come with the catalog: each sandbox snapshot gets a clone of production's. */
+const withReviews = (scope: CatalogScope) => cloneConsumerReviews(PROD, scope);
 
 /**
  * Imports the production catalog: upserts every adventure of the file,
@@ -81,7 +85,7 @@ export async function importCatalog(raw: unknown, progress: Progress = () => und
   }
   let sandbox = await catalogStore.currentSandboxScope();
   if (!sandbox) {
-    sandbox = await catalogStore.createSandboxSnapshot();
+    sandbox = await catalogStore.createSandboxSnapshot(new Date(), withReviews);
     progress(`sandbox snapshot ${sandbox} created`);
   }
   return { adventures: adventures.length, withdrawn: withdrawn.map((a) => a.slug), index_version: meta.version, sandbox_snapshot: sandbox };
@@ -127,7 +131,7 @@ function sellableIds(adventures: AdventureInput[]) {
 export async function refreshSandboxes(progress: Progress = () => undefined, now = new Date()) {
   // Tenants without a pointer of their own browse the snapshot that was current until now.
   const previousCurrent = await catalogStore.currentSandboxScope();
-  const snapshot = await catalogStore.createSandboxSnapshot(now);
+  const snapshot = await catalogStore.createSandboxSnapshot(now, withReviews);
   progress(`snapshot ${snapshot} created from production`);
   const fresh = sellableIds(await catalogStore.allAdventures(snapshot));
   const partners = await accessStore.listPartners();

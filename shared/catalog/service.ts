@@ -1,6 +1,7 @@
 import { ApiError, notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { addDays, daysBetween, localDate } from '../kernel/time';
+import { withRatings } from '../reviews/ratings';
 import { inventoryStore } from './inventory';
 import type { CatalogScope } from './keys';
 import { catalogKeys, inventoryKeys } from './keys';
@@ -32,16 +33,23 @@ async function prepared(scope: CatalogScope): Promise<PreparedCatalog> {
 }
 
 export async function listAdventures(t: Tenant, query: ListingQuery, now = new Date()) {
-  const { content } = await catalogScopes(t);
+  const { content, inventory } = await catalogScopes(t);
   const { items, total } = search(await prepared(content), query, localDate(now));
-  return { items: items.map((i) => summaryView(i.adventure, i.distance_km)), total };
+  return {
+    items: await withRatings(
+      [content, inventory],
+      items.map((i) => summaryView(i.adventure, i.distance_km)),
+    ),
+    total,
+  };
 }
 
 export async function getAdventure(t: Tenant, slug: string) {
-  const { content } = await catalogScopes(t);
+  const { content, inventory } = await catalogScopes(t);
   const a = await catalogStore.adventure(content, slug);
   if (!a) throw notFound('Adventure', slug);
-  return adventureView(a);
+  const [view] = await withRatings([content, inventory], [adventureView(a)]);
+  return view!;
 }
 
 export const MAX_AVAILABILITY_DAYS = 62;

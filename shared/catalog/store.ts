@@ -173,11 +173,16 @@ export function makeCatalogStore(table: Table = dataTable) {
       return meta;
     },
 
-    /** Copies production into a new immutable snapshot and makes it the current sandbox catalog. */
-    async createSandboxSnapshot(now = new Date()): Promise<CatalogScope> {
+    /**
+     * Copies production into a new immutable snapshot and makes it the current
+     * sandbox catalog; `alongside` copies what comes with the catalog (the
+     * consumer-site reviews) before the snapshot is published.
+     */
+    async createSandboxSnapshot(now = new Date(), alongside?: (scope: CatalogScope) => Promise<unknown>): Promise<CatalogScope> {
       const scope = catalogKeys.newSnapshot(now, randomUUID().slice(0, 4));
       await store.putAdventures(scope, await store.allAdventures(PROD));
       await store.rebuildIndex(scope);
+      await alongside?.(scope);
       await table.client.send(new PutCommand({ TableName: table.name(), Item: { ...catalogKeys.sandboxPointer(), scope, created_at: now.toISOString() } }));
       return scope;
     },

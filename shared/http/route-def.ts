@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Scope } from '../access/scopes';
+import type { BucketAccess } from '../buckets';
 
 /**
  * The shape of a route-table entry. Each feature declares its routes in its
@@ -54,7 +55,9 @@ export interface RouteSpec {
    */
   sandboxOnly?: boolean;
   /** Buckets of shared/buckets.ts the route reads or writes (the CDK grants exactly that). */
-  buckets?: Record<string, 'read' | 'put' | 'readwrite'>;
+  buckets?: Record<string, BucketAccess>;
+  /** The route answers with review photo URLs: it gets the CDN's base URL (PHOTO_BASE_URL). */
+  photoUrls?: boolean;
   /** The route renders PDF documents: its bundle carries the fonts. */
   rendersPdf?: boolean;
 }

@@ -87,6 +87,28 @@ export const ERROR_CODES = {
   'payment.amount.mismatch': { status: 422, description: "The confirmed amount differs from the quote's net_amount." },
   'webhook.url.refused': { status: 422, description: 'The webhook URL is not HTTPS, does not resolve, or resolves to a private or reserved address.' },
   'webhook.endpoint.limit': { status: 422, description: 'At most 16 webhook endpoints per environment.' },
+  'review.booking.not_found': { status: 404, description: 'POST /reviews: no such booking for this partner and environment.' },
+  'review.booking.not_completed': {
+    status: 409,
+    description: 'POST /reviews: the booking is not COMPLETED (`details.status`); only travelled bookings are reviewed.',
+  },
+  'review.reviewable.mismatch': {
+    status: 422,
+    description: "POST /reviews: reviewable_type is not the booked adventure's kind (EXPERIENCE or TRIP), or reviewable_id is not the booking's.",
+  },
+  'review.already_exists': { status: 409, description: 'POST /reviews: the booking already has a review of this reviewable (deleted ones included).' },
+  'review.photo.not_found': { status: 422, description: 'photo_ids: a file that does not exist for you in this environment (`details.file_id`).' },
+  'review.photo.wrong_purpose': { status: 422, description: 'photo_ids: a file uploaded for another purpose (`details.file_id`).' },
+  'review.photo.not_ready': {
+    status: 409,
+    description: 'photo_ids: a file still PENDING_UPLOAD or REJECTED (`details.file_id`, `details.status`, `details.rejection_reason`).',
+  },
+  'review.photo.in_use': { status: 409, description: 'photo_ids: a file attached to another review (`details.file_id`).' },
+  'review.moderation.invalid': {
+    status: 409,
+    description: 'Moderation: the action does not apply to the review in its state (restore a visible one, hide a hidden one).',
+  },
+  'review.write.conflict': { status: 409, description: 'Too many concurrent changes to the same review or rating; retry (see Retry-After).' },
   'internal.error': { status: 500, description: 'Unexpected failure; retry later and quote the request id.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

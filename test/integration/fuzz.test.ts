@@ -120,7 +120,8 @@ const headerSafe = (s: string) =>
 /** Storage keys, stack frames and file paths that an answer must never show unless the request sent them itself. */
 const LEAKS = [
   /\b(QUOTE|BOOKING|IDEM|PARTNER|KEY|RATE|AUTHFAIL|SIG|AUDIT|INV|CAT|EVT|EVENTS|DLV|DLVS|WH|PREF|TENANT|PAYKEYS|QADV|BKDATE)#/,
-  /\bat .+:\d+:\d+\)?/,
+  // A stack frame: `at fn (/path/file.js:1:2)` or `at /path/file.js:1:2` (not prose followed by a time, as in review texts: `at its best ... 20:09:00`).
+  /\bat (?:\S+ \()?[\w./:-]+:\d+:\d+\)?/,
   /\/(work|home|tmp|var)\/\S+\.(ts|js)/,
   /node_modules/,
   /Exception\b/,

@@ -30,6 +30,8 @@ describe("README's access patterns", () => {
       webhookKeys: (await import('../../shared/webhooks/keys')).webhookKeys,
       jobKeys: (await import('../../shared/jobs/keys')).jobKeys,
       settlementKeys: (await import('../../shared/settlements/keys')).settlementKeys,
+      reviewKeys: (await import('../../shared/reviews/keys')).reviewKeys,
+      fileKeys: (await import('../../shared/files/keys')).fileKeys,
     };
     const rows = readme.split('\n').filter((l) => /^\| .* \| `\w+Keys\./.test(l));
     expect(rows.length).toBeGreaterThan(15);

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { FILE_PURPOSES, MAX_PHOTO_BYTES, PHOTO_CONTENT_TYPES } from './config';
+
+export const CreateFileBody = z
+  .object({
+    purpose: z.enum(FILE_PURPOSES),
+    content_type: z
+      .enum(PHOTO_CONTENT_TYPES)
+      .describe('The exact Content-Type of the upload: the presigned policy binds it, and the check compares it with the real type'),
+    size_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PHOTO_BYTES)
+      .describe(`The size of the file in bytes, at most ${MAX_PHOTO_BYTES} (5 MiB): the upload may not exceed it`),
+  })
+  .strict()
+  .meta({ id: 'CreateFileRequest' });
+
+export const FileIdParams = z.object({ id: z.uuid() });
+
+const FileStatus = z.enum(['PENDING_UPLOAD', 'READY', 'REJECTED']).meta({
+  id: 'FileStatus',
+  description: 'PENDING_UPLOAD until the uploaded object is checked; READY can be attached; REJECTED cannot (see rejection_reason)',
+});
+
+export const FileObject = z
+  .object({
+    id: z.uuid(),
+    purpose: z.enum(FILE_PURPOSES),
+    status: FileStatus,
+    content_type: z.enum(PHOTO_CONTENT_TYPES),
+    size_bytes: z.number().int(),
+    rejection_reason: z.enum(['type_mismatch', 'unrecognized_type', 'too_large', 'empty']).nullable(),
+    url: z.url().nullable().describe('The stable public URL of the photo once READY'),
+    attached: z.boolean(),
+    created_at: z.iso.datetime(),
+    expires_at: z.iso.datetime().describe('An unattached file is deleted after this instant'),
+  })
+  .meta({ id: 'File' });
+
+export const CreatedFile = FileObject.extend({
+  upload: z
+    .object({
+      url: z.url(),
+      method: z.literal('POST'),
+      fields: z.record(z.string(), z.string()).describe('Form fields to send first, in a multipart/form-data POST whose last field is `file`'),
+    })
+    .describe('A presigned S3 POST: its policy binds the key, the Content-Type and the size'),
+  upload_expires_at: z.iso.datetime(),
+}).meta({ id: 'CreatedFile' });

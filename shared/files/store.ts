@@ -1,0 +1,111 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dataTable, type Table, type TransactItem } from '../db/client';
+import { isConditionFailed } from '../db/errors';
+import { batchGet, clean, indexBefore } from '../db/query';
+import { fileKeys } from './keys';
+import type { FileRecord, RejectionReason } from './model';
+
+/** Uploaded files: their records, their check, and what attaches them to a review. */
+export function makeFileStore(table: Table = dataTable) {
+  const TableName = () => table.name();
+  const store = {
+    async get(id: string): Promise<FileRecord | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: fileKeys.file(id), ConsistentRead: true }));
+      return r.Item ? clean<FileRecord>(r.Item) : undefined;
+    },
+
+    async getMany(ids: string[]): Promise<Map<string, FileRecord>> {
+      if (ids.length === 0) return new Map();
+      const items = await batchGet(table, ids.map(fileKeys.file));
+      return new Map(items.map((i) => [i.id as string, clean<FileRecord>(i)]));
+    },
+
+    async create(f: FileRecord): Promise<void> {
+      await table.client.send(
+        new PutCommand({
+          TableName: TableName(),
+          Item: { ...fileKeys.file(f.id), type: 'file', ...f, ...fileKeys.open(f.expires_at, f.id) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    },
+
+    /** PENDING_UPLOAD -> READY or REJECTED; false if the file was already checked (a redelivered notification). */
+    async settle(id: string, outcome: { status: 'READY'; object_key: string } | { status: 'REJECTED'; reason: RejectionReason }, now: Date): Promise<boolean> {
+      const values: Record<string, unknown> = { ':s': outcome.status, ':now': now.toISOString(), ':pending': 'PENDING_UPLOAD' };
+      let set = '#s = :s, checked_at = :now';
+      if (outcome.status === 'READY') {
+        set += ', object_key = :k';
+        values[':k'] = outcome.object_key;
+      } else {
+        set += ', rejection_reason = :r';
+        values[':r'] = outcome.reason;
+      }
+      try {
+        await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: fileKeys.file(id),
+            UpdateExpression: `SET ${set}`,
+            ConditionExpression: '#s = :pending',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: values,
+          }),
+        );
+        return true;
+      } catch (e) {
+        if (isConditionFailed(e)) return false;
+        throw e;
+      }
+    },
+
+    /** Attaches a READY review photo of the tenant to a review: fails unless it is free, READY, the tenant's and a review photo. */
+    attach(f: { id: string; partner_id: string; env: string }, reviewId: string): TransactItem {
+      return {
+        Update: {
+          TableName: TableName(),
+          Key: fileKeys.file(f.id),
+          UpdateExpression: 'SET attached_to = :r REMOVE gsi1pk, gsi1sk',
+          ConditionExpression: '#s = :ready AND partner_id = :p AND env = :e AND purpose = :purpose AND attribute_not_exists(attached_to)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':r': reviewId, ':ready': 'READY', ':p': f.partner_id, ':e': f.env, ':purpose': 'review_photo' },
+        },
+      };
+    },
+
+    /** Detaches a photo from its review: it is open again and expires like any unattached file. */
+    detach(id: string, reviewId: string, expiresAt: string): TransactItem {
+      const open = fileKeys.open(expiresAt, id);
+      return {
+        Update: {
+          TableName: TableName(),
+          Key: fileKeys.file(id),
+          UpdateExpression: 'REMOVE attached_to SET expires_at = :x, gsi1pk = :gp, gsi1sk = :gs',
+          ConditionExpression: 'attached_to = :r',
+          ExpressionAttributeValues: { ':r': reviewId, ':x': expiresAt, ':gp': open.gsi1pk, ':gs': open.gsi1sk },
+        },
+      };
+    },
+
+    /** Unattached files whose expiry has passed, a page at a time. */
+    expired(now: Date) {
+      return indexBefore(table, 'gsi1', fileKeys.openPartition, now.toISOString());
+    },
+
+    /** Deletes a file record unless it was attached in the meantime. */
+    async deleteIfOpen(id: string): Promise<boolean> {
+      try {
+        await table.client.send(
+          new DeleteCommand({ TableName: TableName(), Key: fileKeys.file(id), ConditionExpression: 'attribute_not_exists(attached_to)' }),
+        );
+        return true;
+      } catch (e) {
+        if (isConditionFailed(e)) return false;
+        throw e;
+      }
+    },
+  };
+  return store;
+}
+
+export const fileStore = makeFileStore();

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { bookingStore } from '../bookings/store';
+import { catalogStore } from '../catalog/store';
+import type { Seal } from '../db/client';
+import { ApiError } from '../kernel/errors';
+import { countEvent } from '../kernel/metrics';
+import type { Tenant } from '../kernel/tenant';
+import type { ReviewableType, ReviewRecord } from './model';
+import { photoChanges, photoNames, photoRefusal, photosFor } from './photos';
+import { bookingIdOf, displayName, ratingDelta, reviewableOf } from './rules';
+import { reviewSpaces } from './spaces';
+import { reviewStore } from './store';
+import { commitWithRetry } from './write';
+
+export interface NewReview {
+  booking_number: string;
+  reviewable_type: ReviewableType;
+  reviewable_id?: string;
+  rating: number;
+  title?: string;
+  comment: string;
+  author_name?: string;
+  photo_ids?: string[];
+}
+
+const bookingField = (message: string) => ({ errors: [{ field: 'booking_number', location: 'body', message }] });
+
+/**
+ * A review of a COMPLETED booking of the tenant, about its adventure
+ * (EXPERIENCE or TRIP, by the adventure's duration) or its agency. One per
+ * booking and reviewable. The review, its once-marker, the rating aggregate
+ * and its photos commit in one transaction.
+ */
+export async function createReview(t: Tenant, input: NewReview, seal: Seal<ReviewRecord>, now = new Date()): Promise<ReviewRecord> {
+  const booking = await bookingStore.get(input.booking_number);
+  if (!booking || booking.partner_id !== t.partnerId || booking.env !== t.env) {
+    throw new ApiError('review.booking.not_found', `Booking ${input.booking_number} does not exist for you in this environment.`, bookingField('not found'));
+  }
+  if (booking.status !== 'COMPLETED') {
+    throw new ApiError('review.booking.not_completed', `Booking ${booking.booking_number} is ${booking.status}: only a COMPLETED booking can be reviewed.`, {
+      ...bookingField(`status ${booking.status}`),
+      status: booking.status,
+    });
+  }
+  const spaces = await reviewSpaces(t);
+  const adventure = await catalogStore.adventure(spaces.content, booking.adventure.slug);
+  if (!adventure)
+    throw new ApiError(
+      'review.booking.not_found',
+      `The adventure of booking ${booking.booking_number} is no longer in the catalog.`,
+      bookingField('adventure gone'),
+    );
+  const reviewable = reviewableOf(input.reviewable_type, adventure);
+  if (!reviewable.ok) {
+    throw new ApiError(
+      'review.reviewable.mismatch',
+      `The booked adventure is a ${reviewable.expected}: review it as reviewable_type ${reviewable.expected} (or AGENCY).`,
+      {
+        errors: [{ field: 'reviewable_type', location: 'body', message: 'does not match the booked adventure', expected: `${reviewable.expected} or AGENCY` }],
+      },
+    );
+  }
+  if (input.reviewable_id !== undefined && input.reviewable_id !== reviewable.id) {
+    throw new ApiError(
+      'review.reviewable.mismatch',
+      `reviewable_id does not match the booking's ${input.reviewable_type === 'AGENCY' ? 'agency' : 'adventure'}.`,
+      {
+        errors: [{ field: 'reviewable_id', location: 'body', message: 'does not match the booking', expected: reviewable.id }],
+      },
+    );
+  }
+  const id = randomUUID();
+  const { photos, files } = await photosFor(t, input.photo_ids ?? [], id);
+  const at = now.toISOString();
+  const review: ReviewRecord = {
+    id,
+    space: spaces.own,
+    source: 'PARTNER',
+    reviewable_type: input.reviewable_type,
+    reviewable_id: reviewable.id,
+    rating: input.rating,
+    title: input.title ?? null,
+    comment: input.comment,
+    author_name: input.author_name ?? displayName(booking.contact.first_name, booking.contact.last_name),
+    author_avatar: null,
+    verified_booking: true,
+    helpful_count: 0,
+    photos,
+    agency_reply: null,
+    agency_replied_at: null,
+    status: 'VISIBLE',
+    moderated_at: null,
+    created_at: at,
+    updated_at: at,
+    version: 1,
+    partner_id: t.partnerId,
+    env: t.env,
+    booking: { booking_number: booking.booking_number, booking_id: bookingIdOf(booking.booking_number), partner_reference: booking.partner_reference },
+  };
+  const rating = reviewStore.rate(review.space, review.reviewable_id, ratingDelta(undefined, review));
+  const attach = photoChanges([], photos, id, files, now);
+  await commitWithRetry(async () => ({
+    named: { review: reviewStore.create(review), once: reviewStore.once(booking.booking_number, reviewable.id, id), ...photoNames(attach) },
+    extra: rating ? [rating] : [],
+    guards: seal.items(review),
+    onRefused: (failed) => {
+      if (failed('once')) {
+        return new ApiError(
+          'review.already_exists',
+          `Booking ${booking.booking_number} already has a review of this ${input.reviewable_type === 'AGENCY' ? 'agency' : 'adventure'}.`,
+          {
+            booking_number: booking.booking_number,
+            reviewable_id: reviewable.id,
+          },
+        );
+      }
+      return photoRefusal(failed, attach);
+    },
+  }));
+  countEvent('ReviewsCreated', t.env);
+  return review;
+}

@@ -1,0 +1,29 @@
+/**
+ * Keys of reviews in the data table (README, "Data", rows "review" to
+ * "rating aggregate"). A review lives in a space: the catalog content scope
+ * for consumer-site reviews (PROD, cloned into each sandbox snapshot), the
+ * inventory of the environment for partners' reviews (LIVE, or SBX#<partner>
+ * for a sandbox tenant). A tenant reads its content and inventory spaces.
+ */
+export const reviewKeys = {
+  /** A review in its space (a consumer review has one copy per snapshot, under the same id). */
+  review: (id: string, space: string) => ({ pk: `REVIEW#${id}`, sk: space }),
+  copiesPartition: (id: string) => `REVIEW#${id}`,
+  /** gsi1 (sparse, visible reviews only): a space's reviews, newest first. */
+  spacePartition: (space: string) => `RVWS#${space}`,
+  /** gsi2 (sparse, visible reviews only): a space's reviews of one reviewable, newest first. */
+  reviewablePartition: (space: string, reviewableId: string) => `RVWS#${space}#${reviewableId}`,
+  /** Both index sorts: creation instant then id, unique and in time order. */
+  sort: (createdAt: string, id: string) => `${createdAt}#${id}`,
+  visible: (space: string, reviewableId: string, createdAt: string, id: string) => ({
+    gsi1pk: reviewKeys.spacePartition(space),
+    gsi1sk: reviewKeys.sort(createdAt, id),
+    gsi2pk: reviewKeys.reviewablePartition(space, reviewableId),
+    gsi2sk: reviewKeys.sort(createdAt, id),
+  }),
+  /** One review per booking and reviewable. */
+  bookingReviewable: (bookingNumber: string, reviewableId: string) => ({ pk: `RVWBOOK#${bookingNumber}#${reviewableId}`, sk: 'RVWBOOK' }),
+  /** The rating aggregate (sum and count of visible reviews) of a reviewable in a space. */
+  ratingPartition: (space: string) => `RATING#${space}`,
+  rating: (space: string, reviewableId: string) => ({ pk: reviewKeys.ratingPartition(space), sk: reviewableId }),
+};

@@ -1,0 +1,42 @@
+import type { Env } from '../kernel/tenant';
+
+export const REVIEWABLE_TYPES = ['EXPERIENCE', 'TRIP', 'AGENCY'] as const;
+export type ReviewableType = (typeof REVIEWABLE_TYPES)[number];
+export type ReviewStatus = 'VISIBLE' | 'HIDDEN' | 'DELETED';
+export const MODERATION_ACTIONS = ['HIDDEN', 'RESTORED', 'DELETED'] as const;
+export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
+
+export interface ReviewPhoto {
+  file_id: string | null;
+  /** The served object (photos/...), or a full URL for consumer-site photos. */
+  object_key?: string;
+  url?: string;
+}
+
+export interface ReviewRecord {
+  id: string;
+  space: string;
+  source: 'CONSUMER' | 'PARTNER';
+  reviewable_type: ReviewableType;
+  reviewable_id: string;
+  rating: number;
+  title: string | null;
+  comment: string;
+  author_name: string;
+  author_avatar: string | null;
+  verified_booking: boolean;
+  helpful_count: number;
+  photos: ReviewPhoto[];
+  agency_reply: string | null;
+  agency_replied_at: string | null;
+  status: ReviewStatus;
+  moderated_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Optimistic lock: each change is conditioned on the version it read. */
+  version: number;
+  /** Partner reviews: who posted it, for which booking. */
+  partner_id?: string;
+  env?: Env;
+  booking?: { booking_number: string; booking_id: string; partner_reference: string };
+}

@@ -1,0 +1,79 @@
+import { defineRoutes } from '../http/route-def';
+import { CreateReviewBody, ModerateReviewBody, Review, ReviewIdParams, ReviewListQuery, ReviewPage, UpdateReviewBody } from './schemas';
+
+/** Reviews: read the public reviews, post and edit your customers' reviews, and the sandbox moderation helper. */
+export const reviewRoutes = defineRoutes({
+  listReviews: {
+    method: 'GET',
+    path: '/v1/reviews',
+    handler: 'functions/reviews/list.ts',
+    access: 'key',
+    scope: 'reviews:read',
+    tag: 'Reviews',
+    photoUrls: true,
+    summary: 'Publicly visible reviews, newest first',
+    description:
+      'Consumer-site reviews and partners’ reviews of your environment, keyset-paginated. Filter by reviewable_type and reviewable_id, by adventure slug, ' +
+      'and by minimum rating. Hidden and deleted reviews are never listed.',
+    request: { query: ReviewListQuery },
+    responses: { 200: { description: 'A page of reviews.', schema: ReviewPage } },
+  },
+  getReview: {
+    method: 'GET',
+    path: '/v1/reviews/{id}',
+    handler: 'functions/reviews/get.ts',
+    access: 'key',
+    scope: 'reviews:read',
+    tag: 'Reviews',
+    photoUrls: true,
+    summary: 'One review',
+    description: 'A visible review, or a HIDDEN one you posted (moderation_status shows it). Deleted reviews answer 404.',
+    request: { params: ReviewIdParams },
+    responses: { 200: { description: 'The review.', schema: Review } },
+  },
+  createReview: {
+    method: 'POST',
+    path: '/v1/reviews',
+    handler: 'functions/reviews/create.ts',
+    access: 'key',
+    scope: 'reviews:write',
+    tag: 'Reviews',
+    photoUrls: true,
+    summary: "Post a review for a customer's COMPLETED booking",
+    description:
+      'About the booked adventure (reviewable_type EXPERIENCE or TRIP, by its duration) or its agency (AGENCY); reviewable_id is derived from the booking. ' +
+      'One review per booking and reviewable (409 review.already_exists). photo_ids: READY files of yours from POST /files.',
+    request: { body: CreateReviewBody },
+    responses: { 201: { description: 'The review, verified_booking true.', schema: Review } },
+  },
+  updateReview: {
+    method: 'PUT',
+    path: '/v1/reviews/{id}',
+    handler: 'functions/reviews/update.ts',
+    access: 'key',
+    scope: 'reviews:write',
+    tag: 'Reviews',
+    photoUrls: true,
+    summary: 'Edit a review you posted',
+    description:
+      'Only the fields present change. photo_ids replaces the photo set (at most 10). A HIDDEN review can be edited and stays HIDDEN until the operators restore it. ' +
+      'Reviews of others, and deleted ones, answer 404.',
+    request: { params: ReviewIdParams, body: UpdateReviewBody },
+    responses: { 200: { description: 'The review updated.', schema: Review } },
+  },
+  moderateReviewTestHelper: {
+    method: 'POST',
+    path: '/v1/test-helpers/reviews/{id}/moderate',
+    handler: 'functions/reviews/test-moderate.ts',
+    access: 'key',
+    scope: 'reviews:write',
+    tag: 'Test helpers',
+    photoUrls: true,
+    summary: 'Sandbox: moderate one of your sandbox reviews as the operators would',
+    description: 'HIDDEN, RESTORED or DELETED, with review.moderated; 409 review.moderation.invalid when the action does not apply. Sandbox keys only.',
+    request: { params: ReviewIdParams, body: ModerateReviewBody },
+    responses: { 200: { description: 'The review after the action (a DELETED review keeps no content).', schema: Review } },
+    sandboxOnly: true,
+    publishesEvents: true,
+  },
+});

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { PageMeta, pageQuery } from '../http/schemas';
+import { MODERATION_ACTIONS, REVIEWABLE_TYPES } from './model';
+import { MAX_PHOTOS } from './rules';
+
+const ReviewableType = z
+  .enum(REVIEWABLE_TYPES)
+  .meta({ id: 'ReviewableType', description: 'EXPERIENCE (an adventure shorter than a day), TRIP (a day or more) or AGENCY (its operator)' });
+const Rating = z.number().int().min(1).max(5).describe('1 to 5');
+const Title = z.string().max(200).describe('At most 200 characters');
+const Comment = z.string().min(10).max(4000).describe('10 to 4000 characters');
+const PhotoIds = z
+  .array(z.uuid())
+  .max(MAX_PHOTOS)
+  .refine((ids) => new Set(ids).size === ids.length, 'each file at most once')
+  .describe(`READY review_photo files of yours (POST /files), at most ${MAX_PHOTOS}, not attached to another review`);
+
+export const Review = z
+  .object({
+    id: z.uuid(),
+    reviewable_type: ReviewableType,
+    reviewable_id: z.uuid().describe('The adventure id for EXPERIENCE and TRIP; the agency id for AGENCY'),
+    rating: z.number().int().min(1).max(5),
+    title: z.string().nullable(),
+    comment: z.string(),
+    author_name: z.string().describe('Traveler display name as shown publicly'),
+    author_avatar: z.url().nullable(),
+    verified_booking: z.boolean().describe('true when tied to a confirmed booking'),
+    helpful_count: z.number().int().min(0),
+    photo_urls: z.array(z.url()).max(MAX_PHOTOS).nullable(),
+    agency_reply: z.string().nullable(),
+    agency_replied_at: z.iso.datetime().nullable(),
+    created_at: z.iso.datetime(),
+    moderation_status: z
+      .enum(['VISIBLE', 'HIDDEN'])
+      .describe('HIDDEN reviews are shown only to the partner that posted them (GET /reviews/{id}); lists show VISIBLE ones'),
+    moderated_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Review' });
+
+export const ReviewPage = z.object({ data: z.array(Review), meta: PageMeta }).meta({ id: 'ReviewPage' });
+
+export const ReviewListQuery = pageQuery.extend({
+  reviewable_type: ReviewableType.optional(),
+  reviewable_id: z.uuid().optional(),
+  adventure: z
+    .string()
+    .regex(/^[a-z0-9-]{1,120}$/)
+    .optional()
+    .describe("An adventure's slug: its EXPERIENCE or TRIP reviews (with reviewable_type=AGENCY: its agency's)"),
+  min_rating: z
+    .string()
+    .regex(/^[1-5]$/, 'an integer from 1 to 5')
+    .transform(Number)
+    .optional()
+    .describe('Only reviews rated at least this'),
+});
+
+export const ReviewIdParams = z.object({ id: z.uuid() });
+
+export const CreateReviewBody = z
+  .object({
+    booking_number: z.string().min(1).max(40).describe('A COMPLETED booking of yours in this environment'),
+    reviewable_type: ReviewableType,
+    reviewable_id: z.uuid().optional().describe('Derived from the booking; if given it must match'),
+    rating: Rating,
+    title: Title.optional(),
+    comment: Comment,
+    author_name: z.string().trim().min(1).max(80).optional().describe("Shown publicly; default: the booking contact's first name and last initial"),
+    photo_ids: PhotoIds.optional(),
+  })
+  .strict()
+  .meta({ id: 'CreateReviewRequest' });
+
+export const UpdateReviewBody = z
+  .object({
+    rating: Rating.optional(),
+    title: Title.optional(),
+    comment: Comment.optional(),
+    photo_ids: PhotoIds.optional().describe('Replaces the photo set: files left out are detached (and expire), new ones are attached'),
+  })
+  .strict()
+  .meta({ id: 'UpdateReviewRequest' });
+
+export const ModerateReviewBody = z.object({ action: z.enum(MODERATION_ACTIONS) }).strict();

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { PROD } from '../catalog/keys';
+import { REVIEWABLE_TYPES, type ReviewRecord } from './model';
+import { reviewStore } from './store';
+
+/** The consumer-site review file (data/reviews/consumer.json): reviews from the consumer site, some tied to consumer bookings. */
+export const ConsumerReviewFile = z.object({
+  reviews: z.array(
+    z.object({
+      id: z.uuid(),
+      reviewable_type: z.enum(REVIEWABLE_TYPES),
+      reviewable_id: z.uuid(),
+      rating: z.number().int().min(1).max(5),
+      title: z.string().max(200).nullable(),
+      comment: z.string().min(10).max(4000),
+      author_name: z.string().min(1),
+      author_avatar: z.url().nullable(),
+      verified_booking: z.boolean(),
+      helpful_count: z.number().int().min(0),
+      photo_urls: z.array(z.url()).max(10).nullable(),
+      agency_reply: z.string().nullable(),
+      agency_replied_at: z.iso.datetime().nullable(),
+      created_at: z.iso.datetime(),
+    }),
+  ),
+});
+
+const totalsOf = (reviews: ReviewRecord[]) => {
+  const totals = new Map<string, { sum: number; count: number }>();
+  for (const r of reviews.filter((x) => x.status === 'VISIBLE')) {
+    const t = totals.get(r.reviewable_id) ?? { sum: 0, count: 0 };
+    t.sum += r.rating;
+    t.count++;
+    totals.set(r.reviewable_id, t);
+  }
+  return totals;
+};
+
+/**
+ * Imports consumer-site reviews into production (upsert by id), then sets the
+ * rating aggregates of the reviewables it touched from their visible reviews
+ * (a Query per reviewable). Run it before a sandbox snapshot is taken: the
+ * snapshot clones them.
+ */
+export async function importConsumerReviews(raw: unknown): Promise<{ reviews: number; reviewables: number }> {
+  const file = ConsumerReviewFile.parse(raw);
+  const reviews: ReviewRecord[] = file.reviews.map(({ photo_urls, ...r }) => ({
+    ...r,
+    space: PROD,
+    source: 'CONSUMER',
+    photos: (photo_urls ?? []).map((url) => ({ file_id: null, url })),
+    status: 'VISIBLE',
+    moderated_at: null,
+    updated_at: r.created_at,
+    version: 1,
+  }));
+  await reviewStore.load(reviews);
+  const touched = [...new Set(reviews.map((r) => r.reviewable_id))];
+  const totals = new Map<string, { sum: number; count: number }>();
+  for (const id of touched) totals.set(id, await reviewStore.recount(PROD, id));
+  await reviewStore.setRatings(PROD, totals);
+  return { reviews: reviews.length, reviewables: touched.length };
+}
+
+/** Clones the visible consumer reviews of one content scope into a new snapshot scope, with their aggregates. */
+export async function cloneConsumerReviews(from: string, to: string, load: (reviews: ReviewRecord[]) => Promise<void> = reviewStore.load): Promise<number> {
+  const reviews = (await reviewStore.allVisible(from)).filter((r) => r.source === 'CONSUMER').map((r) => ({ ...r, space: to }));
+  await load(reviews);
+  await reviewStore.setRatings(to, totalsOf(reviews));
+  return reviews.length;
+}
+
+/** Loads reviews into a space and sets its aggregates to what they sum to (the bench; an empty space). */
+export async function loadReviews(space: string, reviews: ReviewRecord[]): Promise<void> {
+  await reviewStore.load(reviews);
+  await reviewStore.setRatings(space, totalsOf(reviews));
+}
