@@ -24,7 +24,9 @@ describe('the SDK against the local stack', () => {
     const client = createClient({ apiKey: p.test_key, baseUrl: baseUrl() });
     const slot = await bookableSlot(client);
     for (let i = 0; i < 3; i++) {
-      await client.quotes.create({ body: { rate_pack_id: slot.rate_pack_id, start_date: slot.date, start_time: slot.start_time, travelers: [{ age: 30 }, { age: 31 }] } });
+      await client.quotes.create({
+        body: { rate_pack_id: slot.rate_pack_id, start_date: slot.date, start_time: slot.start_time, travelers: [{ age: 30 }, { age: 31 }] },
+      });
     }
     const lists = (Object.keys(OPERATIONS) as OperationId[]).filter((id) => OPERATIONS[id].paginated && !OPERATIONS[id].hasPathParams);
     expect(lists).toEqual(
