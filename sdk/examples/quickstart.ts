@@ -106,11 +106,12 @@ try {
 
   // 5. The booking.confirmed webhook arrives on the receiver, verified.
   const deadline = Date.now() + 30_000;
-  let event: WebhookEvent | undefined;
-  while (!(event = received.find((e) => e.type === 'booking.confirmed' && e.data.booking_number === booking.booking_number))) {
+  const confirmed = () => received.find((e) => e.type === 'booking.confirmed' && e.data.booking_number === booking.booking_number);
+  while (!confirmed()) {
     if (Date.now() > deadline) throw new Error('no booking.confirmed webhook within 30 s');
     await new Promise((r) => setTimeout(r, 200));
   }
+  const event = confirmed()!;
   step(5, `webhook ${event.type} ${event.id} verified (test: ${event.test})`);
 
   // 6. Cancellation quote, then cancel.
