@@ -89,19 +89,18 @@ try {
   step(3, `payment confirmation signed with kid ${jwk.kid}`);
 
   // 4. Book. The SDK sends an Idempotency-Key (and signs live writes); a retry reuses it.
-  const booking = await client.bookings.create({
-    body: {
-      quote_id: quote.id,
-      partner_reference: `QS-${Date.now()}`,
-      customer_reference: 'customer-8812',
-      contact: { first_name: 'Amina', last_name: 'El Idrissi', email: 'amina@example.com', phone: '+212 600 000 000' },
-      travelers: [
-        { first_name: 'Amina', last_name: 'El Idrissi' },
-        { first_name: 'Youssef', last_name: 'El Idrissi' },
-      ],
-      payment_confirmation: paymentConfirmation,
-    },
-  });
+  const bookingBody = {
+    quote_id: quote.id,
+    partner_reference: `QS-${Date.now()}`,
+    customer_reference: 'customer-8812',
+    contact: { first_name: 'Amina', last_name: 'El Idrissi', email: 'amina@example.com', phone: '+212 600 000 000' },
+    travelers: [
+      { first_name: 'Amina', last_name: 'El Idrissi' },
+      { first_name: 'Youssef', last_name: 'El Idrissi' },
+    ],
+    payment_confirmation: paymentConfirmation,
+  };
+  const booking = await client.bookings.create({ body: bookingBody });
   step(4, `booked ${booking.booking_number}: ${booking.status}`);
 
   // 5. The booking.confirmed webhook arrives on the receiver, verified.
@@ -122,19 +121,7 @@ try {
 
   // Errors are one class with the documented code: booking the same quote again is refused.
   const again = await client.bookings
-    .create({
-      body: {
-        quote_id: quote.id,
-        partner_reference: `QS-again-${Date.now()}`,
-        customer_reference: 'customer-8812',
-        contact: { first_name: 'Amina', last_name: 'El Idrissi', email: 'amina@example.com', phone: '+212 600 000 000' },
-        travelers: [
-          { first_name: 'Amina', last_name: 'El Idrissi' },
-          { first_name: 'Youssef', last_name: 'El Idrissi' },
-        ],
-        payment_confirmation: paymentConfirmation,
-      },
-    })
+    .create({ body: { ...bookingBody, partner_reference: `${bookingBody.partner_reference}-again` } })
     .catch((e: unknown) => e);
   if (!(again instanceof PartnerApiError)) throw new Error('booking a used quote again should fail');
   console.log(`   booking the quote again: ${again.status} ${again.code} (request ${again.request_id})`);
