@@ -13,6 +13,7 @@ export default defineConfig({
     projects: [
       // Handlers called directly write no EMF to the test output (the EMF test turns it back on).
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { ...env, POWERTOOLS_METRICS_DISABLED: 'true' } } },
+      { test: { name: 'sdk', include: ['sdk/test/**/*.test.ts'], env } },
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], env, testTimeout: 120_000, hookTimeout: 120_000 } },
       {
         test: {

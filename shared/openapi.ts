@@ -2,10 +2,38 @@ import { z } from 'zod';
 import { ROLE_SCOPES } from './access/roles';
 import type { RouteDef } from './http/route-def';
 import { ErrorBody } from './http/schemas';
-import { ERROR_CODES } from './kernel/errors';
+import { ERROR_CODES, type ErrorCode } from './kernel/errors';
+import { sampleOf } from './openapi-examples';
 import { ROUTE_LIST } from './routes';
 
 type Json = Record<string, unknown>;
+
+/** The error codes an operation can answer, by status: the platform's for its kind of route, then its own. */
+export function errorCodesOf(r: RouteDef): Record<string, ErrorCode[]> {
+  const out: Record<string, ErrorCode[]> = {};
+  const add = (...codes: ErrorCode[]) => {
+    for (const c of codes) {
+      const status = String(ERROR_CODES[c].status);
+      out[status] ??= [];
+      if (!out[status].includes(c)) out[status].push(c);
+    }
+  };
+  add('validation.parameter.unknown');
+  if (r.request?.query || r.request?.params || r.request?.body) add('validation.required.field', 'validation.field.invalid');
+  if (r.request?.query?.shape && 'cursor' in r.request.query.shape)
+    add('pagination.limit.invalid', 'pagination.cursor.invalid', 'pagination.cursor.wrong_endpoint');
+  if (r.access === 'key') add('auth.api_key.missing', 'auth.api_key.invalid', 'auth.scope.insufficient', 'rate_limit.exceeded');
+  if (r.write) {
+    add('request.body.malformed_json', 'request.body.invalid_utf8', 'idempotency.key.missing', 'idempotency.key.invalid');
+    add('auth.timestamp.missing', 'auth.timestamp.skew', 'auth.signature.invalid', 'auth.signature.replayed');
+    add('idempotency.key.reused', 'idempotency.request.in_progress', 'request.body.too_large');
+  }
+  if (r.liveOnly) add('auth.environment.live_required');
+  if (r.sandboxOnly) add('request.route.not_found');
+  if (r.request?.params) add('resource.not_found');
+  add(...(r.errors ?? []), 'internal.error');
+  return out;
+}
 
 const TAGS: Record<string, string> = {
   Meta: 'Metadata for the current key, service health, the audit trail and this document.',
@@ -36,6 +64,12 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
     const { $schema: _s, $defs, ...rest } = fixed;
     Object.assign(schemas, ($defs as Json) ?? {});
     return rest;
+  };
+  // JSON bodies carry an example: the route's own, else one derived from the schema.
+  const media = (schema: z.ZodType, contentType: string | undefined, given: unknown): Json => {
+    const converted = convert(schema);
+    if (contentType && !contentType.startsWith('application/json')) return { schema: converted };
+    return { schema: converted, example: given ?? sampleOf(converted, schemas) };
   };
   const errorRef = { $ref: `#/components/schemas/${(convert(ErrorBody).$ref as string).split('/').pop()}` };
 
@@ -81,27 +115,44 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
       responses[status] = {
         description: res.description,
         headers,
-        ...(res.schema ? { content: { [res.contentType ?? 'application/json']: { schema: convert(res.schema) } } } : {}),
+        ...(res.schema ? { content: { [res.contentType ?? 'application/json']: media(res.schema, res.contentType, r.examples?.response) } } : {}),
       };
     }
-    const error = (description: string, extra: Json = {}) => ({
-      description,
-      headers: { ...commonHeaders, ...extra },
-      content: { 'application/json': { schema: errorRef } },
-    });
-    responses['400'] = error('Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.');
-    if (r.access === 'key') {
-      responses['401'] = error('Missing or invalid key; for live writes, bad timestamp or signature.');
-      responses['403'] = error("The key's member lacks the required scope, or the operation is refused for this caller.");
-      responses['429'] = error('Rate limit exceeded.', { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
+    // Every error response lists the codes it can carry: the platform's for the route's kind, then the route's own.
+    const codes = errorCodesOf(r);
+    const error = (status: string, description: string, extra: Json = {}) => {
+      const list = codes[status] ?? [];
+      return {
+        description: `${description}\n\nCodes: ${list.map((c) => `\`${c}\``).join(', ')}.`,
+        headers: { ...commonHeaders, ...extra },
+        'x-error-codes': list,
+        content: {
+          'application/json': {
+            schema: errorRef,
+            example: { code: list[0], message: ERROR_CODES[list[0]!].description, request_id: '6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15' },
+          },
+        },
+      };
+    };
+    const describe: Record<string, [string, Json?]> = {
+      '400': ['Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.'],
+      '401': ['Missing or invalid key; for live writes, bad timestamp or signature.'],
+      '403': ["The key's member lacks the required scope, or the operation is refused for this caller."],
+      '404': [
+        r.sandboxOnly
+          ? 'A live key: test helpers exist in the sandbox only. Or no such resource in your sandbox.'
+          : 'No such resource for this partner and environment.',
+      ],
+      '409': ['Idempotency-Key reused with another request or still in progress, or a conflict of the operation.'],
+      '413': ['Body too large.'],
+      '422': ['The operation is refused by a rule of the domain (details say which).'],
+      '429': ['Rate limit exceeded.', { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }],
+      '500': ['Internal error; quote the request id.'],
+    };
+    for (const status of Object.keys(codes).sort()) {
+      const [description, extra] = describe[status] ?? ['Error.'];
+      responses[status] = error(status, description, extra);
     }
-    if (r.request?.params) responses['404'] = error('No such resource for this partner and environment.');
-    if (r.sandboxOnly) responses['404'] = error('A live key: test helpers exist in the sandbox only. Or no such resource in your sandbox.');
-    if (r.write) {
-      responses['409'] = error('Idempotency-Key reused with another request or still in progress, or a conflict of the operation.');
-      responses['413'] = error('Body too large.');
-    }
-    responses['500'] = error('Internal error; quote the request id.');
 
     const op: Json = {
       operationId: r.id,
@@ -111,7 +162,7 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
       security: r.access === 'public' ? [] : [{ ApiKey: [] }],
       ...(r.scope ? { 'x-required-scope': r.scope } : {}),
       ...(params.length ? { parameters: params } : {}),
-      ...(r.request?.body ? { requestBody: { required: true, content: { 'application/json': { schema: convert(r.request.body) } } } } : {}),
+      ...(r.request?.body ? { requestBody: { required: true, content: { 'application/json': media(r.request.body, undefined, r.examples?.request) } } } : {}),
       responses,
       ...(r.deprecated ? { deprecated: true, 'x-sunset': r.deprecated.sunset } : {}),
       ...(r.sandboxOnly ? { 'x-sandbox-only': true } : {}),

@@ -79,6 +79,7 @@ export class ApiConstruct extends Construct {
         description: `${route.method} ${route.path}`,
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
         ...(route.rendersPdf ? { pdfFonts: true, memorySize: 1024 } : {}),
+        ...(route.referencePage ? { referencePage: true } : {}),
       });
       const tables: TableBinding[] = [];
       if (route.access === 'key') {

@@ -26,7 +26,12 @@ export interface ServiceFunctionProps {
   memorySize?: number;
   /** The function renders PDFs: the TTF fonts are copied into its bundle (fonts/) and PDF_FONT_DIR points there. */
   pdfFonts?: boolean;
+  /** The function serves the API reference page: the bundling builds it into the bundle and REFERENCE_HTML points there. */
+  referencePage?: boolean;
 }
+
+/** The reference page's file name in a bundle. */
+export const REFERENCE_FILE = 'reference.html';
 
 /** Where the bundle of a PDF-rendering function carries its fonts, as the Lambda sees it. */
 export const LAMBDA_FONT_DIR = '/var/task/fonts';
@@ -100,14 +105,20 @@ export class ServiceFunction extends NodejsFunction {
         externalModules: [],
         define: IMPORT_META_URL_DEFINE,
         banner: IMPORT_META_URL_BANNER,
-        ...(props.pdfFonts
+        ...(props.pdfFonts || props.referencePage
           ? {
               commandHooks: {
                 beforeBundling: () => [],
                 beforeInstall: () => [],
                 afterBundling: (inputDir: string, outputDir: string) => [
-                  `mkdir -p "${outputDir}/fonts"`,
-                  ...Object.values(FONT_FILES).map((f) => `cp "${inputDir}/${FONT_PACKAGE_DIR}/${f}" "${outputDir}/fonts/${f}"`),
+                  ...(props.pdfFonts
+                    ? [
+                        `mkdir -p "${outputDir}/fonts"`,
+                        ...Object.values(FONT_FILES).map((f) => `cp "${inputDir}/${FONT_PACKAGE_DIR}/${f}" "${outputDir}/fonts/${f}"`),
+                      ]
+                    : []),
+                  // The reference page, built from the OpenAPI document of this synth's route table.
+                  ...(props.referencePage ? [`cd "${inputDir}" && node --import tsx infra/reference-docs.ts "${outputDir}/${REFERENCE_FILE}"`] : []),
                 ],
               },
             }
@@ -115,6 +126,7 @@ export class ServiceFunction extends NodejsFunction {
       },
     });
     if (props.pdfFonts) this.addEnvironment('PDF_FONT_DIR', LAMBDA_FONT_DIR);
+    if (props.referencePage) this.addEnvironment('REFERENCE_HTML', `/var/task/${REFERENCE_FILE}`);
     logGroup.grantWrite(role);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',

@@ -10,6 +10,7 @@ import { TABLES } from '../../shared/db/tables';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
+import { buildReferenceHtml } from '../reference-docs';
 import { startApiGateway } from './api-gateway';
 import { startCron, verboseLevel } from './cron';
 import { ROOT } from './lambda';
@@ -123,6 +124,9 @@ export async function startLocalStack(opts: LocalStackOptions) {
 
   try {
     const dynamoP = startDynamo(join(stateDir, 'dynamodb'), ddbPort);
+    // The reference page (GET /v1/docs), built from this route table while the servers start.
+    const referenceP = buildReferenceHtml(join(stateDir, 'reference.html'));
+    referenceP.catch(() => undefined); // awaited below; a failure before then must not go unhandled
     const sqsH = await startSqs(sqsPort);
     stops.push(sqsH.stop);
     const s3H = await startS3(join(stateDir, 's3'), s3Port);
@@ -210,6 +214,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
     const cron = startCron(JOBS, log, verboseLevel(env.POWERTOOLS_LOG_LEVEL));
     stops.push(cron.stop);
 
+    env.REFERENCE_HTML = await referenceP;
+    process.env.REFERENCE_HTML = env.REFERENCE_HTML;
     const api: Server = await startApiGateway(opts.port);
     stops.push(() => closeServer(api));
     const baseUrl = `http://127.0.0.1:${opts.port}/v1`;

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Scope } from '../access/scopes';
 import type { BucketAccess } from '../buckets';
+import type { ErrorCode } from '../kernel/errors';
 
 /**
  * The shape of a route-table entry. Each feature declares its routes in its
@@ -30,6 +31,13 @@ export interface RouteSpec {
   summary: string;
   description?: string;
   request?: { params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType };
+  /**
+   * The operation's own error codes (beyond the platform's: validation, auth, scope, idempotency, pagination,
+   * rate limit), each documented under its status in the OpenAPI document and typed in the SDK.
+   */
+  errors?: ErrorCode[];
+  /** Example bodies for the OpenAPI document; where absent, examples are derived from the schemas. */
+  examples?: { request?: unknown; response?: unknown };
   /** The success responses; a handler answers the lowest status unless it names another. */
   responses: Record<number, ResponseDef>;
   /** RFC 8594: the route answers with Deprecation and Sunset headers. */
@@ -58,6 +66,8 @@ export interface RouteSpec {
   buckets?: Record<string, BucketAccess>;
   /** The route answers with review photo URLs: it gets the CDN's base URL (PHOTO_BASE_URL). */
   photoUrls?: boolean;
+  /** The route serves the API reference page: its bundle carries the page, built from the OpenAPI document. */
+  referencePage?: boolean;
   /** The route renders PDF documents: its bundle carries the fonts. */
   rendersPdf?: boolean;
 }

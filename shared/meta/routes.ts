@@ -23,6 +23,17 @@ export const metaRoutes = defineRoutes({
     summary: 'This OpenAPI 3.1 document',
     responses: { 200: { description: 'The OpenAPI document of the API.', schema: z.record(z.string(), z.unknown()) } },
   },
+  getDocs: {
+    method: 'GET',
+    path: '/v1/docs',
+    handler: 'functions/meta/docs.ts',
+    access: 'public',
+    tag: 'Meta',
+    summary: 'This API reference as one self-contained HTML page',
+    description: 'Built from this OpenAPI document at build time; it loads nothing from any other origin.',
+    responses: { 200: { description: 'The reference page.', schema: z.string(), contentType: 'text/html; charset=utf-8' } },
+    referencePage: true,
+  },
   getMe: {
     method: 'GET',
     path: '/v1/me',

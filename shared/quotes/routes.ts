@@ -13,6 +13,19 @@ export const quoteRoutes = defineRoutes({
     tag: 'Quotes',
     summary: 'Price a party for a slot and lock the price for 30 minutes',
     request: { body: CreateQuoteBody },
+    examples: {
+      request: { rate_pack_id: 'be09ea34-189d-415d-b469-5c09c792ae21', start_date: '2026-12-01', start_time: '09:00', travelers: [{ age: 35 }, { age: 8 }] },
+    },
+    errors: [
+      'quote.rate_pack.not_found',
+      'quote.start_date.in_past',
+      'quote.start_time.invalid',
+      'quote.slot.not_sellable',
+      'quote.party.too_large',
+      'quote.party.too_small',
+      'quote.traveler.age_out_of_range',
+      'quote.capacity.insufficient',
+    ],
     responses: { 201: { description: 'The quote.', schema: Quote } },
   },
   listQuotes: {

@@ -45,6 +45,17 @@ export const reviewRoutes = defineRoutes({
       'One review per booking and reviewable (409 review.already_exists). photo_ids: READY files of yours from POST /files.',
     request: { body: CreateReviewBody },
     responses: { 201: { description: 'The review, verified_booking true.', schema: Review } },
+    errors: [
+      'review.booking.not_found',
+      'review.booking.not_completed',
+      'review.reviewable.mismatch',
+      'review.already_exists',
+      'review.photo.not_found',
+      'review.photo.wrong_purpose',
+      'review.photo.not_ready',
+      'review.photo.in_use',
+      'review.write.conflict',
+    ],
   },
   updateReview: {
     method: 'PUT',
@@ -60,6 +71,7 @@ export const reviewRoutes = defineRoutes({
       'Reviews of others, and deleted ones, answer 404.',
     request: { params: ReviewIdParams, body: UpdateReviewBody },
     responses: { 200: { description: 'The review updated.', schema: Review } },
+    errors: ['review.photo.not_found', 'review.photo.wrong_purpose', 'review.photo.not_ready', 'review.photo.in_use', 'review.write.conflict'],
   },
   moderateReviewTestHelper: {
     method: 'POST',
@@ -73,6 +85,7 @@ export const reviewRoutes = defineRoutes({
     description: 'HIDDEN, RESTORED or DELETED, with review.moderated; 409 review.moderation.invalid when the action does not apply. Sandbox keys only.',
     request: { params: ReviewIdParams, body: ModerateReviewBody },
     responses: { 200: { description: 'The review after the action (a DELETED review keeps no content).', schema: Review } },
+    errors: ['review.moderation.invalid', 'review.write.conflict'],
     sandboxOnly: true,
     publishesEvents: true,
   },

@@ -50,6 +50,7 @@ export const settlementRoutes = defineRoutes({
     summary: 'The invoice (PDF) of an issued settlement',
     description: '409 settlement.not_issued for a DRAFT.',
     request: { params: SettlementIdParams },
+    errors: ['settlement.not_issued', 'settlement.documents.pending'],
     responses: documentResponses('application/pdf', 'PDF invoice'),
     buckets: { settlementDocuments: 'read' },
   },
@@ -65,6 +66,7 @@ export const settlementRoutes = defineRoutes({
       'Semicolon-delimited, UTF-8 with a byte order mark, CRLF, decimal point: a header block (issuer, period, invoice number and date, due date, currency, ' +
       'total due), then one row per line with AmountToChargeClient. 409 settlement.not_issued for a DRAFT.',
     request: { params: SettlementIdParams },
+    errors: ['settlement.not_issued', 'settlement.documents.pending'],
     responses: documentResponses('text/csv', 'CSV statement'),
     buckets: { settlementDocuments: 'read' },
   },
@@ -80,6 +82,7 @@ export const settlementRoutes = defineRoutes({
       'Issues your open sandbox settlements up to `period` (default: all, the running month included, so bookings made a minute ago are issued), ' +
       'with their PDF, CSV and settlement.issued. A month closed early stays closed: later bookings go to the next month. Sandbox keys only.',
     request: { body: RunSettlementsBody },
+    errors: ['settlement.period.not_closable'],
     responses: { 200: { description: 'The settlements this run issued.', schema: SettlementList } },
     sandboxOnly: true,
     publishesEvents: true,
@@ -98,6 +101,7 @@ export const settlementRoutes = defineRoutes({
     summary: 'Sandbox: a simulated transfer of the total due pays an ISSUED settlement',
     description: 'PAID with settlement.paid; 409 settlement.transition.invalid unless ISSUED. Sandbox keys only.',
     request: { params: SettlementIdParams, body: PaySettlementBody },
+    errors: ['settlement.transition.invalid', 'settlement.amount.mismatch'],
     responses: { 200: { description: 'The PAID settlement.', schema: Settlement } },
     sandboxOnly: true,
     publishesEvents: true,

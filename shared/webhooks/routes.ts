@@ -26,6 +26,7 @@ export const webhookRoutes = defineRoutes({
     tag: 'Webhooks',
     summary: 'Register an endpoint; the signing secret is shown only here',
     request: { body: CreateWebhookBody },
+    errors: ['webhook.url.refused', 'webhook.endpoint.limit'],
     responses: { 201: { description: 'The endpoint with its signing_secret.', schema: WebhookEndpointWithSecret } },
     secretFields: ['signing_secret'],
   },
@@ -100,6 +101,7 @@ export const webhookRoutes = defineRoutes({
     tag: 'Webhooks',
     summary: 'Change the URL, event types, status (ACTIVE/DISABLED) or description',
     request: { params: WebhookIdParams, body: UpdateWebhookBody },
+    errors: ['webhook.url.refused'],
     responses: { 200: { description: 'The endpoint.', schema: WebhookEndpoint } },
   },
   deleteWebhook: {

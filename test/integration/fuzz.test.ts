@@ -156,7 +156,10 @@ describe('fuzz', () => {
           expect(res.status, `${r.method} ${fullPath}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
           const sentText = `${fullPath} ${JSON.stringify(headers)} ${bytes ? Buffer.from(bytes).toString('utf8') : ''}`;
           for (const secret of [keys.test, keys.live].map((k) => k.split('_')[3]!)) expect(res.text).not.toContain(secret);
-          for (const leak of LEAKS) {
+          // The public documents (the OpenAPI document, the reference page and its inlined scripts) are the same
+          // static text for every request: their examples' times and the page's code are not leaks of this request.
+          const staticDocument = res.status < 300 && (op.path === '/openapi.json' || op.path === '/docs');
+          for (const leak of staticDocument ? [] : LEAKS) {
             const m = leak.exec(res.text);
             if (m) expect(sentText, `${r.method} ${fullPath} answered ${m[0]}: ${res.text.slice(0, 300)}`).toContain(m[0]);
           }

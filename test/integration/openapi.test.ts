@@ -32,17 +32,49 @@ describe('GET /v1/openapi.json', () => {
     expect(r.body['x-error-codes'].map((c: { code: string }) => c.code)).toContain('rate_limit.exceeded');
   });
 
-  it('passes the Redocly linter (recommended rules) with zero errors', async () => {
+  it('passes the Redocly linter (recommended rules, redocly.yaml) with zero errors and zero warnings', async () => {
     const doc = (await api('GET', '/openapi.json')).text;
     const dir = mkdtempSync(join(tmpdir(), 'oas-'));
     writeFileSync(join(dir, 'openapi.json'), doc);
-    const cli = resolve(import.meta.dirname, '..', '..', 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
-    const { stdout } = await run(process.execPath, [cli, 'lint', 'openapi.json', '--extends=recommended', '--format=json'], {
+    const root = resolve(import.meta.dirname, '..', '..');
+    const cli = join(root, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+    const { stdout } = await run(process.execPath, [cli, 'lint', 'openapi.json', `--config=${join(root, 'redocly.yaml')}`, '--format=json'], {
       cwd: dir,
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
     }).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
-    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { message: string; severity: string }[] };
-    expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
-    expect(report.totals.errors).toBe(0);
+    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; severity: string }[] };
+    expect(report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message}`)).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  });
+
+  it('gives every operation an operationId, a summary, an example and the codes of each error response', async () => {
+    const r = await api('GET', '/openapi.json');
+    const ids = new Set<string>();
+    for (const [path, ops] of Object.entries<Record<string, any>>(r.body.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(op.operationId, where).toMatch(/^[a-z][A-Za-z]+$/);
+        expect(ids.has(op.operationId), `${where}: duplicate operationId`).toBe(false);
+        ids.add(op.operationId);
+        expect(op.summary, where).toBeTruthy();
+        const media = [op.requestBody, ...Object.values(op.responses)].flatMap((x: any) => Object.values(x?.content ?? {}));
+        expect(
+          media.some((m: any) => m.example !== undefined),
+          `${where} has no example`,
+        ).toBe(true);
+        for (const [status, res] of Object.entries<any>(op.responses)) {
+          if (Number(status) < 400) continue;
+          expect(res['x-error-codes']?.length, `${where} ${status} lists no codes`).toBeGreaterThan(0);
+          for (const code of res['x-error-codes']) {
+            const known = r.body['x-error-codes'].find((c: { code: string }) => c.code === code);
+            expect(known?.status, `${where} ${status}: ${code}`).toBe(Number(status));
+            expect(res.description, `${where} ${status}`).toContain(`\`${code}\``);
+          }
+        }
+      }
+    }
+    // The operation's own codes are there too.
+    expect(r.body.paths['/bookings'].post.responses['422']['x-error-codes']).toContain('payment.amount.mismatch');
+    expect(r.body.paths['/quotes'].post.responses['422']['x-error-codes']).toContain('quote.capacity.insufficient');
   });
 });

@@ -1,0 +1,19 @@
+export {
+  backoffDelay,
+  type CallArgs,
+  type Client,
+  type ClientOptions,
+  createClient,
+  type OperationId,
+  type PageIterator,
+  PartnerClient,
+  type Result,
+  retryAfterMs,
+} from './client';
+export { PartnerApiError, PartnerNetworkError, WebhookVerificationError } from './errors';
+export { WEBHOOK_EVENT_TYPES, type WebhookEvent, type WebhookEventType } from './generated/events';
+export { ERROR_CODES, type ErrorCode, OPERATIONS, type OperationErrorCodes, RESOURCES } from './generated/operations';
+export type { components, operations, paths } from './generated/schema';
+export { type PaymentConfirmationClaims, signPaymentConfirmation } from './payments';
+export { isLiveKey, keySecret, signRequest } from './signing';
+export { verifyWebhook } from './webhooks';

@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { createClient, PartnerApiError, PartnerNetworkError, signRequest } from '../src/index';
+
+/** The README's worked example of a live signature (Signing live writes). */
+const README = {
+  secret: 'S3cr3tS3cr3tS3cr3tS3cr3tS3cr3tAB',
+  ts: '1795251000',
+  path: '/v1/team/members/7c0e9c1e-2f57-4d0b-9a43-1f5b8f1f6a11/role',
+  body: '{"role":"FINANCE"}',
+  signature: '37f4004be0b5ed6b3bbc5a8dc8a3ef35fefff91d558fb6fbc896bdd450aa088b',
+};
+
+interface Call {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+function fakeFetch(answers: (Response | Error)[]) {
+  const calls: Call[] = [];
+  const fetch = async (url: string | URL | Request, init?: RequestInit) => {
+    calls.push({
+      url: String(url),
+      method: init?.method ?? 'GET',
+      headers: { ...(init?.headers as Record<string, string>) },
+      body: init?.body as string | undefined,
+    });
+    const next = answers.shift();
+    if (!next) throw new Error('no more answers');
+    if (next instanceof Error) throw next;
+    return next;
+  };
+  return { fetch: fetch as typeof globalThis.fetch, calls };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+const err = (status: number, code: string, headers: Record<string, string> = {}) =>
+  json(status, { code, message: `m ${code}`, request_id: `req-${status}` }, headers);
+
+function client(answers: (Response | Error)[], opts: { apiKey?: string; now?: number } = {}) {
+  const f = fakeFetch(answers);
+  const sleeps: number[] = [];
+  const c = createClient({
+    apiKey: opts.apiKey ?? 'sk_test_abcdefabcdef_0123456789abcdef0123456789abcdef',
+    baseUrl: 'http://api.test/v1',
+    fetch: f.fetch,
+    sleep: async (ms) => void sleeps.push(ms),
+    random: () => 0.5,
+    now: () => opts.now ?? 1_795_251_000_000,
+  });
+  return { c, calls: f.calls, sleeps };
+}
+
+describe('signing', () => {
+  it("matches the README's worked example", () => {
+    expect(signRequest(README.secret, README.ts, 'PATCH', README.path, README.body)).toBe(README.signature);
+    expect(signRequest(README.secret, README.ts, 'PATCH', README.path, new TextEncoder().encode(README.body))).toBe(README.signature);
+  });
+
+  it('signs live writes over the exact bytes sent, with the path and query, and not sandbox ones', async () => {
+    const live = client([json(200, { id: 'm' })], { apiKey: `sk_live_abcdefabcdef_${README.secret}` });
+    await live.c.team.updateMemberRole({ path: { user_id: '7c0e9c1e-2f57-4d0b-9a43-1f5b8f1f6a11' }, body: { role: 'FINANCE' } });
+    const sent = live.calls[0]!;
+    expect(sent.url).toBe(`http://api.test${README.path}`);
+    expect(sent.body).toBe(README.body);
+    expect(sent.headers['x-timestamp']).toBe(README.ts);
+    expect(sent.headers['x-signature']).toBe(README.signature);
+    expect(sent.headers.authorization).toBe(`Bearer sk_live_abcdefabcdef_${README.secret}`);
+
+    const test = client([json(200, { id: 'm' })]);
+    await test.c.team.updateMemberRole({ path: { user_id: 'u' }, body: { role: 'FINANCE' } });
+    expect(test.calls[0]!.headers['x-signature']).toBeUndefined();
+    expect(test.calls[0]!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('signs nothing on reads, and sends lists comma-separated in the query', async () => {
+    const live = client([json(200, { data: [], meta: { count: 0, next_cursor: null } })], { apiKey: `sk_live_abcdefabcdef_${README.secret}` });
+    await live.c.bookings.list({ status: ['CONFIRMED', 'CANCELLED'], limit: 5 }).toArray();
+    expect(live.calls[0]!.url).toBe('http://api.test/v1/bookings?status=CONFIRMED%2CCANCELLED&limit=5');
+    expect(live.calls[0]!.headers['x-signature']).toBeUndefined();
+    expect(live.calls[0]!.headers['idempotency-key']).toBeUndefined();
+  });
+});
+
+describe('retries', () => {
+  it('honours Retry-After on 429, keeps the Idempotency-Key and the bytes, and signs each attempt anew', async () => {
+    const { c, calls, sleeps } = client([err(429, 'rate_limit.exceeded', { 'retry-after': '7' }), err(503, 'internal.error'), json(201, { id: 'q' })], {
+      apiKey: `sk_live_abcdefabcdef_${README.secret}`,
+    });
+    const q = await c.quotes.create({ body: { rate_pack_id: 'r', start_date: '2026-12-01', start_time: null, travelers: [{ age: 30 }] } });
+    expect(q).toEqual({ id: 'q' });
+    expect(calls).toHaveLength(3);
+    expect(sleeps).toEqual([7000, 500]); // Retry-After, then full jitter: 0.5 * min(8000, 500 * 2^1)
+    const keys = new Set(calls.map((x) => x.headers['idempotency-key']));
+    expect(keys.size).toBe(1);
+    expect(new Set(calls.map((x) => x.body)).size).toBe(1);
+    for (const x of calls) expect(x.headers['x-signature']).toBe(signRequest(README.secret, x.headers['x-timestamp']!, 'POST', '/v1/quotes', x.body!));
+  });
+
+  it('uses the Idempotency-Key given, on every attempt', async () => {
+    const { c, calls } = client([new TypeError('fetch failed'), json(201, { id: 'q' })]);
+    await c.quotes.create({ body: { rate_pack_id: 'r', start_date: '2026-12-01', start_time: null, travelers: [{ age: 30 }] }, idempotencyKey: 'my-key-1' });
+    expect(calls.map((x) => x.headers['idempotency-key'])).toEqual(['my-key-1', 'my-key-1']);
+  });
+
+  it('retries network errors and 5xx with capped, jittered backoff, then gives up', async () => {
+    const { c, calls, sleeps } = client([new TypeError('fetch failed'), err(500, 'internal.error'), err(502, 'internal.error'), err(500, 'internal.error')]);
+    const e = await c.meta.getMe().catch((x) => x);
+    expect(e).toBeInstanceOf(PartnerApiError);
+    expect(e.status).toBe(500);
+    expect(calls).toHaveLength(4);
+    expect(sleeps).toEqual([250, 500, 1000]);
+    const net = client([new TypeError('a'), new TypeError('b'), new TypeError('c'), new TypeError('d')]);
+    await expect(net.c.meta.getMe()).rejects.toBeInstanceOf(PartnerNetworkError);
+    expect(net.calls).toHaveLength(4);
+  });
+
+  it('never retries anything else (400, 401, 404, 409, 422)', async () => {
+    for (const [status, code] of [
+      [400, 'validation.field.invalid'],
+      [401, 'auth.api_key.invalid'],
+      [404, 'resource.not_found'],
+      [409, 'idempotency.request.in_progress'],
+      [422, 'booking.slot.unavailable'],
+    ] as const) {
+      const { c, calls } = client([err(status, code, { 'retry-after': '1' }), json(200, {})]);
+      const e = await c.meta.getMe().catch((x) => x);
+      expect(calls, `${status}`).toHaveLength(1);
+      expect(e).toMatchObject({ status, code, message: `m ${code}`, request_id: `req-${status}`, operation: 'getMe' });
+    }
+  });
+});
+
+describe('errors', () => {
+  it('carry status, code, message, request_id and details, narrowed to the operation', async () => {
+    const { c } = client([json(422, { code: 'payment.amount.mismatch', message: 'no', request_id: 'r1', details: { expected: '400.00' } })]);
+    const e = await c.bookings
+      .create({ body: { quote_id: 'q', partner_reference: 'p', customer_reference: 'c', contact: {} as never, travelers: [], payment_confirmation: 'x' } })
+      .catch((x) => x);
+    expect(e).toBeInstanceOf(PartnerApiError);
+    expect(e.is('createBooking')).toBe(true);
+    expect(e).toMatchObject({ status: 422, code: 'payment.amount.mismatch', request_id: 'r1', details: { expected: '400.00' } });
+  });
+});
+
+describe('pagination', () => {
+  it('iterates every page of a keyset list, then stops', async () => {
+    const { c, calls } = client([
+      json(200, { data: [{ id: 1 }, { id: 2 }], meta: { count: 2, next_cursor: 'c2' } }),
+      json(200, { data: [{ id: 3 }], meta: { count: 1, next_cursor: null } }),
+    ]);
+    const seen: unknown[] = [];
+    for await (const q of c.quotes.list({ limit: 2 })) seen.push(q);
+    expect(seen).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+    expect(calls.map((x) => x.url)).toEqual(['http://api.test/v1/quotes?limit=2', 'http://api.test/v1/quotes?limit=2&cursor=c2']);
+  });
+
+  it('iterates the offset-paged catalog the same way', async () => {
+    const { c } = client([
+      json(200, { data: [{ slug: 'a' }], meta: { count: 1, next_cursor: 'o1', total_results: 2, page_number: 1 } }),
+      json(200, { data: [{ slug: 'b' }], meta: { count: 1, total_results: 2, page_number: 2 } }),
+    ]);
+    expect(await c.catalog.listAdventures({ city: 'Fes', limit: 1 }).toArray()).toEqual([{ slug: 'a' }, { slug: 'b' }]);
+  });
+});

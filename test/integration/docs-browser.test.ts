@@ -1,0 +1,77 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { baseUrl } from './helpers';
+
+/** Debian's Chromium (.ci/run installs it); CHROMIUM_PATH points elsewhere. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const OUTPUT = resolve(import.meta.dirname, '..', '..', 'test-output');
+
+describe('GET /v1/docs in a real browser', () => {
+  it('renders the operations and their error codes, loading nothing from another origin', async () => {
+    const origin = new URL(baseUrl()).origin;
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      const external: string[] = [];
+      await page.route('**/*', (route) => {
+        const url = route.request().url();
+        if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+        external.push(url);
+        return route.abort();
+      });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      const res = await page.goto(`${baseUrl()}/docs`, { waitUntil: 'load' });
+      expect(res?.status()).toBe(200);
+      expect(res?.headers()['content-type']).toContain('text/html');
+
+      // The bookings operations, rendered by Redoc's script in the menu.
+      await page.getByRole('link', { name: 'Bookings', exact: true }).first().click();
+      for (const summary of [
+        "Book a quote with the bank's signed payment confirmation",
+        'Your bookings, most recent first',
+        'One booking with full traveler details',
+        'Refund preview before cancelling',
+        'Cancel a booking',
+      ]) {
+        await page.getByText(summary, { exact: true }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      }
+      // The operation's page, with its request example and its error responses listing their codes.
+      await page.getByText("Book a quote with the bank's signed payment confirmation", { exact: true }).first().click();
+      await page.getByRole('heading', { name: "Book a quote with the bank's signed payment confirmation" }).first().waitFor({ timeout: 30_000 });
+      await page.getByText('BANK-2026-000123').first().waitFor({ timeout: 10_000 });
+      // Each error response's sample carries its first code (the response descriptions list them all).
+      for (const [status, code] of [
+        ['422', 'booking.travelers.mismatch'],
+        ['409', 'idempotency.key.reused'],
+        ['429', 'rate_limit.exceeded'],
+      ] as const) {
+        await page
+          .getByRole('button', { name: new RegExp(`^${status}\\b`) })
+          .first()
+          .click();
+        await expect.poll(() => page.locator('body').innerText(), { timeout: 10_000 }).toContain(code);
+      }
+
+      mkdirSync(OUTPUT, { recursive: true });
+      await page.screenshot({ path: join(OUTPUT, 'docs-reference.png') });
+      expect(external).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 90_000);
+});

@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { createClient, OPERATIONS, type OperationId, PartnerApiError } from '../../sdk/src/index';
+import { baseUrl, newPartner } from './helpers';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+async function bookableSlot(client: ReturnType<typeof createClient>) {
+  const from = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+  for await (const adventure of client.catalog.listAdventures({ city: 'Marrakech', limit: 3 })) {
+    const a = await client.catalog.getAvailability({ path: { slug: adventure.slug }, query: { from } });
+    const s = a.data.find((x) => x.remaining >= 2);
+    if (s) return s;
+  }
+  throw new Error('no slot');
+}
+
+describe('the SDK against the local stack', () => {
+  it('iterates every list of the API across pages, each item once, in the order of one big page', async () => {
+    const p = await newPartner();
+    const client = createClient({ apiKey: p.test_key, baseUrl: baseUrl() });
+    const slot = await bookableSlot(client);
+    for (let i = 0; i < 3; i++) {
+      await client.quotes.create({
+        body: { rate_pack_id: slot.rate_pack_id, start_date: slot.date, start_time: slot.start_time, travelers: [{ age: 30 }, { age: 31 }] },
+      });
+    }
+    const lists = (Object.keys(OPERATIONS) as OperationId[]).filter((id) => OPERATIONS[id].paginated && !OPERATIONS[id].hasPathParams);
+    expect(lists).toEqual(
+      expect.arrayContaining(['listAdventures', 'listQuotes', 'listBookings', 'listSettlements', 'listWebhookDeliveries', 'listAuditEvents']),
+    );
+    const crossed: string[] = [];
+    for (const id of lists) {
+      const all: unknown[] = [];
+      for await (const item of client.paginate(id as 'listQuotes', { query: { limit: 2 } })) {
+        all.push(item);
+        if (all.length === 5) break;
+      }
+      const page = (await client.request(id as 'listQuotes', { query: { limit: 5 } })) as { data: unknown[] };
+      expect(all, id).toEqual(page.data);
+      if (all.length > 2) crossed.push(id);
+    }
+    expect(crossed).toEqual(expect.arrayContaining(['listAdventures', 'listQuotes', 'listAuditEvents']));
+  });
+
+  it('signs live writes (and the service accepts them), and surfaces errors as PartnerApiError with the documented code', async () => {
+    const p = await newPartner();
+    const live = createClient({ apiKey: p.live_key, baseUrl: baseUrl() });
+    const slot = await bookableSlot(live);
+    const quote = await live.quotes.create({
+      body: { rate_pack_id: slot.rate_pack_id, start_date: slot.date, start_time: slot.start_time, travelers: [{ age: 30 }, { age: 31 }] },
+      idempotencyKey: `sdk-${Date.now()}`,
+    });
+    expect(quote.net_amount.currency).toBe('MAD');
+
+    const forged = createClient({ apiKey: `${p.live_key.slice(0, -4)}XXXX`, baseUrl: baseUrl(), maxRetries: 0 });
+    const e1 = await forged.meta.getMe().catch((e) => e);
+    expect(e1).toBeInstanceOf(PartnerApiError);
+    expect(e1).toMatchObject({ status: 401, code: 'auth.api_key.invalid' });
+    expect(e1.request_id).toMatch(/[0-9a-f-]{36}/);
+
+    const e2 = await live.bookings.get({ path: { booking_number: 'PTB-0000-0000' } }).catch((e) => e);
+    expect(e2).toBeInstanceOf(PartnerApiError);
+    expect(e2.is('getBooking')).toBe(true);
+    expect(e2).toMatchObject({ status: 404, code: 'resource.not_found' });
+
+    const e3 = await live.quotes
+      .create({ body: { rate_pack_id: slot.rate_pack_id, start_date: '2020-01-01', start_time: slot.start_time, travelers: [{ age: 30 }, { age: 31 }] } })
+      .catch((e) => e);
+    expect(e3).toMatchObject({ status: 422, code: 'quote.start_date.in_past' });
+  });
+
+  it('runs the quickstart (sdk/examples/quickstart.ts) end to end', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'sdk/examples/quickstart.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, PTBS_API_KEY: inject('demoTestKey'), PTBS_BASE_URL: baseUrl(), PORT: String(inject('port')), LOCAL_STATE_DIR: inject('stateDir') },
+      timeout: 90_000,
+    });
+    for (const line of [
+      /^1\. browse: /m,
+      /^2\. quote /m,
+      /^3\. payment confirmation signed/m,
+      /^4\. booked PTB-/m,
+      /^5\. webhook booking\.confirmed .* verified/m,
+      /^6\. cancellation quote/m,
+      /^7\. cancelled: CANCELLED/m,
+      /booking\.quote\.already_booked/,
+      /^Quickstart done\.$/m,
+    ]) {
+      expect(stdout).toMatch(line);
+    }
+  }, 120_000);
+});
