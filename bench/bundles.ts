@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from '../infra/constructs/esbuild-cjs';
+import { BUNDLE_MAIN_FIELDS, IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from '../infra/constructs/esbuild-cjs';
 
 /**
  * Bundles every Lambda entry under functions/ the way the CDK does
@@ -46,6 +46,7 @@ const AS_DEPLOYED: BuildOptions = {
   write: false,
   metafile: true,
   logLevel: 'silent',
+  mainFields: BUNDLE_MAIN_FIELDS,
   define: IMPORT_META_URL_DEFINE,
   banner: { js: IMPORT_META_URL_BANNER },
 };
