@@ -85,13 +85,14 @@ const patchRole = (key: string) => async (i: number) => {
   await expectOk(await fetch(`${base.replace(/\/v1$/, '')}${path}`, { method: 'PATCH', headers, body }), 'patch role');
 };
 // A sandbox write: PATCH of a webhook endpoint (team roles change only with live keys).
-const hook: any = await (
-  await fetch(`${base}/webhooks`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${testKey}`, 'idempotency-key': randomUUID() },
-    body: JSON.stringify({ url: 'https://hooks.bench.example/in', event_types: ['booking.confirmed'] }),
-  })
-).json();
+const hookRes = await fetch(`${base}/webhooks`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${testKey}`, 'idempotency-key': randomUUID() },
+  // Never called: the bench records no event for this partner.
+  body: JSON.stringify({ url: 'http://127.0.0.1:9/in', event_types: ['settlement.issued'] }),
+});
+const hook: any = await hookRes.json();
+if (hookRes.status !== 201) throw new Error(`create webhook: HTTP ${hookRes.status} ${JSON.stringify(hook)}`);
 const patchHook = async (i: number) =>
   expectOk(
     await fetch(`${base}/webhooks/${hook.id}`, {
