@@ -73,8 +73,10 @@ async function expectOk(res: Response, what: string) {
 }
 
 const roles = ['VIEWER', 'DEVELOPER'];
+let signed = 0;
 const patchRole = (key: string) => async (i: number) => {
-  const body = JSON.stringify({ role: roles[Math.abs(i) % 2] });
+  // Trailing spaces make each body (and so each signature) of one second distinct: a signature is accepted once.
+  const body = JSON.stringify({ role: roles[Math.abs(i) % 2] }) + ' '.repeat(signed++ % 64);
   const path = `/v1/team/members/${other.member_id}/role`;
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() };
   if (key.startsWith('sk_live_')) {
