@@ -395,7 +395,7 @@ console.log(table(catalogRows, bareGet, RUNS));
 console.log(
   '\nHow the catalog is served: the listing index (compact summaries in items of up to ~300 KB) is loaded once per container and catalog version, ' +
     'then each request is a filter over a pre-sorted array (popularity: the index order; price/-price: sorted once per load) and a slice at the offset; ' +
-    'distance computes and sorts the matches per request. Per request: the 3 auth calls, plus a META read at most every 5 s in production (snapshots never change).',
+    'distance computes and sorts the matches per request. Per request: the 2 auth calls (one stage), plus a META read at most every 5 s in production (snapshots never change).',
 );
 console.log(`\nBookings, ${CONCURRENCY} in flight (latency per request; throughput over the run):\n`);
 for (const r of [contended, spread]) {
@@ -414,7 +414,7 @@ console.log(`\n${settlementReport}`);
 console.log(
   '\nRound trips: a keyed read is one stage once the container knows the key: BatchGetItem(key, member, partner) in parallel with ' +
     'UpdateItem(rate counter); the first request of a key in a container reads the key first (two stages). ' +
-    'A write adds PutItem(idempotency claim) (live: in parallel with PutItem(signature)), its own reads, and one TransactWriteItems ' +
+    'A write adds PutItem(idempotency claim) (live: after PutItem(signature), one more stage), its own reads, and one TransactWriteItems ' +
     'that commits the change with its idempotency result and audit line.',
 );
 if (process.env.BENCH_BUNDLES !== '0') {
