@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from '../infra/constructs/esbuild-cjs';
+import { BUNDLE_MAIN_FIELDS, IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from '../infra/constructs/esbuild-cjs';
 
 /**
  * Bundles every Lambda entry under functions/ the way the CDK does
@@ -46,6 +46,7 @@ const AS_DEPLOYED: BuildOptions = {
   write: false,
   metafile: true,
   logLevel: 'silent',
+  mainFields: BUNDLE_MAIN_FIELDS,
   define: IMPORT_META_URL_DEFINE,
   banner: { js: IMPORT_META_URL_BANNER },
 };
@@ -97,18 +98,31 @@ export function initMs(code: string, runs = 5): number {
 
 const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
 
-if (process.argv[1] === import.meta.filename) {
-  const withInit = process.argv.includes('--init');
-  const bare = withInit ? initMs(await bareHandlerCode()) : undefined;
+/** Size of every function's bundle with its largest inputs, and with `withInit` its init time against the bare handler's. */
+export async function bundleReport(withInit: boolean, initRuns = 5): Promise<string> {
+  const bare = withInit ? initMs(await bareHandlerCode(), initRuns) : undefined;
   const rows = [];
   for (const entry of functionEntries()) rows.push(await bundleSize(entry));
   const width = Math.max(...rows.map((r) => r.entry.length));
+  const out: string[] = [];
+  const ratios: number[] = [];
   for (const r of rows) {
-    const ms = bare === undefined ? undefined : initMs(r.code);
+    const ms = bare === undefined ? undefined : initMs(r.code, initRuns);
+    if (ms !== undefined) ratios.push(ms / bare!);
     const init = ms === undefined ? '' : `  init ${ms.toFixed(0).padStart(4)} ms (${(ms / bare!).toFixed(2)}x bare)`;
-    console.log(`${r.entry.padEnd(width)}  ${kb(r.bytes).padStart(8)}${init}   ${r.top.map((t) => `${t.input} ${kb(t.bytes)}`).join(', ')}`);
+    out.push(`${r.entry.padEnd(width)}  ${kb(r.bytes).padStart(8)}${init}   ${r.top.map((t) => `${t.input} ${kb(t.bytes)}`).join(', ')}`);
   }
   const sizes = rows.map((r) => r.bytes).sort((a, b) => a - b);
-  console.log(`\n${rows.length} functions: min ${kb(sizes[0]!)}, median ${kb(sizes[Math.floor(sizes.length / 2)]!)}, max ${kb(sizes.at(-1)!)}`);
-  if (bare !== undefined) console.log(`bare handler (SDK clients only): init ${bare.toFixed(0)} ms`);
+  const mid = <T>(xs: T[]) => xs[Math.floor(xs.length / 2)]!;
+  out.push(`\n${rows.length} functions (minified, esbuild metafile): min ${kb(sizes[0]!)}, median ${kb(mid(sizes))}, max ${kb(sizes.at(-1)!)}`);
+  out.push(`bare handler (SDK clients only): ${kb((await bareHandlerCode()).length)}`);
+  if (bare !== undefined) {
+    ratios.sort((a, b) => a - b);
+    out.push(
+      `init (fresh Node process, median of ${initRuns}): bare ${bare.toFixed(0)} ms; functions / bare: min ${ratios[0]!.toFixed(2)}x, median ${mid(ratios).toFixed(2)}x, max ${ratios.at(-1)!.toFixed(2)}x`,
+    );
+  }
+  return out.join('\n');
 }
+
+if (process.argv[1] === import.meta.filename) console.log(await bundleReport(process.argv.includes('--init')));

@@ -7,6 +7,10 @@ export interface Stats {
   p99: number;
   mean: number;
   ddbPerRequest?: number;
+  /** Sequential DynamoDB stages per request: calls that overlap in time count as one stage. */
+  stagesPerRequest?: number;
+  /** p50 / the bare GetItem's p50 of the same run. */
+  ratio?: number;
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -28,15 +32,39 @@ export async function measure(name: string, n: number, fn: (i: number) => Promis
   return { name, n, p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / n };
 }
 
-export function table(rows: Stats[], baseline: Stats): string {
-  const head = ['scenario', 'n', 'p50 ms', 'p99 ms', 'p50 / bare GetItem', 'DynamoDB calls/req'];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Per scenario, the median over runs of each figure (the ratio: of each run's ratio to its own bare GetItem). */
+export function medianOfRuns(runs: Stats[][], baselineName: string): Stats[] {
+  const withRatio = runs.map((rows) => {
+    const base = rows.find((r) => r.name === baselineName)!;
+    return rows.map((r) => ({ ...r, ratio: r.p50 / base.p50 }));
+  });
+  return withRatio[0]!.map((first, i) => {
+    const all = withRatio.map((rows) => rows[i]!);
+    const opt = (f: (s: Stats) => number | undefined) => (f(first) === undefined ? undefined : median(all.map((s) => f(s)!)));
+    return {
+      ...first,
+      p50: median(all.map((s) => s.p50)),
+      p99: median(all.map((s) => s.p99)),
+      mean: median(all.map((s) => s.mean)),
+      ratio: median(all.map((s) => s.ratio!)),
+      ddbPerRequest: opt((s) => s.ddbPerRequest),
+      stagesPerRequest: opt((s) => s.stagesPerRequest),
+    };
+  });
+}
+
+export function table(rows: Stats[], baseline: Stats, runs = 1): string {
+  const head = ['scenario', 'n', 'p50 ms', 'p99 ms', `p50 / bare GetItem${runs > 1 ? ` (median of ${runs})` : ''}`, 'DynamoDB calls/req', 'stages/req'];
   const lines = rows.map((r) => [
     r.name,
     String(r.n),
     r.p50.toFixed(2),
     r.p99.toFixed(2),
-    `${(r.p50 / baseline.p50).toFixed(1)}x`,
+    `${(r.ratio ?? r.p50 / baseline.p50).toFixed(2)}x`,
     r.ddbPerRequest === undefined ? '-' : r.ddbPerRequest.toFixed(2),
+    r.stagesPerRequest === undefined ? '-' : r.stagesPerRequest.toFixed(2),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ROLE_SCOPES } from './access/roles';
 import type { RouteDef } from './http/route-def';
 import { ErrorBody } from './http/schemas';

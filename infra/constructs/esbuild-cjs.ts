@@ -6,3 +6,10 @@
  */
 export const IMPORT_META_URL_DEFINE = { 'import.meta.url': '__import_meta_url' };
 export const IMPORT_META_URL_BANNER = "'use strict';const __import_meta_url = require('url').pathToFileURL(__filename).href;";
+
+/**
+ * Resolve packages through their ESM entry ("module") where they have one:
+ * esbuild tree-shakes ES modules only, so the unused parts of zod (its
+ * locales) and of the AWS SDK drop out of the bundle. The output stays CommonJS.
+ */
+export const BUNDLE_MAIN_FIELDS = ['module', 'main'];

@@ -14,7 +14,7 @@ import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { FONT_FILES, FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { deploymentOf } from '../environments';
-import { IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from './esbuild-cjs';
+import { BUNDLE_MAIN_FIELDS, IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from './esbuild-cjs';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -103,6 +103,7 @@ export class ServiceFunction extends NodejsFunction {
         sourceMap: true,
         // Bundle the SDK too: the version that ran the tests is the version deployed.
         externalModules: [],
+        mainFields: BUNDLE_MAIN_FIELDS,
         define: IMPORT_META_URL_DEFINE,
         banner: IMPORT_META_URL_BANNER,
         ...(props.pdfFonts || props.referencePage

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ROLES } from '../../shared/access/roles';
 import { JOBS } from '../../shared/queues';
 import { UsageError } from './target';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENVS } from '../kernel/tenant';
 import { ROLES } from './roles';
 

@@ -356,13 +356,20 @@ export function makeAccessStore(table: Table = accessTable) {
       return strip<ApiKeyRecord>(r.Item);
     },
 
-    /** Member and partner in one round trip (BatchGetItem, strongly consistent: role changes apply at once). */
-    async getMemberAndPartner(partnerId: string, memberId: string): Promise<{ member?: Member; partner?: Partner }> {
+    /**
+     * Member and partner in one round trip, with the key itself when `keyId` is given
+     * (BatchGetItem, strongly consistent: revocations and role changes apply at once).
+     */
+    async getMemberAndPartner(partnerId: string, memberId: string, keyId?: string): Promise<{ key?: ApiKeyRecord; member?: Member; partner?: Partner }> {
       const memberKey = accessKeys.member(partnerId, memberId);
-      const items = await batchGet(table, [memberKey, accessKeys.partner(partnerId)]);
+      const partnerKey = accessKeys.partner(partnerId);
+      const keyKey = keyId === undefined ? undefined : accessKeys.apiKey(keyId);
+      const items = await batchGet(table, keyKey ? [keyKey, memberKey, partnerKey] : [memberKey, partnerKey]);
+      const find = (k: { pk: string; sk: string }) => items.find((i) => i.pk === k.pk && i.sk === k.sk);
       return {
-        member: strip<Member>(items.find((i) => i.sk === memberKey.sk)),
-        partner: strip<Partner>(items.find((i) => i.sk === accessKeys.partner(partnerId).sk)),
+        ...(keyKey ? { key: strip<ApiKeyRecord>(find(keyKey)) } : {}),
+        member: strip<Member>(find(memberKey)),
+        partner: strip<Partner>(find(partnerKey)),
       };
     },
 

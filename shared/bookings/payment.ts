@@ -1,5 +1,5 @@
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../kernel/errors';
 
 /**

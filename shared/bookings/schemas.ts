@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { csvOf, Money, PageMeta, pageQuery } from '../http/schemas';
 import { BOOKING_NUMBER_RE } from './rules';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The catalog import format (`catalog:import FILE`), modelled on activity

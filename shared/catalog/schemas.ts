@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CalendarDate, Money, PageMeta, pageQuery } from '../http/schemas';
 import { CATEGORIES } from './import-format';
 

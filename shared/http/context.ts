@@ -33,6 +33,8 @@ export interface RequestState {
   requestId: string;
   route: RouteDef;
   startedAt: number;
+  /** The request path as received (the audit line's path). */
+  path: string;
   principal?: Principal;
   /** Headers added to every response of this request, errors included. */
   headers: Record<string, string>;
@@ -48,6 +50,8 @@ export interface RequestState {
   idempotency?: { scope: IdempotencyScope; token: string };
   /** The response the operation's own transaction stored as the key's outcome. */
   sealed?: ApiResult;
+  /** The write's audit line committed in the operation's own transaction. */
+  audited?: boolean;
 }
 
 export function stateOf(context: RouteContext): RequestState {

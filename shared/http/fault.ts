@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from '../kernel/config';
 import { headerValue } from './headers';
 import type { ApiEvent } from './types';
@@ -8,7 +8,8 @@ import type { ApiEvent } from './types';
  * FAULT_INJECTION=on (set only by the test runs of the local stack), a
  * request carrying `X-Fault-Inject: after-commit` dies after its operation
  * committed and before its response leaves, as a worker killed at that moment
- * would: no response, no post-operation write, no audit line.
+ * would: no response and no post-operation write (a success's idempotency
+ * record and audit line committed with the operation).
  */
 const faultConfig = z.object({ FAULT_INJECTION: z.enum(['on', 'off']).default('off') });
 

@@ -1,6 +1,8 @@
 import type { Seal } from '../db/client';
 import { logger } from '../kernel/logger';
+import { auditItem } from '../platform/audit';
 import { fingerprint, idempotency, lockLost, type StoredResponse } from '../platform/idempotency';
+import { auditEventOf } from './audit-event';
 import type { RequestState } from './context';
 import { SimulatedCrash } from './fault';
 import { pathWithQuery } from './headers';
@@ -38,14 +40,22 @@ export function sealFor<T>(def: RouteDef, state: RequestState, view: (result: T)
       const claim = state.idempotency;
       if (!claim) return [];
       const response = jsonResult(successStatus(def), view(result));
+      const committed = () => {
+        // Only a committed transaction stored this answer; a cancelled one (sold out, a lost race) stored nothing.
+        state.sealed = response;
+        state.audited = true;
+      };
       return [
         {
           item: idempotency.completion(claim.scope, claim.token, stored(response, def.secretFields)),
           refusal: () => lockLost(claim.scope.idempotencyKey),
-          // Only a committed transaction stored this answer; a cancelled one (sold out, a lost race) stored nothing.
-          committed: () => {
-            state.sealed = response;
-          },
+          committed,
+        },
+        // The audit line of the write commits with it: no write after the operation on the success path.
+        {
+          item: auditItem(claim.scope.partnerId, auditEventOf(state, response.statusCode ?? successStatus(def), false)),
+          refusal: () => lockLost(claim.scope.idempotencyKey),
+          committed,
         },
       ];
     },

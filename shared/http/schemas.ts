@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isCalendarDate } from '../kernel/time';
 import { MAX_CURSOR_LENGTH } from '../platform/cursor';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from './config';
 import { traced } from './tracing';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoutes } from '../http/route-def';
 import { pageQuery } from '../http/schemas';
 import { AuditEventPage, Health, Me } from './schemas';

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { accessTable, type Table } from '../db/client';
+import { accessTable, type Table, type TransactItem } from '../db/client';
 import { clean, newestFirst } from '../db/query';
 import type { Env } from '../kernel/tenant';
 import { platformKeys } from './keys';
@@ -19,19 +19,23 @@ export interface AuditEvent {
 
 const RETENTION_DAYS = 400;
 
+function auditRecord(partnerId: string, e: AuditEvent) {
+  return {
+    pk: platformKeys.auditPartition(partnerId, e.environment),
+    sk: platformKeys.auditSort(e.occurred_at, e.id),
+    ...e,
+    ttl: Math.floor(Date.parse(e.occurred_at) / 1000) + RETENTION_DAYS * 86400,
+  };
+}
+
 /** One audit record per write; never a body (bodies may carry secrets or personal data). */
 export async function recordAudit(partnerId: string, e: AuditEvent, table: Table = accessTable): Promise<void> {
-  await table.client.send(
-    new PutCommand({
-      TableName: table.name(),
-      Item: {
-        pk: platformKeys.auditPartition(partnerId, e.environment),
-        sk: platformKeys.auditSort(e.occurred_at, e.id),
-        ...e,
-        ttl: Math.floor(Date.parse(e.occurred_at) / 1000) + RETENTION_DAYS * 86400,
-      },
-    }),
-  );
+  await table.client.send(new PutCommand({ TableName: table.name(), Item: auditRecord(partnerId, e) }));
+}
+
+/** The same record as a transaction item: a write's audit line commits with the operation it records. */
+export function auditItem(partnerId: string, e: AuditEvent, table: Table = accessTable): TransactItem {
+  return { Put: { TableName: table.name(), Item: auditRecord(partnerId, e) } };
 }
 
 /** Most recent first; `after` is the sort key of the last row of the previous page. */

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { accessTable, type Table } from '../db/client';
 import { loadConfig } from '../kernel/config';
 import { platformKeys } from './keys';

@@ -1,4 +1,5 @@
 import { parseKey, secretMatches } from '../access/api-key';
+import type { ApiKeyRecord, Member, Partner } from '../access/model';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../access/model';
 import { scopesFor } from '../access/roles';
 import { accessStore } from '../access/store';
@@ -15,10 +16,62 @@ export interface Authenticated {
   secret: string;
 }
 
+/** The most keys whose owners one container remembers (a Map in insertion order: the oldest is dropped first). */
+export const KEY_OWNERS_CACHED = 10_000;
+
+type KeyOwner = Pick<ApiKeyRecord, 'partner_id' | 'member_id' | 'env' | 'secret_hash'>;
+
 /**
- * Resolves the bearer key to a principal in two round trips: the key by its
- * prefix, then the member and partner (one BatchGetItem) in parallel with the
- * shared rate-limit counter. Every failure of the key answers the same 401.
+ * Key id -> whose key it is (partner, member, environment) and its secret's
+ * hash. None of these ever changes for a key (a key is never moved or given
+ * a new secret, only revoked), so this cache cannot go stale: it holds nothing
+ * that a revocation, a disable or a role change touches. It lets a warm
+ * container check the presented secret before any call, then read the key,
+ * its member and its partner in one BatchGetItem in parallel with the
+ * rate-limit counter. A wrong secret never reaches the counter.
+ */
+const keyOwners = new Map<string, KeyOwner>();
+
+function rememberOwner(key: ApiKeyRecord) {
+  if (keyOwners.has(key.key_id)) return;
+  if (keyOwners.size >= KEY_OWNERS_CACHED) keyOwners.delete(keyOwners.keys().next().value!);
+  keyOwners.set(key.key_id, { partner_id: key.partner_id, member_id: key.member_id, env: key.env, secret_hash: key.secret_hash });
+}
+
+interface KeyRead {
+  key?: ApiKeyRecord;
+  member?: Member;
+  partner?: Partner;
+  /** This request's count in the key's rate-limit window; counted only for a genuine key. */
+  count?: number;
+}
+
+/** The key, its member and its partner as stored now: one stage when the key is known to this container, else two. */
+async function readKey(keyId: string, genuine: (key: KeyOwner) => boolean, live: (key: ApiKeyRecord) => boolean, nowMs: number): Promise<KeyRead> {
+  const owner = keyOwners.get(keyId);
+  if (owner && genuine(owner)) {
+    const [read, count] = await Promise.all([accessStore.getMemberAndPartner(owner.partner_id, owner.member_id, keyId), countRequest(keyId, nowMs)]);
+    // Never expected (owners do not change): checked so that a wrong entry can only cost a read, never grant access.
+    if (read.key && read.key.partner_id === owner.partner_id && read.key.member_id === owner.member_id && read.key.secret_hash === owner.secret_hash) {
+      return { ...read, count };
+    }
+    keyOwners.delete(keyId);
+  }
+  const key = await accessStore.getKey(keyId);
+  if (!key || !genuine(key) || !live(key)) return { key };
+  const [read, count] = await Promise.all([accessStore.getMemberAndPartner(key.partner_id, key.member_id), countRequest(key.key_id, nowMs)]);
+  return { key, ...read, count };
+}
+
+/**
+ * Resolves the bearer key to a principal. Every request reads the key, its
+ * member and its partner strongly consistently, so a revoked key, a disabled
+ * member or partner and a changed role apply from the next request on, in
+ * every container (README, "Authentication"). A warm container knows the
+ * key's owners and reads all three in one BatchGetItem in parallel with the
+ * shared rate-limit counter: one stage. The first request of a key in a
+ * container reads the key first: two stages. Every failure of the key answers
+ * the same 401.
  */
 export async function authenticate(authorization: string | undefined, nowMs = Date.now()): Promise<Authenticated> {
   if (!authorization || authorization.trim() === '') {
@@ -27,13 +80,14 @@ export async function authenticate(authorization: string | undefined, nowMs = Da
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   const parsed = m ? parseKey(m[1]!) : undefined;
   if (!parsed) throw invalid();
-  const key = await accessStore.getKey(parsed.prefix);
-  if (!key || key.env !== parsed.env || !secretMatches(parsed.secret, key.secret_hash)) throw invalid();
-  if (key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= nowMs)) throw invalid();
-
-  const [{ member, partner }, count] = await Promise.all([accessStore.getMemberAndPartner(key.partner_id, key.member_id), countRequest(key.key_id, nowMs)]);
+  const genuine = (k: KeyOwner) => k.env === parsed.env && secretMatches(parsed.secret, k.secret_hash);
+  const live = (k: ApiKeyRecord) => !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= nowMs);
+  const { key, member, partner, count } = await readKey(parsed.prefix, genuine, live, nowMs);
+  if (!key || !genuine(key)) throw invalid();
+  rememberOwner(key);
+  if (!live(key)) throw invalid();
   // A disabled member or a disabled partner: the same 401 as any other unusable key.
-  if (!member || !partner || !member.enabled || partner.disabled_at) throw invalid();
+  if (!member || !partner || !member.enabled || partner.disabled_at || count === undefined) throw invalid();
   // A key that another member issued never acts for a PARTNER_ADMIN: no one holds a working key of a peer admin.
   if (member.role === 'PARTNER_ADMIN' && key.issued_by && key.issued_by !== key.member_id) throw invalid();
   const limit = partner.rate_limit_per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;

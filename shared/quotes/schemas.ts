@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BookingMode, CancellationPolicy } from '../catalog/schemas';
 import { CalendarDate, Money, PageMeta } from '../http/schemas';
 

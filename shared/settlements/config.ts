@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from '../kernel/config';
 import type { IssuerIdentity } from './model';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { csvOf, Money, PageMeta, pageQuery } from '../http/schemas';
 import { SETTLEMENT_STATUSES } from './model';
 import { PERIOD_RE } from './period';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Environment, Role } from '../access/schemas';
 import { page } from '../http/schemas';
 

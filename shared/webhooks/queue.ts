@@ -1,6 +1,6 @@
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EventRef } from '../events/types';
 import { loadConfig } from '../kernel/config';
 import { logger } from '../kernel/logger';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_TYPES } from '../events/types';
 import { csvOf, PageMeta, pageQuery } from '../http/schemas';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from '../../infra/constructs/esbuild-cjs';
+import { BUNDLE_MAIN_FIELDS, IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from '../../infra/constructs/esbuild-cjs';
 import { FONT_FILES, FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -20,6 +20,7 @@ describe('invoices in a Lambda bundle', () => {
         target: 'node22',
         format: 'cjs',
         minify: true,
+        mainFields: BUNDLE_MAIN_FIELDS,
         define: IMPORT_META_URL_DEFINE,
         banner: { js: IMPORT_META_URL_BANNER },
         outfile: join(dir, 'index.js'),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_PAYLOADS, UNAVAILABLE_REASONS } from '../../shared/events/payloads';
 import { eventIdFor } from '../../shared/events/record';
 import { EVENT_TYPES } from '../../shared/events/types';

@@ -5,6 +5,7 @@ import { logger } from '../../kernel/logger';
 import { recordRefusal, recordRequest } from '../../kernel/metrics';
 import { annotate } from '../../kernel/tracing';
 import { recordAudit } from '../../platform/audit';
+import { auditEventOf } from '../audit-event';
 import type { RequestState, RouteContext } from '../context';
 import { SimulatedCrash } from '../fault';
 import { errorResult, toApiError } from '../respond';
@@ -14,7 +15,15 @@ import type { ApiEvent, ApiResult } from '../types';
 function newState(event: ApiEvent, def: RouteDef): RequestState {
   const raw = event.body ?? '';
   const bodyBytes = Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8');
-  return { requestId: event.requestContext?.requestId || randomUUID(), route: def, startedAt: Date.now(), headers: {}, bodyBytes, pending: [] };
+  return {
+    requestId: event.requestContext?.requestId || randomUUID(),
+    route: def,
+    startedAt: Date.now(),
+    path: event.rawPath,
+    headers: {},
+    bodyBytes,
+    pending: [],
+  };
 }
 
 export const routeName = (def: RouteDef) => `${def.method} ${def.path}`;
@@ -29,7 +38,7 @@ export const routeName = (def: RouteDef) => `${def.method} ${def.path}`;
  * class; failed authentications and rate-limit refusals).
  */
 export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
-  const finish = async (event: ApiEvent, state: RequestState, result: ApiResult): Promise<ApiResult> => {
+  const finish = async (state: RequestState, result: ApiResult): Promise<ApiResult> => {
     const replayed = result.headers['idempotent-replayed'] === 'true';
     // A replay is the stored response: it keeps the request id of the request that produced it.
     const requestId = replayed ? result.headers['x-request-id']! : state.requestId;
@@ -43,23 +52,12 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
     logger.info('request', { status, duration_ms: durationMs, ...(replayed ? { replay_of: requestId } : {}) });
     recordRequest(routeName(def), status, durationMs, state.requestId);
     if (def.write && state.principal) {
-      const p = state.principal;
-      // The idempotency result and the audit line land together, before the response leaves.
-      // If one fails the operation's outcome still stands: it is logged, not turned into an error.
+      // The idempotency result and the audit line land together, before the response leaves (a success
+      // sealed in the operation's transaction already holds both). If one fails the operation's outcome
+      // still stands: it is logged, not turned into an error.
       const outcomes = await Promise.allSettled([
         ...state.pending,
-        recordAudit(p.partnerId, {
-          id: state.requestId,
-          occurred_at: new Date(state.startedAt).toISOString(),
-          member_id: p.memberId,
-          key_prefix: p.keyId,
-          environment: p.env,
-          method: def.method,
-          path: event.rawPath,
-          status: result.statusCode ?? 200,
-          request_id: state.requestId,
-          idempotent_replayed: replayed,
-        }),
+        ...(state.audited ? [] : [recordAudit(state.principal.partnerId, auditEventOf(state, status, replayed))]),
       ]);
       for (const o of outcomes) if (o.status === 'rejected') logger.error('post-operation write failed', { error: (o.reason as Error).message });
     }
@@ -75,14 +73,14 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
       request.context.http = state;
     },
     after: async (request) => {
-      request.response = await finish(request.event, request.context.http!, request.response!);
+      request.response = await finish(request.context.http!, request.response!);
     },
     onError: async (request) => {
       // A simulated crash leaves no response and writes nothing more, as a killed worker would.
       if (request.error instanceof SimulatedCrash) return;
       const state = request.context.http ?? newState(request.event, def);
       if (request.error instanceof ApiError) recordRefusal(request.error.code, request.error.status);
-      request.response = await finish(request.event, state, errorResult(toApiError(request.error), state.requestId));
+      request.response = await finish(state, errorResult(toApiError(request.error), state.requestId));
     },
   };
 }

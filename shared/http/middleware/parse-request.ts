@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { service } from '../../kernel/config';
 import { ApiError } from '../../kernel/errors';
 import { type RouteContext, stateOf } from '../context';
