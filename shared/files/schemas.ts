@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FILE_PURPOSES, MAX_PHOTO_BYTES, PHOTO_CONTENT_TYPES } from './config';
 
 export const CreateFileBody = z

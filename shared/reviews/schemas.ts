@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PageMeta, pageQuery } from '../http/schemas';
 import { MODERATION_ACTIONS, REVIEWABLE_TYPES } from './model';
 import { MAX_PHOTOS } from './rules';

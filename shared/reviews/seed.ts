@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROD } from '../catalog/keys';
 import { REVIEWABLE_TYPES, type ReviewRecord } from './model';
 import { reviewStore } from './store';
