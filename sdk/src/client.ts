@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { PartnerApiError, PartnerNetworkError } from './errors';
 import { OPERATIONS, RESOURCES } from './generated/operations';
 import type { operations } from './generated/schema';
@@ -109,6 +109,7 @@ function encodeQuery(query: Record<string, unknown> | undefined): string {
 export class PartnerClient {
   readonly baseUrl: string;
   readonly resources: Resources;
+  private readonly signedAt = new Map<string, number>();
   private readonly opts: Required<Omit<ClientOptions, 'baseUrl' | 'userAgent'>> & { userAgent?: string };
 
   constructor(options: ClientOptions) {
@@ -141,6 +142,20 @@ export class PartnerClient {
     Object.assign(this, groups);
   }
 
+  /**
+   * The service accepts a signature once (a second use under another Idempotency-Key is
+   * 401 auth.signature.replayed), so two identical writes within one second are signed
+   * with distinct timestamps: the later one moves to the next second.
+   */
+  private signingTime(request: string): string {
+    const now = Math.floor(this.opts.now() / 1000);
+    const id = createHash('sha256').update(request).digest('base64');
+    const ts = Math.max(now, (this.signedAt.get(id) ?? 0) + 1);
+    this.signedAt.set(id, ts);
+    if (this.signedAt.size > 1000) for (const [k, t] of this.signedAt) if (t < now) this.signedAt.delete(k);
+    return String(ts);
+  }
+
   /** Calls one operation; resolves with its success body, rejects with PartnerApiError or PartnerNetworkError. */
   async request<K extends OperationId>(operationId: K, ...[args]: ArgsParam<K>): Promise<Result<K>> {
     const op = OPERATIONS[operationId];
@@ -164,7 +179,7 @@ export class PartnerClient {
     for (let attempt = 0; ; attempt++) {
       if (live) {
         // A new timestamp for each attempt; the same Idempotency-Key makes it the same request to the service.
-        const ts = String(Math.floor(this.opts.now() / 1000));
+        const ts = this.signingTime(`${op.method}\n${pathWithQuery}\n${body}`);
         headers['x-timestamp'] = ts;
         headers['x-signature'] = signRequest(keySecret(this.opts.apiKey), ts, op.method, pathWithQuery, body);
       }

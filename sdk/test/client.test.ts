@@ -75,6 +75,18 @@ describe('signing', () => {
     expect(test.calls[0]!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('signs two identical live writes within one second with distinct timestamps, since the service accepts a signature once', async () => {
+    const live = client([json(201, { id: 'q1' }), json(201, { id: 'q2' })], { apiKey: `sk_live_abcdefabcdef_${README.secret}` });
+    const body = { rate_pack_id: 'r', start_date: '2026-12-01', start_time: null, travelers: [{ age: 30 }] };
+    await live.c.quotes.create({ body });
+    await live.c.quotes.create({ body });
+    const [a, b] = live.calls;
+    expect(a!.body).toBe(b!.body);
+    expect([a!.headers['x-timestamp'], b!.headers['x-timestamp']]).toEqual([README.ts, String(Number(README.ts) + 1)]);
+    expect(a!.headers['x-signature']).not.toBe(b!.headers['x-signature']);
+    expect(b!.headers['x-signature']).toBe(signRequest(README.secret, b!.headers['x-timestamp']!, 'POST', '/v1/quotes', b!.body!));
+  });
+
   it('signs nothing on reads, and sends lists comma-separated in the query', async () => {
     const live = client([json(200, { data: [], meta: { count: 0, next_cursor: null } })], { apiKey: `sk_live_abcdefabcdef_${README.secret}` });
     await live.c.bookings.list({ status: ['CONFIRMED', 'CANCELLED'], limit: 5 }).toArray();
