@@ -31,6 +31,14 @@ describe('layout', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('imports zod as a namespace, so esbuild can leave its locales out of every bundle', () => {
+    const named = /^import \{[^}]*\bz\b[^}]*\} from 'zod';/m;
+    const offenders = ['shared', 'functions', 'infra', 'scripts', 'bench', 'sdk/src']
+      .flatMap(sources)
+      .filter((f) => named.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
   it('has a handler file for every route of the table', () => {
     const entries = new Set(functionEntries());
     for (const r of ROUTE_LIST) expect(entries.has(r.handler), `${r.id}: ${r.handler}`).toBe(true);
