@@ -85,7 +85,13 @@ export async function benchReviews(base: string, key: string, partnerId: string,
     );
   });
   rows.push(await measure('GET /reviews?adventure=..., page 1 (25)', runs, get(`${list}&limit=25`)));
-  rows.push(await measure(`GET /reviews?adventure=..., keyset page after ${pages * 100} reviews (25)`, runs, get(`${list}&limit=25&cursor=${cursor}`)));
+  rows.push(
+    await measure(
+      `GET /reviews?adventure=..., keyset page after ${pages * 100} reviews (25)`,
+      runs,
+      get(`${list}&limit=25${cursor ? `&cursor=${cursor}` : ''}`),
+    ),
+  );
   rows.push(await measure('GET /reviews?adventure=...&min_rating=5, page 1 (25)', runs, get(`${list}&limit=25&min_rating=5`)));
   return {
     bare,
