@@ -165,3 +165,31 @@ export function testDb() {
   );
   return { ddb, accessTable: runtime.env.ACCESS_TABLE!, dataTable: runtime.env.DATA_TABLE! };
 }
+
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedEvent {
+  type: string;
+  test: boolean;
+  data: Record<string, unknown>;
+}
+
+/** A webhook receiver on a free local port that answers 200 and keeps every event it is sent, in order. */
+export async function startEventReceiver(path: string) {
+  const received: ReceivedEvent[] = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      received.push(JSON.parse(raw));
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+    received,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}

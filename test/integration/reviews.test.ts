@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readRuntime } from '../../infra/local/stack';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
-import { api, memberWithRole, newPartner, write } from './helpers';
+import { api, memberWithRole, newPartner, type ReceivedEvent, startEventReceiver, write } from './helpers';
 
 /** A real 1x1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -18,8 +16,8 @@ let b: Partner;
 let jwkA: JWK;
 let pack: { id: string; start_time: string | null; slug: string };
 let s3: S3Client;
-const received: { type: string; test: boolean; data: Record<string, unknown> }[] = [];
-let server: Server;
+let receiver: Awaited<ReturnType<typeof startEventReceiver>>;
+let received: ReceivedEvent[];
 
 const until = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> => {
   const end = Date.now() + ms;
@@ -80,22 +78,15 @@ const objectExists = (key: string) =>
   );
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      received.push(JSON.parse(raw));
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  receiver = await startEventReceiver('/reviews');
+  received = receiver.received;
   [a, b] = await Promise.all([newPartner(), newPartner()]);
   jwkA = await sandboxPaymentKey(a.partner_id);
   const found = await packs(a.test_key);
   // The tests review EXPERIENCE adventures: a pack of an adventure shorter than a day.
   pack = found.SCHEDULED;
   const hook = await write('POST', '/webhooks', a.test_key, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/reviews`,
+    url: receiver.url,
     event_types: ['review.moderated'],
   });
   expect(hook.status).toBe(201);
@@ -107,7 +98,7 @@ beforeAll(async () => {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
 }, 60_000);
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => receiver.close());
 
 describe('reviews', () => {
   it('the whole path: completed booking, photo upload, post, list, edit, moderate, review.moderated', async () => {

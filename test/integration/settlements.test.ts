@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,29 +9,21 @@ import { addDays, localDate } from '../../shared/kernel/time';
 import { nextPeriod, periodOf, periodStart, previousPeriod } from '../../shared/settlements/period';
 import { makeSettlementStore } from '../../shared/settlements/store';
 import { bookingBody, livePaymentKey, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
-import { admin, api, baseUrl, memberWithRole, newPartner, testDb, write } from './helpers';
+import { admin, api, baseUrl, memberWithRole, newPartner, type ReceivedEvent, startEventReceiver, testDb, write } from './helpers';
 
 const today = localDate(new Date());
 const running = periodOf(new Date());
 const next = nextPeriod(running);
 
 // A receiver for the settlement events.
-const received: { type: string; test: boolean; data: Record<string, unknown> }[] = [];
-let server: Server;
+let receiver: Awaited<ReturnType<typeof startEventReceiver>>;
 let hookUrl: string;
+let received: ReceivedEvent[];
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      received.push(JSON.parse(raw));
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/settlements`;
+  receiver = await startEventReceiver('/settlements');
+  ({ url: hookUrl, received } = receiver);
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => receiver.close());
 
 const until = async <T>(fn: () => T | Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> => {
   const end = Date.now() + ms;
