@@ -16,38 +16,29 @@ export async function benchReviews(base: string, key: string, partnerId: string,
   const { loadReviews } = await import('../shared/reviews/seed');
   const { reviewSpaces } = await import('../shared/reviews/spaces');
   const { kindOf } = await import('../shared/reviews/rules');
-  type ReviewRecord = import('../shared/reviews/model').ReviewRecord;
+  const { newPartnerReview } = await import('../shared/reviews/model');
 
   const spaces = await reviewSpaces({ partnerId, env: 'test', memberId: 'bench', role: 'PARTNER_ADMIN' });
   const [adventure] = await catalogStore.allAdventures(spaces.content);
   const start = Date.now() - n * 60_000;
-  const reviews: ReviewRecord[] = Array.from({ length: n }, (_, i) => {
-    const at = new Date(start + i * 60_000).toISOString();
-    return {
-      id: randomUUID(),
-      space: spaces.own,
-      source: 'PARTNER',
-      reviewable_type: kindOf(adventure!.duration_minutes),
-      reviewable_id: adventure!.id,
-      rating: 1 + (i % 5),
-      title: `Review ${i}`,
-      comment: 'A generated review of a generated day out, long enough to be realistic in size.',
-      author_name: 'Bench T.',
-      author_avatar: null,
-      verified_booking: true,
-      helpful_count: 0,
-      photos: [],
-      agency_reply: null,
-      agency_replied_at: null,
-      status: 'VISIBLE',
-      moderated_at: null,
-      created_at: at,
-      updated_at: at,
-      version: 1,
-      partner_id: partnerId,
-      env: 'test',
-    };
-  });
+  const reviews = Array.from({ length: n }, (_, i) =>
+    newPartnerReview(
+      {
+        id: randomUUID(),
+        space: spaces.own,
+        reviewable_type: kindOf(adventure!.duration_minutes),
+        reviewable_id: adventure!.id,
+        rating: 1 + (i % 5),
+        title: `Review ${i}`,
+        comment: 'A generated review of a generated day out, long enough to be realistic in size.',
+        author_name: 'Bench T.',
+        photos: [],
+        partner_id: partnerId,
+        env: 'test',
+      },
+      new Date(start + i * 60_000).toISOString(),
+    ),
+  );
   let t0 = Date.now();
   await loadReviews(spaces.own, reviews);
   const loadSecs = (Date.now() - t0) / 1000;

@@ -5,7 +5,7 @@ import type { Seal } from '../db/client';
 import { ApiError } from '../kernel/errors';
 import { countEvent } from '../kernel/metrics';
 import type { Tenant } from '../kernel/tenant';
-import type { ReviewableType, ReviewRecord } from './model';
+import { newPartnerReview, type ReviewableType, type ReviewRecord } from './model';
 import { photoChanges, photoNames, photoRefusal, photosFor } from './photos';
 import { bookingIdOf, displayName, ratingDelta, reviewableOf } from './rules';
 import { reviewSpaces } from './spaces';
@@ -71,32 +71,23 @@ export async function createReview(t: Tenant, input: NewReview, seal: Seal<Revie
   }
   const id = randomUUID();
   const { photos, files } = await photosFor(t, input.photo_ids ?? [], id);
-  const at = now.toISOString();
-  const review: ReviewRecord = {
-    id,
-    space: spaces.own,
-    source: 'PARTNER',
-    reviewable_type: input.reviewable_type,
-    reviewable_id: reviewable.id,
-    rating: input.rating,
-    title: input.title ?? null,
-    comment: input.comment,
-    author_name: input.author_name ?? displayName(booking.contact.first_name, booking.contact.last_name),
-    author_avatar: null,
-    verified_booking: true,
-    helpful_count: 0,
-    photos,
-    agency_reply: null,
-    agency_replied_at: null,
-    status: 'VISIBLE',
-    moderated_at: null,
-    created_at: at,
-    updated_at: at,
-    version: 1,
-    partner_id: t.partnerId,
-    env: t.env,
-    booking: { booking_number: booking.booking_number, booking_id: bookingIdOf(booking.booking_number), partner_reference: booking.partner_reference },
-  };
+  const review = newPartnerReview(
+    {
+      id,
+      space: spaces.own,
+      reviewable_type: input.reviewable_type,
+      reviewable_id: reviewable.id,
+      rating: input.rating,
+      title: input.title ?? null,
+      comment: input.comment,
+      author_name: input.author_name ?? displayName(booking.contact.first_name, booking.contact.last_name),
+      photos,
+      partner_id: t.partnerId,
+      env: t.env,
+      booking: { booking_number: booking.booking_number, booking_id: bookingIdOf(booking.booking_number), partner_reference: booking.partner_reference },
+    },
+    now.toISOString(),
+  );
   const rating = reviewStore.rate(review.space, review.reviewable_id, ratingDelta(undefined, review));
   const attach = photoChanges([], photos, id, files, now);
   await commitWithRetry(async () => ({

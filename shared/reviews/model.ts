@@ -40,3 +40,27 @@ export interface ReviewRecord {
   env?: Env;
   booking?: { booking_number: string; booking_id: string; partner_reference: string };
 }
+
+/** What a partner gives for a new review; the rest starts the same for every one. */
+export type NewPartnerReview = Pick<
+  ReviewRecord,
+  'id' | 'space' | 'reviewable_type' | 'reviewable_id' | 'rating' | 'title' | 'comment' | 'author_name' | 'photos' | 'partner_id' | 'env' | 'booking'
+>;
+
+/** A partner review as POST /reviews stores it: VISIBLE, a verified booking, no reply, version 1. */
+export function newPartnerReview(fields: NewPartnerReview, at: string): ReviewRecord {
+  return {
+    ...fields,
+    source: 'PARTNER',
+    author_avatar: null,
+    verified_booking: true,
+    helpful_count: 0,
+    agency_reply: null,
+    agency_replied_at: null,
+    status: 'VISIBLE',
+    moderated_at: null,
+    created_at: at,
+    updated_at: at,
+    version: 1,
+  };
+}
