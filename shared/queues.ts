@@ -33,7 +33,7 @@ export const QUEUES: Record<string, QueueDef> = {
     batchSize: 10,
     visibilityTimeoutSeconds: 90,
     maxReceiveCount: 5,
-    localConcurrency: 4,
+    localConcurrency: 8,
   },
   settlements: {
     name: 'settlements',

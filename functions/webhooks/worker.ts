@@ -1,17 +1,25 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord } from '../../shared/kernel/batch';
+import { eachRecord, parsedBodies } from '../../shared/kernel/batch';
 import { instrumented } from '../../shared/kernel/instrument';
-import { runAttempt } from '../../shared/webhooks/attempt';
-import { fanOut } from '../../shared/webhooks/fanout';
+import { AttemptBatch, runAttempt } from '../../shared/webhooks/attempt';
+import { fanOutAll, fanOutResult } from '../../shared/webhooks/fanout';
 import type { Message } from '../../shared/webhooks/model';
 
-/** Webhook queue consumer: fan-outs and attempts, each retried alone on failure. */
-export const handler = instrumented(
-  'queue webhooks',
-  (event: SQSEvent): Promise<SQSBatchResponse> =>
-    eachRecord(event.Records, 'webhook message', async (body) => {
-      const m = body as Message;
-      if (m.kind === 'fanout') await fanOut({ pk: m.pk, sk: m.sk });
-      else if (m.kind === 'attempt') await runAttempt(m.delivery_id, m.attempt);
-    }),
-);
+/**
+ * Webhook queue consumer: the batch's fan-outs run together (one read, one
+ * Query per partner, one transaction); its attempts are claimed and recorded
+ * each on their own, sharing one read of each endpoint. Every message is
+ * retried alone on failure.
+ */
+export const handler = instrumented('queue webhooks', async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const messages = parsedBodies<Message>(event.Records);
+  const fanOuts = fanOutAll(messages.flatMap((m) => (m?.kind === 'fanout' ? [{ pk: m.pk, sk: m.sk }] : [])));
+  const batch = new AttemptBatch();
+  const result = await eachRecord(event.Records, 'webhook message', async (body) => {
+    const m = body as Message;
+    if (m.kind === 'fanout') fanOutResult(await fanOuts, m);
+    else if (m.kind === 'attempt') await runAttempt(m.delivery_id, m.attempt, new Date(), batch);
+  });
+  await batch.flush();
+  return result;
+});

@@ -10,7 +10,8 @@ export async function eachRecord<R extends { messageId: string; body: string }>(
   what: string,
   work: (body: unknown) => Promise<unknown>,
 ): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
-  const results = await Promise.allSettled(records.map((r) => work(JSON.parse(r.body))));
+  // A body that is not JSON fails alone, like any other record.
+  const results = await Promise.allSettled(records.map(async (r) => work(JSON.parse(r.body))));
   const batchItemFailures = results.flatMap((res, i) => {
     if (res.status === 'fulfilled') return [];
     const error = res.reason instanceof Error ? res.reason.message : String(res.reason);
@@ -18,4 +19,15 @@ export async function eachRecord<R extends { messageId: string; body: string }>(
     return [{ itemIdentifier: records[i]!.messageId }];
   });
   return { batchItemFailures };
+}
+
+/** Each record's body as JSON, or undefined when it is not (eachRecord reports that record as failed). */
+export function parsedBodies<T>(records: { body: string }[]): (T | undefined)[] {
+  return records.map((r) => {
+    try {
+      return JSON.parse(r.body) as T;
+    } catch {
+      return undefined;
+    }
+  });
 }

@@ -4,6 +4,7 @@ import { eventStore } from '../events/store';
 import type { EventEnvelope } from '../events/types';
 import { logger } from '../kernel/logger';
 import { recordWebhookAttempt } from '../kernel/metrics';
+import type { Env } from '../kernel/tenant';
 import { envelopeBytes } from './deliveries';
 import type { DeliveryRecord, EndpointRecord } from './model';
 import { queueSettings, scheduleAttempt, sendDeadLetter } from './queue';
@@ -21,8 +22,16 @@ function unusable(d: DeliveryRecord, event: EventEnvelope | undefined, endpoint:
   return null;
 }
 
-/** Claims attempt `attempt` of a delivery if it is still due; retries a claim that met a concurrent transaction. */
+/**
+ * Claims attempt `attempt` of a delivery if it is still due; retries a claim
+ * that met a concurrent transaction. A first attempt never claimed before (the
+ * usual case) takes one conditional write and no read.
+ */
 async function claim(deliveryId: string, attempt: number, now: Date): Promise<{ d: DeliveryRecord; claim: AttemptClaim } | undefined> {
+  if (attempt === 1) {
+    const d = await webhookStore.claimFirst(deliveryId, now, ATTEMPT_CLAIM_MS);
+    if (d) return { d, claim: { id: d.id, index: 0 } };
+  }
   const id = randomUUID();
   for (let i = 0; ; i++) {
     const d = await webhookStore.getDelivery(deliveryId);
@@ -42,12 +51,14 @@ async function claim(deliveryId: string, attempt: number, now: Date): Promise<{ 
  * the attempt's id, posts, records the outcome, and schedules the next
  * attempt or dead-letters the delivery.
  */
-export async function runAttempt(deliveryId: string, attempt: number, now = new Date()): Promise<'sent' | 'skipped'> {
+export async function runAttempt(deliveryId: string, attempt: number, now = new Date(), batch?: AttemptBatch): Promise<'sent' | 'skipped'> {
   const claimed = await claim(deliveryId, attempt, now);
   if (!claimed) return 'skipped';
   const { d } = claimed;
-  const [record, endpoint] = await Promise.all([eventStore.get(d.event_ref), webhookStore.getEndpoint(d.partner_id, d.env, d.endpoint_id)]);
-  const event = record?.event;
+  const [event, endpoint] = await Promise.all([
+    d.event ?? eventStore.get(d.event_ref).then((r) => r?.event),
+    batch ? batch.endpoint(d) : webhookStore.getEndpoint(d.partner_id, d.env, d.endpoint_id),
+  ]);
   const refused = unusable(d, event, endpoint);
   const result: AttemptResult = refused
     ? { delivered: false, http_status: null, error: refused.error, response_time_ms: 0 }
@@ -106,8 +117,60 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     response_time_ms: result.response_time_ms,
     ...(final && !result.delivered ? { dead_lettered: true } : {}),
   });
-  if (endpoint && result.http_status !== null)
-    await webhookStore.recordEndpointStatus(d.partner_id, d.env, d.endpoint_id, result.http_status, at).catch(() => undefined);
+  if (endpoint && result.http_status !== null) {
+    const answer = { partner_id: d.partner_id, env: d.env, endpoint_id: d.endpoint_id, http_status: result.http_status, at };
+    if (batch) batch.answered(answer);
+    else await writeEndpointStatus(answer);
+  }
   if (next) await scheduleAttempt(d.id, attempt + 1, next);
   return 'sent';
+}
+
+interface EndpointAnswer {
+  partner_id: string;
+  env: Env;
+  endpoint_id: string;
+  http_status: number;
+  at: string;
+}
+
+/** Best effort: the delivery log holds every answer, the endpoint only shows the last one. */
+const writeEndpointStatus = (a: EndpointAnswer) =>
+  webhookStore.recordEndpointStatus(a.partner_id, a.env, a.endpoint_id, a.http_status, a.at).catch(() => undefined);
+
+/**
+ * What the attempts of one queue batch share. The endpoints are read once per
+ * batch (consistently, after the first claim that needs each), not once per
+ * attempt; and the last answer of each endpoint is written once when the batch
+ * is over, not once per attempt: a burst to one endpoint would otherwise read
+ * and write its item for every event.
+ */
+export class AttemptBatch {
+  private readonly endpoints = new Map<string, Promise<EndpointRecord | undefined>>();
+  private readonly latest = new Map<string, EndpointAnswer>();
+
+  endpoint(d: Pick<DeliveryRecord, 'partner_id' | 'env' | 'endpoint_id'>): Promise<EndpointRecord | undefined> {
+    const key = `${d.partner_id}|${d.env}|${d.endpoint_id}`;
+    let read = this.endpoints.get(key);
+    if (!read) {
+      read = webhookStore.getEndpoint(d.partner_id, d.env, d.endpoint_id);
+      // A failed read is not shared: the next attempt reads again.
+      read.catch(() => this.endpoints.delete(key));
+      this.endpoints.set(key, read);
+    }
+    return read;
+  }
+
+  answered(a: EndpointAnswer): void {
+    const key = `${a.partner_id}|${a.env}|${a.endpoint_id}`;
+    const seen = this.latest.get(key);
+    if (!seen || seen.at <= a.at) this.latest.set(key, a);
+  }
+
+  /** Writes the last answer of each endpoint. */
+  async flush(): Promise<void> {
+    const answers = [...this.latest.values()];
+    this.latest.clear();
+    await Promise.all(answers.map(writeEndpointStatus));
+  }
 }

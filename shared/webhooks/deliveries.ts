@@ -18,6 +18,8 @@ export function newDelivery(
     event_id: ev.id,
     event_type: ev.type,
     event_ref: ref,
+    // Carried so an attempt reads the delivery it claims and nothing else.
+    event: ev,
     endpoint_id: ep.id,
     url: ep.url,
     status: 'PENDING',

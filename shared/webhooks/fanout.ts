@@ -1,30 +1,115 @@
-import { dataTable, transact } from '../db/client';
-import { eventStore } from '../events/store';
+import { dataTable, type TransactItem, transact } from '../db/client';
+import { batchGet } from '../db/query';
+import { type EventRecord, eventStore } from '../events/store';
 import type { EventRef } from '../events/types';
 import { newDelivery } from './deliveries';
+import type { DeliveryRecord, EndpointRecord } from './model';
 import { enqueue } from './queue';
 import { MAX_ENDPOINTS, webhookStore } from './store';
 
-/**
- * Fans one recorded event out: one delivery per ACTIVE endpoint of its
- * partner and environment subscribed to its type, written in one transaction
- * with the event's dispatched mark, then their first attempts are queued.
- */
-export async function fanOut(ref: EventRef, now = new Date()): Promise<number> {
-  const record = await eventStore.get(ref, true);
-  if (record?.dispatch !== 'PENDING') return 0;
+/** One pending event and the deliveries it gets. */
+interface Plan {
+  ref: EventRef;
+  deliveries: DeliveryRecord[];
+}
+
+const refKey = (r: EventRef) => `${r.pk}\n${r.sk}`;
+/** A transaction takes at most 100 items: an event's mark and its deliveries (at most 16) always fit in one. */
+const MAX_ITEMS = 100;
+
+/** The deliveries of one event: one per ACTIVE endpoint of its partner and environment subscribed to its type. */
+function plan(ref: EventRef, record: EventRecord, endpoints: EndpointRecord[], now: Date): Plan {
   const ev = record.event;
-  // At most 16 endpoints per environment (enforced at creation), so the transaction stays far below 100 items.
-  const endpoints = (await webhookStore.listEndpoints(record.partner_id, record.env))
+  const deliveries = endpoints
     .filter((e) => e.status === 'ACTIVE' && e.event_types.includes(ev.type))
-    .slice(0, MAX_ENDPOINTS);
-  const deliveries = endpoints.map((ep) => newDelivery(ev, ref, ep, now));
-  const cancelled = await transact(
-    dataTable.client,
-    { event: eventStore.markDispatched(ref, deliveries.length, now) },
-    deliveries.map(webhookStore.putDelivery),
+    .slice(0, MAX_ENDPOINTS)
+    .map((ep) => newDelivery(ev, ref, ep, now));
+  return { ref, deliveries };
+}
+
+/**
+ * Commits events' dispatched marks with their deliveries in one transaction,
+ * then queues the first attempts. When it is cancelled (an event was fanned
+ * out meanwhile by another worker, or a concurrent transaction got in the
+ * way), each event is tried alone, so one event never holds the others back.
+ * The deliveries queued per event.
+ */
+async function commit(plans: Plan[], now: Date, out: Map<string, number>): Promise<void> {
+  const items: TransactItem[] = plans.flatMap((p) => [
+    eventStore.markDispatched(p.ref, p.deliveries.length, now),
+    ...p.deliveries.map(webhookStore.putDelivery),
+  ]);
+  const cancelled = await transact(dataTable.client, {}, items);
+  if (cancelled) {
+    if (plans.length === 1) out.set(refKey(plans[0]!.ref), 0);
+    else for (const p of plans) await commit([p], now, out);
+    return;
+  }
+  await enqueue(plans.flatMap((p) => p.deliveries.map((d) => ({ kind: 'attempt' as const, delivery_id: d.id, attempt: 1 }))));
+  for (const p of plans) out.set(refKey(p.ref), p.deliveries.length);
+}
+
+/** Groups plans into transactions of at most MAX_ITEMS items, an event never split from its deliveries. */
+function chunks(plans: Plan[]): Plan[][] {
+  const out: Plan[][] = [];
+  let size = MAX_ITEMS;
+  for (const p of plans) {
+    const n = 1 + p.deliveries.length;
+    if (size + n > MAX_ITEMS) {
+      out.push([]);
+      size = 0;
+    }
+    out.at(-1)!.push(p);
+    size += n;
+  }
+  return out;
+}
+
+/**
+ * Fans a batch of recorded events out: the events are read in one
+ * BatchGetItem, each partner and environment's endpoints in one Query, and
+ * each group's deliveries commit with the events' dispatched marks in one
+ * transaction. Returns, per event, the deliveries queued (0 when it was already
+ * fanned out) or the error that stopped its group: those are retried alone.
+ */
+export async function fanOutAll(refs: EventRef[], now = new Date()): Promise<Map<string, number | Error>> {
+  const results = new Map<string, number | Error>();
+  const unique = [...new Map(refs.map((r) => [refKey(r), { pk: r.pk, sk: r.sk }])).values()];
+  const records: (EventRecord & EventRef)[] = [];
+  for (let i = 0; i < unique.length; i += 100)
+    records.push(...((await batchGet(dataTable, unique.slice(i, i + 100))) as unknown as (EventRecord & EventRef)[]));
+  const groups = new Map<string, (EventRecord & EventRef)[]>();
+  for (const r of records) {
+    if (r.dispatch !== 'PENDING') continue;
+    const key = `${r.partner_id}|${r.env}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  await Promise.all(
+    [...groups.values()].map(async (events) => {
+      const counts = new Map<string, number>();
+      try {
+        const endpoints = await webhookStore.listEndpoints(events[0]!.partner_id, events[0]!.env);
+        const plans = events.map((r) => plan({ pk: r.pk, sk: r.sk }, r, endpoints, now));
+        for (const c of chunks(plans)) await commit(c, now, counts);
+      } catch (e) {
+        for (const r of events) if (!counts.has(refKey(r))) results.set(refKey(r), e as Error);
+      }
+      for (const [k, n] of counts) results.set(k, n);
+    }),
   );
-  if (cancelled) return 0; // another worker fanned it out
-  await enqueue(deliveries.map((d) => ({ kind: 'attempt' as const, delivery_id: d.id, attempt: 1 })));
-  return deliveries.length;
+  // Missing (never recorded) or already dispatched: nothing to do.
+  for (const r of unique) if (!results.has(refKey(r))) results.set(refKey(r), 0);
+  return results;
+}
+
+/** Fans one recorded event out (see fanOutAll); the number of deliveries queued. */
+export async function fanOut(ref: EventRef, now = new Date()): Promise<number> {
+  return fanOutResult(await fanOutAll([ref], now), ref);
+}
+
+/** The result of `fanOutAll` for one of its events. */
+export function fanOutResult(results: Map<string, number | Error>, ref: EventRef): number {
+  const r = results.get(refKey(ref));
+  if (r instanceof Error) throw r;
+  return r ?? 0;
 }

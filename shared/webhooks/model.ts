@@ -1,4 +1,4 @@
-import type { EventRef, EventType } from '../events/types';
+import type { EventEnvelope, EventRef, EventType } from '../events/types';
 import type { Env } from '../kernel/tenant';
 
 export interface EndpointRecord {
@@ -42,6 +42,8 @@ export interface DeliveryRecord {
   event_id: string;
   event_type: EventType;
   event_ref: EventRef;
+  /** The event as it is sent, never changed: absent on deliveries recorded before it was carried (read through event_ref). */
+  event?: EventEnvelope;
   endpoint_id: string;
   url: string;
   status: DeliveryStatus;

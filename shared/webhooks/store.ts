@@ -44,6 +44,17 @@ export interface DeliveryFilter {
 /** The ACTIVE endpoint's subscription items: one per event type. */
 const subscribedTypes = (e: Pick<EndpointRecord, 'status' | 'event_types'>) => (e.status === 'ACTIVE' ? e.event_types : []);
 
+/** The log entry of an attempt just claimed: its outcome is filled in once the receiver answered. */
+const openEntry = (id: string, number: number, now: Date): AttemptRecord => ({
+  id,
+  number,
+  attempted_at: now.toISOString(),
+  http_status: null,
+  response_time_ms: null,
+  error: null,
+  result: null,
+});
+
 /** Webhook endpoints (with their per-environment count) and deliveries. */
 export function makeWebhookStore(table: Table = dataTable) {
   const TableName = () => table.name();
@@ -273,7 +284,10 @@ export function makeWebhookStore(table: Table = dataTable) {
       return [...new Set(items.map((i) => i.partner_id as string))].sort();
     },
 
-    /** The last HTTP status the endpoint answered, if it still exists. */
+    /**
+     * The last HTTP status the endpoint answered, if it still exists and has
+     * not recorded a later answer meanwhile (concurrent attempts finish in any order).
+     */
     async recordEndpointStatus(partnerId: string, env: Env, id: string, httpStatus: number, at: string): Promise<void> {
       try {
         await table.client.send(
@@ -281,8 +295,9 @@ export function makeWebhookStore(table: Table = dataTable) {
             TableName: TableName(),
             Key: webhookKeys.endpoint(partnerId, env, id),
             UpdateExpression: 'SET last_http_status = :h, last_delivery_at = :now',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':h': httpStatus, ':now': at },
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(last_delivery_at) OR attribute_type(last_delivery_at, :null) OR last_delivery_at <= :now)',
+            ExpressionAttributeValues: { ':h': httpStatus, ':now': at, ':null': 'NULL' },
           }),
         );
       } catch (e) {
@@ -312,6 +327,44 @@ export function makeWebhookStore(table: Table = dataTable) {
     },
 
     /**
+     * Claims the first attempt of a delivery never claimed before, in one
+     * conditional write and without reading it first: the attempt's id is the
+     * delivery's own id, so it resolves with no lookup item. The delivery as
+     * claimed, or undefined when it is not in that state (another worker holds
+     * it, it moved on, or an earlier claim died): the caller then reads it and
+     * claims the general way.
+     */
+    async claimFirst(deliveryId: string, now: Date, claimMs: number): Promise<DeliveryRecord | undefined> {
+      const entry = openEntry(deliveryId, 1, now);
+      try {
+        const r = await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: webhookKeys.delivery(deliveryId),
+            UpdateExpression: 'SET claimed_attempt = :a, claim_until = :until, claim_id = :id, last_attempt_id = :id, attempt_log = :log',
+            ConditionExpression:
+              '#s = :pending AND attempts = :zero AND (attribute_not_exists(claim_until) OR claim_until < :now OR claimed_attempt <> :a) AND (attribute_not_exists(attempt_log) OR size(attempt_log) = :zero)',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: {
+              ':a': 1,
+              ':until': now.getTime() + claimMs,
+              ':pending': 'PENDING',
+              ':zero': 0,
+              ':now': now.getTime(),
+              ':id': deliveryId,
+              ':log': [entry],
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return r.Attributes as DeliveryRecord;
+      } catch (e) {
+        if (isConditionFailed(e)) return undefined;
+        throw e;
+      }
+    },
+
+    /**
      * Claims attempt `attempt` (same attempt number, no live claim, attempt log
      * as read) and, in the same transaction, records the attempt in the
      * delivery's log and its id in the lookup, so the id a receiver sees always
@@ -319,15 +372,7 @@ export function makeWebhookStore(table: Table = dataTable) {
      * 'conflict' when a concurrent transaction got in the way (read and retry).
      */
     async claimAttempt(d: DeliveryRecord, attempt: number, claim: AttemptClaim, now: Date, claimMs: number): Promise<'claimed' | 'taken' | 'conflict'> {
-      const entry: AttemptRecord = {
-        id: claim.id,
-        number: attempt,
-        attempted_at: now.toISOString(),
-        http_status: null,
-        response_time_ms: null,
-        error: null,
-        result: null,
-      };
+      const entry = openEntry(claim.id, attempt, now);
       const cancelled = await transact(table.client, {
         delivery: {
           Update: {
@@ -367,42 +412,45 @@ export function makeWebhookStore(table: Table = dataTable) {
     async recordAttempt(d: DeliveryRecord, attempt: number, claim: AttemptClaim, o: AttemptOutcome, guards: Guard[] = []): Promise<void> {
       const pending = o.status === 'PENDING';
       const at = `attempt_log[${claim.index}]`;
-      const cancelled = await transact(
-        table.client,
-        {
-          delivery: {
-            Update: {
-              TableName: TableName(),
-              Key: webhookKeys.delivery(d.id),
-              UpdateExpression:
-                'SET #s = :s, attempts = :a, last_http_status = :h, last_error = :e, last_attempt_at = :now, next_attempt_at = :next, updated_at = :now, delivered_at = :dat, dead_lettered_at = :dlat, ' +
-                `${at}.http_status = :h, ${at}.response_time_ms = :rt, ${at}.#err = :e, ${at}.#res = :res` +
-                (pending ? ', gsi2sk = :g2' : ' REMOVE gsi2pk, gsi2sk'),
-              ConditionExpression: 'claimed_attempt = :a AND attempts = :prev AND claim_id = :cid',
-              ExpressionAttributeNames: { '#s': 'status', '#err': 'error', '#res': 'result' },
-              ExpressionAttributeValues: {
-                ':s': o.status,
-                ':a': attempt,
-                ':prev': attempt - 1,
-                ':cid': claim.id,
-                ':h': o.http_status,
-                ':e': o.error,
-                ':rt': o.response_time_ms,
-                ':res': o.delivered ? 'SUCCEEDED' : 'FAILED',
-                ':now': o.at,
-                ':next': o.next_attempt_at,
-                ':dat': o.delivered ? o.at : null,
-                // A test send that failed is not dead-lettered: it was never meant to be retried.
-                ':dlat': o.status === 'FAILED' && !d.test_send ? o.at : null,
-                ...(pending ? { ':g2': webhookKeys.pending(o.next_attempt_at!, d.id).gsi2sk } : {}),
-              },
-            },
-          },
+      const update = {
+        TableName: TableName(),
+        Key: webhookKeys.delivery(d.id),
+        UpdateExpression:
+          'SET #s = :s, attempts = :a, last_http_status = :h, last_error = :e, last_attempt_at = :now, next_attempt_at = :next, updated_at = :now, delivered_at = :dat, dead_lettered_at = :dlat, ' +
+          `${at}.http_status = :h, ${at}.response_time_ms = :rt, ${at}.#err = :e, ${at}.#res = :res` +
+          (pending ? ', gsi2sk = :g2' : ' REMOVE gsi2pk, gsi2sk'),
+        ConditionExpression: 'claimed_attempt = :a AND attempts = :prev AND claim_id = :cid',
+        ExpressionAttributeNames: { '#s': 'status', '#err': 'error', '#res': 'result' },
+        ExpressionAttributeValues: {
+          ':s': o.status,
+          ':a': attempt,
+          ':prev': attempt - 1,
+          ':cid': claim.id,
+          ':h': o.http_status,
+          ':e': o.error,
+          ':rt': o.response_time_ms,
+          ':res': o.delivered ? 'SUCCEEDED' : 'FAILED',
+          ':now': o.at,
+          ':next': o.next_attempt_at,
+          ':dat': o.delivered ? o.at : null,
+          // A test send that failed is not dead-lettered: it was never meant to be retried.
+          ':dlat': o.status === 'FAILED' && !d.test_send ? o.at : null,
+          ...(pending ? { ':g2': webhookKeys.pending(o.next_attempt_at!, d.id).gsi2sk } : {}),
         },
-        [],
-        guards,
-      );
-      if (cancelled) throw new Error(`attempt ${attempt} of delivery ${d.id} could not be recorded (${cancelled.codes.join(', ')})`);
+      };
+      const refused = (why: string) => new Error(`attempt ${attempt} of delivery ${d.id} could not be recorded (${why})`);
+      if (guards.length === 0) {
+        // Nothing to commit with it: one conditional write, not a transaction.
+        try {
+          await table.client.send(new UpdateCommand(update));
+          return;
+        } catch (e) {
+          if (isConditionFailed(e)) throw refused('ConditionalCheckFailed');
+          throw e;
+        }
+      }
+      const cancelled = await transact(table.client, { delivery: { Update: update } }, [], guards);
+      if (cancelled) throw refused(cancelled.codes.join(', '));
     },
 
     /** A new delivery created with its first attempt already claimed (a test send), with its attempt lookup. */

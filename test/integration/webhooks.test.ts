@@ -503,26 +503,37 @@ describe('event delivery', () => {
     expect(at(path)).toHaveLength(1);
   });
 
-  it('concurrent workers never send the same attempt twice', async () => {
+  // Attempt 1 made due again, unclaimed, without queueing it; then five workers race for it in this process.
+  it.each([
+    { state: 'claimed before (its attempt log kept)', removed: 'claimed_attempt, claim_until', log: 2 },
+    { state: 'never claimed (one conditional write, no read)', removed: 'claimed_attempt, claim_until, claim_id, attempt_log, last_attempt_id', log: 1 },
+  ])('concurrent workers never send the same attempt twice: a first attempt $state', async ({ removed, log }) => {
     const p = await newPartner();
     const path = `/ok/claim-${randomUUID().slice(0, 8)}`;
     await endpoint(p.test_key, path);
     await book(p);
-    await until(
-      () => at(path),
-      (r) => r.length === 1,
-    );
+    const first = (
+      await until(
+        () => at(path),
+        (r) => r.length === 1,
+      )
+    )[0]!;
     const d = await until(
       async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0],
       (x) => x?.status === 'DELIVERED',
     );
-    // Make attempt 1 due again, unclaimed, without queueing it; then race five workers on it in this process.
+    // The first attempt's id is the delivery's own id: it resolves with no lookup item.
+    expect(first.headers['x-service-delivery-id']).toBe(d.id);
+    expect((await api('GET', `/webhooks/deliveries/${d.id}`, { key: p.test_key })).body).toMatchObject({
+      last_attempt_id: d.id,
+      attempt_log: [{ id: d.id, number: 1 }],
+    });
     const { ddb, dataTable } = testDb();
     await ddb.send(
       new UpdateCommand({
         TableName: dataTable,
         Key: webhookKeys.delivery(d.id),
-        UpdateExpression: 'SET #s = :p, attempts = :z REMOVE claimed_attempt, claim_until',
+        UpdateExpression: `SET #s = :p, attempts = :z REMOVE ${removed}`,
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: { ':p': 'PENDING', ':z': 0 },
       }),
@@ -533,6 +544,68 @@ describe('event delivery', () => {
     expect(outcomes.filter((o) => o === 'sent')).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 500));
     expect(at(path)).toHaveLength(2);
+    const after = (await api('GET', `/webhooks/deliveries/${d.id}`, { key: p.test_key })).body;
+    expect(after).toMatchObject({ status: 'DELIVERED', attempts: 1 });
+    expect(after.attempt_log).toHaveLength(log);
+  });
+
+  it('a batch of fan-outs across partners delivers each event once, also when two workers fan the same batch out at once', async () => {
+    const [a, b] = [await newPartner(), await newPartner()];
+    const pathA = `/ok/batch-a-${randomUUID().slice(0, 8)}`;
+    const pathB = `/ok/batch-b-${randomUUID().slice(0, 8)}`;
+    await endpoint(a.test_key, pathA, ['adventure.unavailable']);
+    await endpoint(b.test_key, pathB, ['adventure.unavailable']);
+    Object.assign(process.env, readRuntime(inject('stateDir'), inject('port'))!.env);
+    const { recordEvent } = await import('../../shared/events/record');
+    const { fanOutAll } = await import('../../shared/webhooks/fanout');
+    const { exampleData } = await import('../../shared/webhooks/examples');
+    const { ddb, dataTable } = testDb();
+    const data = exampleData('adventure.unavailable');
+    const events = [a, a, a, b, b].map((p) => recordEvent(p.partner_id, 'test', 'adventure.unavailable', data));
+    // One recorded already dispatched (a test send's event): the fan-out leaves it alone.
+    const done = recordEvent(a.partner_id, 'test', 'adventure.unavailable', data, new Date(), undefined, { dispatched: true });
+    for (const e of [...events, done]) await ddb.send(new PutCommand({ TableName: dataTable, Item: e.item.Put!.Item! }));
+    const never = eventKeys.event(a.partner_id, 'test', new Date().toISOString(), randomUUID());
+    const refs = [...events, done].map((e) => e.ref);
+    const [one, two] = await Promise.all([fanOutAll([...refs, never]), fanOutAll(refs)]);
+    for (const e of events) expect((one.get(`${e.ref.pk}\n${e.ref.sk}`) as number) + (two.get(`${e.ref.pk}\n${e.ref.sk}`) as number)).toBe(1);
+    expect(one.get(`${done.ref.pk}\n${done.ref.sk}`)).toBe(0);
+    expect(one.get(`${never.pk}\n${never.sk}`)).toBe(0);
+    const gotA = await until(
+      () => at(pathA),
+      (r) => r.length >= 3,
+    );
+    const gotB = await until(
+      () => at(pathB),
+      (r) => r.length >= 2,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(new Set(at(pathA).map((h) => h.headers['x-service-event-id']))).toEqual(new Set(events.slice(0, 3).map((e) => e.event.id)));
+    expect(new Set(at(pathB).map((h) => h.headers['x-service-event-id']))).toEqual(new Set(events.slice(3).map((e) => e.event.id)));
+    expect([gotA.length, at(pathA).length, at(pathB).length]).toEqual([3, 3, 2]);
+    void gotB;
+  });
+
+  it("an endpoint's last status never goes back to an earlier answer recorded late", async () => {
+    const p = await newPartner();
+    const path = `/ok/status-${randomUUID().slice(0, 8)}`;
+    const e = await endpoint(p.test_key, path);
+    await book(p);
+    const shown = await until(
+      async () => (await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body,
+      (x) => x?.last_http_status === 200,
+    );
+    Object.assign(process.env, readRuntime(inject('stateDir'), inject('port'))!.env);
+    const { webhookStore } = await import('../../shared/webhooks/store');
+    const earlier = new Date(Date.parse(shown.last_delivery_at) - 1000).toISOString();
+    await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, 500, earlier);
+    expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body).toMatchObject({
+      last_http_status: 200,
+      last_delivery_at: shown.last_delivery_at,
+    });
+    const later = new Date(Date.parse(shown.last_delivery_at) + 1000).toISOString();
+    await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, 503, later);
+    expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body).toMatchObject({ last_http_status: 503, last_delivery_at: later });
   });
 
   it('an event recorded without its fan-out nudge is picked up by the sweeper', async () => {
