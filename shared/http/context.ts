@@ -42,6 +42,8 @@ export interface RequestState {
   bodyBytes: Buffer;
   /** Validated Idempotency-Key of a write. */
   idempotencyKey?: string;
+  /** A live write's signature, being recorded as accepted once (false: already accepted under another key); awaited with the key's claim. */
+  signatureAccepted?: Promise<boolean>;
   /** Path, query and body after validation. */
   input?: ParsedInput;
   /** Writes still in flight that must land before the response leaves (idempotency result). */

@@ -2,6 +2,7 @@ import type { Seal } from '../db/client';
 import { logger } from '../kernel/logger';
 import { auditItem } from '../platform/audit';
 import { fingerprint, idempotency, lockLost, type StoredResponse } from '../platform/idempotency';
+import { signatureReplayed } from '../platform/signature-replay';
 import { auditEventOf } from './audit-event';
 import type { RequestState } from './context';
 import { SimulatedCrash } from './fault';
@@ -74,7 +75,15 @@ export async function runIdempotent(event: ApiEvent, state: RequestState, run: (
   const p = state.principal!;
   const scope = { partnerId: p.partnerId, env: p.env, idempotencyKey: state.idempotencyKey! };
   const fp = fingerprint(event.requestContext.http.method, pathWithQuery(event), state.bodyBytes);
-  const claim = await idempotency.claim(scope, fp, state.requestId);
+  // The key is claimed while the live signature is recorded (see platform): the operation runs only if both hold.
+  const [accepted, claimed] = await Promise.allSettled([state.signatureAccepted ?? true, idempotency.claim(scope, fp, state.requestId)]);
+  if (accepted.status === 'rejected' || accepted.value === false) {
+    // Refused before running: the request leaves no claim behind, so the key stays free for a correct request.
+    if (claimed.status === 'fulfilled' && claimed.value.kind === 'run') await idempotency.release(scope, claimed.value.token);
+    throw accepted.status === 'rejected' ? accepted.reason : signatureReplayed();
+  }
+  if (claimed.status === 'rejected') throw claimed.reason;
+  const claim = claimed.value;
   if (claim.kind === 'replay') {
     const res = claim.response;
     return {

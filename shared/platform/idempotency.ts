@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { accessTable, type Table, type TransactItem } from '../db/client';
 import { conditionFailedItem, isConditionFailed } from '../db/errors';
@@ -134,6 +134,23 @@ export function idempotencyStore(table: Table = accessTable) {
       } catch (e) {
         if (isConditionFailed(e)) throw inProgress();
         throw e;
+      }
+    },
+
+    /** Gives up a claim whose request was refused before its operation ran (only while this request holds it). */
+    async release(scope: IdempotencyScope, token: string): Promise<void> {
+      try {
+        await table.client.send(
+          new DeleteCommand({
+            TableName: table.name(),
+            Key: platformKeys.idempotency(scope.partnerId, scope.env, scope.idempotencyKey),
+            ConditionExpression: '#s = :inProgress AND lock_token = :token',
+            ExpressionAttributeNames: { '#s': 'state' },
+            ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':token': token },
+          }),
+        );
+      } catch (e) {
+        if (!isConditionFailed(e)) throw e;
       }
     },
 

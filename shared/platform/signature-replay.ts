@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { accessTable, type Table } from '../db/client';
 import { isConditionFailed } from '../db/errors';
+import { ApiError } from '../kernel/errors';
 import { platformKeys } from './keys';
 import { SIGNATURE_WINDOW_SECONDS } from './signature';
 
@@ -37,3 +38,10 @@ export async function acceptSignatureOnce(
     throw e;
   }
 }
+
+/** The refusal of a live write whose signature was already accepted under another Idempotency-Key. */
+export const signatureReplayed = () =>
+  new ApiError(
+    'auth.signature.replayed',
+    'This signature was already accepted with another Idempotency-Key: a new request needs a new signature (a new X-Timestamp). A retry keeps its Idempotency-Key.',
+  );

@@ -55,7 +55,8 @@ describe('signed live writes', () => {
     const k1 = randomUUID();
     const first = await api('POST', '/quotes', { key: p.live_key, rawBody: body, headers: { ...signed, 'idempotency-key': k1 } });
     expect(first.status, first.text).toBe(201);
-    const replayed = await api('POST', '/quotes', { key: p.live_key, rawBody: body, headers: { ...signed, 'idempotency-key': randomUUID() } });
+    const k2 = randomUUID();
+    const replayed = await api('POST', '/quotes', { key: p.live_key, rawBody: body, headers: { ...signed, 'idempotency-key': k2 } });
     expect(replayed.status).toBe(401);
     expect(replayed.body.code).toBe('auth.signature.replayed');
     const retry = await api('POST', '/quotes', { key: p.live_key, rawBody: body, headers: { ...signed, 'idempotency-key': k1 } });
@@ -63,6 +64,15 @@ describe('signed live writes', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.body.id).toBe(first.body.id);
     expect((await api('GET', '/quotes', { key: p.live_key })).body.data).toHaveLength(1);
+    // The key is claimed while the signature is recorded: the refused request gave its claim back, so k2 runs a fresh, signed request.
+    const fresh = await api('POST', '/quotes', {
+      key: p.live_key,
+      rawBody: body,
+      headers: { ...signatureHeaders(p.live_key, 'POST', '/quotes', body), 'idempotency-key': k2 },
+    });
+    expect(fresh.status, fresh.text).toBe(201);
+    expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+    expect((await api('GET', '/quotes', { key: p.live_key })).body.data).toHaveLength(2);
   });
 
   it('a live write without X-Timestamp says so: 401 auth.timestamp.missing', async () => {

@@ -70,11 +70,12 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
         }
       }
       state.idempotencyKey = idempotencyKeyOf(event);
-      if (signature && !(await acceptSignatureOnce(principal.keyId, signature, state.idempotencyKey, now))) {
-        throw new ApiError(
-          'auth.signature.replayed',
-          'This signature was already accepted with another Idempotency-Key: a new request needs a new signature (a new X-Timestamp). A retry keeps its Idempotency-Key.',
-        );
+      if (signature) {
+        // Recorded while runIdempotent claims the Idempotency-Key: one round trip for both, and the
+        // operation runs only once both answered. Landed before the response leaves, whatever happens.
+        state.signatureAccepted = acceptSignatureOnce(principal.keyId, signature, state.idempotencyKey, now);
+        state.signatureAccepted.catch(() => undefined);
+        state.pending.push(state.signatureAccepted);
       }
     },
   };
