@@ -362,7 +362,7 @@ async function webhookRun(path: string, groups: number, size: number, everyMs: n
       recorder,
       events.map((e) => ({ PutRequest: { Item: e.item.Put!.Item! } })),
     );
-    await publishEvents(events.map((e) => e.ref));
+    await publishEvents(events);
   }
   const deadline = Date.now() + 240_000;
   while (receipts.size < total && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));

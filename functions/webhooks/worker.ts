@@ -13,7 +13,7 @@ import type { Message } from '../../shared/webhooks/model';
  */
 export const handler = instrumented('queue webhooks', async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const messages = parsedBodies<Message>(event.Records);
-  const fanOuts = fanOutAll(messages.flatMap((m) => (m?.kind === 'fanout' ? [{ pk: m.pk, sk: m.sk }] : [])));
+  const fanOuts = fanOutAll(messages.flatMap((m) => (m?.kind === 'fanout' ? [m] : [])));
   const batch = new AttemptBatch();
   const result = await eachRecord(event.Records, 'webhook message', async (body) => {
     const m = body as Message;

@@ -80,7 +80,7 @@ export async function cancelBooking(
     );
     if (!cancelled) {
       countEvent('BookingsCancelled', b.env);
-      await publishEvents([event.ref]);
+      await publishEvents([event]);
       await notify(result, 'cancelled');
       return result;
     }

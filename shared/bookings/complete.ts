@@ -41,7 +41,7 @@ export async function completeBooking(b: BookingRecord, seal: Seal<BookingRecord
       seal.items(result),
     );
     if (!cancelled) {
-      await publishEvents([event.ref]);
+      await publishEvents([event]);
       return result;
     }
     // The booking was cancelled or completed meanwhile, or its settlement was issued: decide again on what it is now.

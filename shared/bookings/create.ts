@@ -176,7 +176,7 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
         },
         now,
       ).catch((e: Error) => logger.warn('sell-out announcement failed', { error: e.message, rate_pack_id: quote.rate_pack_id }));
-      await Promise.all([publishEvents([event.ref]), notify(booking, 'confirmed'), soldOut]);
+      await Promise.all([publishEvents([event]), notify(booking, 'confirmed'), soldOut]);
       return booking;
     }
     if (cancelled.failed('quote')) {

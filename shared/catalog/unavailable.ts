@@ -106,7 +106,7 @@ export async function commitAnnouncement(first: Unit[], events: RecordedEvent[],
     failed = await commitChunk(chunk, written);
     if (failed) break;
   }
-  await publishEvents(written.map((e) => e.ref));
+  await publishEvents(written);
   return failed ? { written, failed } : { written };
 }
 

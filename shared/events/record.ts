@@ -8,6 +8,8 @@ import type { EventEnvelope, EventRef, EventType } from './types';
 export interface RecordedEvent {
   event: EventEnvelope;
   ref: EventRef;
+  partner_id: string;
+  env: Env;
   /** The Put to include in the same TransactWriteItems as the state change. */
   item: TransactItem;
   /** With `once`: the Put of the event's once-marker, to write with `item` (it fails if the event was recorded before). */
@@ -52,6 +54,8 @@ export function recordEvent<T extends EventType>(
   return {
     event,
     ref,
+    partner_id: partnerId,
+    env,
     item: {
       Put: {
         TableName: table.name(),

@@ -110,7 +110,7 @@ export async function storeDocuments(
   const cancelled = await transact(dataTable.client, { settlement: settlementStore.documentsStored(s, documents, now) }, [event.item], seal.items(result));
   // Another run stored them first (two runs at once): it reports this settlement, not this one.
   if (cancelled) return { settlement: (await settlementStore.get(s.partner_id, s.env, s.period)) ?? result, stored: false };
-  await publishEvents([event.ref]);
+  await publishEvents([event]);
   countEvent('SettlementsIssued', s.env);
   return { settlement: result, stored: true };
 }

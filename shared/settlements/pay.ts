@@ -70,7 +70,7 @@ export async function paySettlement(
     const fresh = await settlementStore.get(s.partner_id, s.env, s.period);
     throw notPayable(fresh ?? s);
   }
-  await publishEvents([event.ref]);
+  await publishEvents([event]);
   countEvent('SettlementsPaid', s.env);
   return result;
 }

@@ -3,7 +3,7 @@ import { batchGet } from '../db/query';
 import { type EventRecord, eventStore } from '../events/store';
 import type { EventRef } from '../events/types';
 import { newDelivery } from './deliveries';
-import type { DeliveryRecord, EndpointRecord } from './model';
+import type { DeliveryRecord, EndpointRecord, FanOutRequest } from './model';
 import { enqueue } from './queue';
 import { MAX_ENDPOINTS, webhookStore } from './store';
 
@@ -66,18 +66,25 @@ function chunks(plans: Plan[]): Plan[][] {
 }
 
 /**
- * Fans a batch of recorded events out: the events are read in one
- * BatchGetItem, each partner and environment's endpoints in one Query, and
- * each group's deliveries commit with the events' dispatched marks in one
- * transaction. Returns, per event, the deliveries queued (0 when it was already
+ * Fans a batch of recorded events out: the events not carried by their
+ * request are read in one BatchGetItem, each partner and environment's
+ * endpoints in one Query, and each group's deliveries commit with the events'
+ * dispatched marks in one transaction. Returns, per event, the deliveries queued (0 when it was already
  * fanned out) or the error that stopped its group: those are retried alone.
  */
-export async function fanOutAll(refs: EventRef[], now = new Date()): Promise<Map<string, number | Error>> {
+export async function fanOutAll(requests: FanOutRequest[], now = new Date()): Promise<Map<string, number | Error>> {
   const results = new Map<string, number | Error>();
-  const unique = [...new Map(refs.map((r) => [refKey(r), { pk: r.pk, sk: r.sk }])).values()];
-  const records: (EventRecord & EventRef)[] = [];
-  for (let i = 0; i < unique.length; i += 100)
-    records.push(...((await batchGet(dataTable, unique.slice(i, i + 100))) as unknown as (EventRecord & EventRef)[]));
+  // An event carried by its request is taken as pending: its dispatched mark is conditional on that anyway.
+  const carried = (r: FanOutRequest) => r.event !== undefined && r.partner_id !== undefined && r.env !== undefined;
+  const byKey = new Map<string, FanOutRequest>();
+  for (const r of requests) if (!byKey.has(refKey(r)) || carried(r)) byKey.set(refKey(r), r);
+  const unique = [...byKey.values()];
+  const records: (EventRecord & EventRef)[] = unique
+    .filter(carried)
+    .map((r) => ({ pk: r.pk, sk: r.sk, partner_id: r.partner_id!, env: r.env!, event: r.event!, dispatch: 'PENDING' as const }));
+  const unread = unique.filter((r) => !carried(r)).map((r) => ({ pk: r.pk, sk: r.sk }));
+  for (let i = 0; i < unread.length; i += 100)
+    records.push(...((await batchGet(dataTable, unread.slice(i, i + 100))) as unknown as (EventRecord & EventRef)[]));
   const groups = new Map<string, (EventRecord & EventRef)[]>();
   for (const r of records) {
     if (r.dispatch !== 'PENDING') continue;

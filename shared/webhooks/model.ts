@@ -70,4 +70,11 @@ export interface DeliveryRecord {
 }
 
 /** The webhook queue's messages: fan out one recorded event, or run one attempt of a delivery. */
-export type Message = { kind: 'fanout'; pk: string; sk: string } | { kind: 'attempt'; delivery_id: string; attempt: number };
+export type Message = ({ kind: 'fanout' } & FanOutRequest) | { kind: 'attempt'; delivery_id: string; attempt: number };
+
+/**
+ * An event to fan out: where it is recorded and, when the sender had it at
+ * hand (right after its transaction), the event itself, so the fan-out reads
+ * nothing. Its dispatched mark is still conditional on the record.
+ */
+export type FanOutRequest = EventRef & { partner_id?: string; env?: Env; event?: EventEnvelope };

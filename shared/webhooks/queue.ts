@@ -1,6 +1,7 @@
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
+import type { RecordedEvent } from '../events/record';
 import type { EventRef } from '../events/types';
 import { loadConfig } from '../kernel/config';
 import { logger } from '../kernel/logger';
@@ -38,10 +39,20 @@ export async function enqueue(messages: Message[]): Promise<void> {
   }
 }
 
-/** After a transaction recorded events: nudge the fan-out. A lost nudge is re-driven by the sweeper. */
-export async function publishEvents(refs: EventRef[]): Promise<void> {
+/**
+ * After a transaction recorded events: nudge the fan-out, with each event when
+ * it is at hand (the fan-out then need not read it). A lost nudge is re-driven
+ * by the sweeper.
+ */
+export async function publishEvents(events: (RecordedEvent | EventRef)[]): Promise<void> {
   try {
-    await enqueue(refs.map((r) => ({ kind: 'fanout' as const, ...r })));
+    await enqueue(
+      events.map((e) =>
+        'ref' in e
+          ? { kind: 'fanout' as const, ...e.ref, partner_id: e.partner_id, env: e.env, event: e.event }
+          : { kind: 'fanout' as const, pk: e.pk, sk: e.sk },
+      ),
+    );
   } catch (e) {
     logger.warn('event fan-out deferred to the sweeper', { error: (e as Error).message });
   }
