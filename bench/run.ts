@@ -397,7 +397,7 @@ const updateCeiling = await ceiling(3000, (i) =>
   ddb.send(
     new UpdateCommand({
       TableName: dataTable.name(),
-      Key: { pk: `BENCH#CEIL#${ceilingRun}#${i % 500}`, sk: 'U' },
+      Key: { pk: `bench-ceiling-${ceilingRun}-${i % 500}`, sk: 'U' },
       UpdateExpression: 'SET n = :n',
       ExpressionAttributeValues: { ':n': i },
     }),
@@ -407,7 +407,7 @@ const transactCeiling = await ceiling(3000, (i) =>
   ddb.send(
     new TransactWriteCommand({
       TransactItems: ['A', 'B'].map((sk) => ({
-        Put: { TableName: dataTable.name(), Item: { pk: `BENCH#CEIL#${ceilingRun}#T${i}`, sk }, ConditionExpression: 'attribute_not_exists(pk)' },
+        Put: { TableName: dataTable.name(), Item: { pk: `bench-ceiling-${ceilingRun}-t${i}`, sk }, ConditionExpression: 'attribute_not_exists(pk)' },
       })),
     }),
   ),
