@@ -109,11 +109,6 @@ export async function fanOutAll(requests: FanOutRequest[], now = new Date()): Pr
   return results;
 }
 
-/** Fans one recorded event out (see fanOutAll); the number of deliveries queued. */
-export async function fanOut(ref: EventRef, now = new Date()): Promise<number> {
-  return fanOutResult(await fanOutAll([ref], now), ref);
-}
-
 /** The result of `fanOutAll` for one of its events. */
 export function fanOutResult(results: Map<string, number | Error>, ref: EventRef): number {
   const r = results.get(refKey(ref));
