@@ -14,7 +14,7 @@ import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { FONT_FILES, FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { deploymentOf } from '../environments';
-import { BUNDLE_MAIN_FIELDS, IMPORT_META_URL_BANNER, IMPORT_META_URL_DEFINE } from './esbuild-cjs';
+import { LAMBDA_ESBUILD_OPTIONS } from './esbuild-cjs';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -97,15 +97,16 @@ export class ServiceFunction extends NodejsFunction {
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       },
       bundling: {
-        target: 'node22',
+        target: LAMBDA_ESBUILD_OPTIONS.target,
         format: OutputFormat.CJS,
-        minify: true,
+        minify: LAMBDA_ESBUILD_OPTIONS.minify,
         sourceMap: true,
         // Bundle the SDK too: the version that ran the tests is the version deployed.
         externalModules: [],
-        mainFields: BUNDLE_MAIN_FIELDS,
-        define: IMPORT_META_URL_DEFINE,
-        banner: IMPORT_META_URL_BANNER,
+        mainFields: LAMBDA_ESBUILD_OPTIONS.mainFields,
+        define: LAMBDA_ESBUILD_OPTIONS.define,
+        banner: LAMBDA_ESBUILD_OPTIONS.banner.js,
+        esbuildArgs: { '--alias': Object.entries(LAMBDA_ESBUILD_OPTIONS.alias).map(([pkg, shim]) => `${pkg}=${shim}`) },
         ...(props.pdfFonts || props.referencePage
           ? {
               commandHooks: {
