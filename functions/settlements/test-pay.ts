@@ -1,6 +1,6 @@
 import { route } from '../../shared/http/route';
+import { paySettlementNow } from '../../shared/settlements/pay';
 import { settlementRoutes } from '../../shared/settlements/routes';
-import { paySettlementNow } from '../../shared/settlements/run';
 import { settlementView } from '../../shared/settlements/views';
 
 /** Sandbox test helper: a simulated transfer of the total due. */

@@ -304,7 +304,8 @@ export const COMMANDS: Record<string, Command> = {
     async run(f) {
       const { localDate } = await import('../../shared/kernel/time');
       const { periodOf } = await import('../../shared/settlements/period');
-      const { runSettlements, enqueueSettlements, throughPeriodFor } = await import('../../shared/settlements/run');
+      const { runSettlements } = await import('../../shared/settlements/run');
+      const { enqueueSettlements, throughPeriodFor } = await import('../../shared/settlements/schedule');
       const { settlementView } = await import('../../shared/settlements/views');
       const date = (f.date as string | undefined) ?? localDate(new Date());
       const through = throughPeriodFor(date);
@@ -340,7 +341,7 @@ export const COMMANDS: Record<string, Command> = {
     }),
     async run(f) {
       const { parseMad } = await import('../../shared/kernel/money');
-      const { payByOperator } = await import('../../shared/settlements/run');
+      const { payByOperator } = await import('../../shared/settlements/pay');
       const { settlementView } = await import('../../shared/settlements/views');
       const s = settlementView(await payByOperator(f.settlement as string, f.reference as string, parseMad(f.amount as string)));
       return { json: s, text: `${s.number} PAID (${s.total_due.amount} MAD, transfer ${s.transfer_reference}).` };

@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { recordEvent } from '../events/record';
-import { ApiError } from '../kernel/errors';
+import { ApiError, notFound } from '../kernel/errors';
 import { countEvent } from '../kernel/metrics';
 import { formatMinor, money } from '../kernel/money';
+import type { Tenant } from '../kernel/tenant';
 import { publishEvents } from '../webhooks/queue';
 import type { SettlementRecord } from './model';
+import { getSettlement } from './read';
 import { settlementStore } from './store';
 
 const notPayable = (s: SettlementRecord) =>
@@ -73,4 +76,17 @@ export async function paySettlement(
   await publishEvents([event]);
   countEvent('SettlementsPaid', s.env);
   return result;
+}
+
+/** Test helper: a simulated transfer of exactly the total due. */
+export async function paySettlementNow(t: Tenant, id: string, reference: string | undefined, seal: Seal<SettlementRecord>) {
+  const s = await getSettlement(t, id);
+  return paySettlement(s, reference ?? `SIMULATED-${randomUUID().slice(0, 8).toUpperCase()}`, s.total_minor, seal);
+}
+
+/** The operators record a partner's transfer (admin command). */
+export async function payByOperator(id: string, reference: string, amountMinor: number) {
+  const s = await settlementStore.findById(id);
+  if (!s) throw notFound('Settlement', id);
+  return paySettlement(s, reference, amountMinor);
 }
