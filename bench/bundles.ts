@@ -165,4 +165,7 @@ export async function bundleReport(withInit: boolean, initRuns = 5): Promise<str
   return out.join('\n');
 }
 
-if (process.argv[1] === import.meta.filename) console.log(await bundleReport(process.argv.includes('--init')));
+if (process.argv[1] === import.meta.filename) {
+  const runs = process.argv.indexOf('--runs');
+  console.log(await bundleReport(process.argv.includes('--init'), runs > 0 ? Number(process.argv[runs + 1]) : 5));
+}
