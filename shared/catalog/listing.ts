@@ -181,6 +181,8 @@ function nearest(cat: PreparedCatalog, query: ListingQuery, keep: (a: AdventureS
       total++;
       if (certain) continue;
       const distance_km = haversineKm(lat, lng, a.lat, a.lng);
+      // Farther than the page's last place so far: it can never be on the page (a tie is kept for the slug order).
+      if (kth.full && distance_km > kth.top) continue;
       found.push({ adventure: a, distance_km });
       kth.add(distance_km);
     }
