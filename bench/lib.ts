@@ -19,17 +19,35 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[i]!;
 }
 
+function statsOf(name: string, times: number[]): Stats {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { name, n: times.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: times.reduce((a, b) => a + b, 0) / times.length };
+}
+
+async function timed(fn: () => Promise<void>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
 /** Runs `fn` n times sequentially after a warm-up and returns latency percentiles in ms. */
 export async function measure(name: string, n: number, fn: (i: number) => Promise<void>, warmup = 20): Promise<Stats> {
   for (let i = 0; i < warmup; i++) await fn(-1 - i);
   const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn(i);
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return { name, n, p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / n };
+  for (let i = 0; i < n; i++) times.push(await timed(() => fn(i)));
+  return statsOf(name, times);
+}
+
+/**
+ * `measure` for scenarios to be compared with each other: after their
+ * warm-ups, the i-th request of each runs in turn, so that a noisy moment of
+ * a shared machine falls on all of them alike instead of on one block.
+ */
+export async function measureInterleaved(scenarios: readonly { name: string; fn: (i: number) => Promise<void> }[], n: number, warmup = 20): Promise<Stats[]> {
+  for (const { fn } of scenarios) for (let i = 0; i < warmup; i++) await fn(-1 - i);
+  const times = scenarios.map(() => [] as number[]);
+  for (let i = 0; i < n; i++) for (const [k, { fn }] of scenarios.entries()) times[k]!.push(await timed(() => fn(i)));
+  return scenarios.map(({ name }, k) => statsOf(name, times[k]!));
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
