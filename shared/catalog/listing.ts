@@ -9,7 +9,9 @@ import type { AdventureSummary } from './store';
  *   price / -price: pre-sorted once per load
  *   distance: a grid of cells built once per load; a query visits the cells
  *     nearest first and stops once the page is certain, so it sorts only what
- *     the page needs, not every match
+ *     the page needs, not every match; each item's point on the unit sphere is
+ *     computed once per load, so an item that cannot reach the page is ruled
+ *     out by a few multiplications instead of a haversine
  */
 export interface PreparedCatalog {
   byPopularity: AdventureSummary[];
@@ -24,13 +26,15 @@ interface Cell {
   latMin: number;
   lngMin: number;
   items: AdventureSummary[];
+  /** items[i]'s point on the unit sphere at xyz[3i], xyz[3i + 1], xyz[3i + 2]. */
+  xyz: Float64Array;
 }
 
 /** Grid cells of half a degree (about 55 km): a few hundred cells hold a national catalog. */
 const CELL_DEGREES = 0.5;
 
 function gridOf(summaries: AdventureSummary[]): Cell[] {
-  const cells = new Map<string, Cell>();
+  const cells = new Map<string, Omit<Cell, 'xyz'>>();
   for (const s of summaries) {
     const latMin = Math.floor(s.lat / CELL_DEGREES) * CELL_DEGREES;
     const lngMin = Math.floor(s.lng / CELL_DEGREES) * CELL_DEGREES;
@@ -39,8 +43,36 @@ function gridOf(summaries: AdventureSummary[]): Cell[] {
     cells.set(key, cell);
     cell.items.push(s);
   }
-  return [...cells.values()];
+  return [...cells.values()].map((c) => {
+    const xyz = new Float64Array(c.items.length * 3);
+    for (const [i, a] of c.items.entries()) xyz.set(unitVector(a.lat, a.lng), i * 3);
+    return { ...c, xyz };
+  });
 }
+
+const toRad = (d: number) => (d * Math.PI) / 180;
+
+function unitVector(lat: number, lng: number): [number, number, number] {
+  const cosLat = Math.cos(toRad(lat));
+  return [cosLat * Math.cos(toRad(lng)), cosLat * Math.sin(toRad(lng)), Math.sin(toRad(lat))];
+}
+
+/**
+ * The squared chord, on the unit sphere, of a great-circle distance: it grows
+ * with the distance, so comparing chords compares distances (chord = 2 sin(d / 2R)).
+ */
+function chordSquared(km: number): number {
+  const half = Math.sin(Math.min(km / (2 * R), Math.PI / 2));
+  return 4 * half * half;
+}
+
+/**
+ * The chord test's limit for a page whose last place is `km` away, with slack
+ * far above the rounding of either formula (about 1e-12 relative, 1e-31
+ * absolute): an item this close to the last place is measured with the
+ * haversine like any other, so the chord never decides a tie.
+ */
+const chordLimitFor = (km: number) => chordSquared(km) * (1 + 1e-6) + 1e-20;
 
 /** A lower bound of the distance from a point to any point of a cell: to the cell's nearest corner or edge point, less 0.5 %. */
 function cellLowerBoundKm(lat: number, lng: number, c: Cell): number {
@@ -81,7 +113,6 @@ export interface ListedAdventure {
 
 const R = 6371.0088;
 export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
-  const toRad = (d: number) => (d * Math.PI) / 180;
   const dLat = toRad(lat2 - lat1);
   const dLng = toRad(lng2 - lng1);
   const h = Math.sin(dLat / 2) ** 2 + Math.cos(toRad(lat1)) * Math.cos(toRad(lat2)) * Math.sin(dLng / 2) ** 2;
@@ -163,28 +194,41 @@ class SmallestK {
  * The page of matches nearest to (lat, lng): cells are visited by their lower
  * bound of distance, and the visit stops collecting once the next cell cannot
  * hold anything nearer than the last item the page needs (the largest of the
- * `offset + limit` smallest distances so far). The total still counts every
- * match (a filter pass, as the other sorts do).
+ * `offset + limit` smallest distances so far). Inside a cell, an item whose
+ * chord from the point is longer than the last place's (chordLimitFor) is
+ * skipped without its haversine; the page's distances are all haversines, as
+ * the other sorts report them. The total still counts every match (a filter
+ * pass, as the other sorts do).
  */
 function nearest(cat: PreparedCatalog, query: ListingQuery, keep: (a: AdventureSummary) => boolean): { items: ListedAdventure[]; total: number } {
   const lat = query.lat!;
   const lng = query.lng!;
   const needed = query.offset + query.limit;
   const cells = cat.cells.map((c) => ({ c, bound: cellLowerBoundKm(lat, lng, c) })).sort((a, b) => a.bound - b.bound);
+  const [px, py, pz] = unitVector(lat, lng);
   const found: ListedAdventure[] = [];
   const kth = new SmallestK(needed);
+  // The squared chord beyond which an item cannot reach the page (with slack); Infinity until the page is full.
+  let chordLimit = Number.POSITIVE_INFINITY;
   let total = 0;
   for (const { c, bound } of cells) {
     const certain = kth.full && bound > kth.top;
-    for (const a of c.items) {
+    const xyz = c.xyz;
+    for (let i = 0; i < c.items.length; i++) {
+      const a = c.items[i]!;
       if (!keep(a)) continue;
       total++;
       if (certain) continue;
+      const dx = xyz[3 * i]! - px;
+      const dy = xyz[3 * i + 1]! - py;
+      const dz = xyz[3 * i + 2]! - pz;
+      if (dx * dx + dy * dy + dz * dz > chordLimit) continue;
       const distance_km = haversineKm(lat, lng, a.lat, a.lng);
       // Farther than the page's last place so far: it can never be on the page (a tie is kept for the slug order).
       if (kth.full && distance_km > kth.top) continue;
       found.push({ adventure: a, distance_km });
       kth.add(distance_km);
+      if (kth.full) chordLimit = chordLimitFor(kth.top);
     }
   }
   found.sort(byDistance);

@@ -59,6 +59,34 @@ describe('distance sort over the grid', () => {
     );
   });
 
+  it('agrees with a full sort where distances tie or nearly tie: mirrored points, a point and its next double, the point itself', () => {
+    const near = fc.double({ min: -0.02, max: 0.02, noNaN: true });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(near, near, fc.boolean()), { minLength: 1, maxLength: 120 }),
+        fc.nat({ max: 100 }),
+        fc.integer({ min: 1, max: 30 }),
+        (offsets, offset, limit) => {
+          const [lat, lng] = [31.6, -8];
+          // Each offset gives up to four places: itself, its mirror across the point's meridian, and (flagged) the next double or the point itself.
+          const places = offsets.flatMap(([dLat, dLng, odd]) => [
+            [lat + dLat, lng + dLng],
+            [lat + dLat, lng - dLng],
+            odd ? [lat + dLat, lng + dLng + Number.EPSILON * 8] : [lat, lng],
+          ]);
+          const items = places.map(([a, b], i) => adventure(i, a!, b!, 100));
+          const r = search(prepare(items), { sort: 'distance', lat, lng, offset, limit }, '2026-11-22');
+          const expected = bruteForce(items, lat, lng, offset, limit, () => true);
+          expect(r.items.map((i) => i.adventure.slug)).toEqual(expected.slugs);
+          expect(r.items.map((i) => i.distance_km)).toEqual(
+            expected.slugs.map((slug) => haversineKm(lat, lng, items.find((a) => a.slug === slug)!.lat, items.find((a) => a.slug === slug)!.lng)),
+          );
+        },
+      ),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
   it('ties in distance are ordered by slug, as before', () => {
     const items = [adventure(2, 31.6, -8, 100), adventure(1, 31.6, -8, 100)];
     const r = search(prepare(items), { sort: 'distance', lat: 31.6, lng: -8, offset: 0, limit: 10 }, '2026-11-22');
