@@ -73,6 +73,23 @@ export function medianOfRuns(runs: Stats[][], baselineName: string): Stats[] {
   });
 }
 
+/**
+ * One scenario's p50 over the mean p50 of others measured in the same run,
+ * per run: a comparison that the run-to-run noise of the bare baseline cannot
+ * skew (the scenarios are measured interleaved).
+ */
+export function againstOthers(runs: Stats[][], name: string, others: readonly string[]): { perRun: number[]; median: number } {
+  const perRun = runs.map((rows) => {
+    const p50 = (n: string) => {
+      const row = rows.find((r) => r.name === n);
+      if (!row) throw new Error(`no scenario named ${n}`);
+      return row.p50;
+    };
+    return p50(name) / (others.reduce((sum, o) => sum + p50(o), 0) / others.length);
+  });
+  return { perRun, median: median(perRun) };
+}
+
 export function table(rows: Stats[], baseline: Stats, runs = 1): string {
   const head = ['scenario', 'n', 'p50 ms', 'p99 ms', `p50 / bare GetItem${runs > 1 ? ` (median of ${runs})` : ''}`, 'DynamoDB calls/req', 'stages/req'];
   const lines = rows.map((r) => [

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../infra/local/services';
 import { startLocalStack } from '../infra/local/stack';
-import { measure, measureInterleaved, medianOfRuns, type Stats, table } from './lib';
+import { againstOthers, measure, measureInterleaved, medianOfRuns, type Stats, table } from './lib';
 
 /**
  * npm run bench: boots the local stack in this process (so the handlers share
@@ -440,6 +440,14 @@ console.log(`\nLatency through the full local stack (HTTP -> API Gateway emulati
 console.log(table(results, bareGet, RUNS));
 console.log(`\nCatalog of ${CATALOG_N} adventures: import ${importSecs.toFixed(1)} s; first listing after the import (index load) ${coldMs} ms.\n`);
 console.log(table(catalogRows, bareGet, RUNS));
+const distance = againstOthers(
+  runs.map(([, b]) => b),
+  'GET sort=distance from Marrakech, page 1',
+  ['GET sort=popularity (default), page 1', 'GET sort=price, page 1', 'GET sort=-price, page 1'],
+);
+console.log(
+  `\nsort=distance against the other sorts (its p50 over their mean p50, same run, interleaved): ${distance.perRun.map((x) => `${x.toFixed(2)}x`).join(', ')}; median ${distance.median.toFixed(2)}x`,
+);
 console.log(
   '\nHow the catalog is served: the listing index (compact summaries in items of up to ~300 KB) is loaded once per container and catalog version, ' +
     'then each request is a filter over a pre-sorted array (popularity: the index order; price/-price: sorted once per load) and a slice at the offset; ' +

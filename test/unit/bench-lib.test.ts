@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { measureInterleaved } from '../../bench/lib';
+import { againstOthers, measureInterleaved, type Stats } from '../../bench/lib';
 
 describe('bench: interleaved scenarios', () => {
   it('warms each scenario up, then runs the i-th request of each in turn, and times each scenario apart', async () => {
@@ -16,5 +16,24 @@ describe('bench: interleaved scenarios', () => {
     expect([a!.name, a!.n, b!.name, b!.n]).toEqual(['a', 3, 'b', 3]);
     expect(b!.p50).toBeGreaterThan(a!.p50);
     expect(b!.p50).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe('bench: one scenario against others of the same run', () => {
+  const row = (name: string, p50: number): Stats => ({ name, n: 1, p50, p99: p50, mean: p50 });
+
+  it("divides the scenario's p50 by the mean p50 of the others, run by run, and takes the median", () => {
+    const runs = [
+      [row('a', 10), row('b', 12), row('d', 11)],
+      [row('a', 20), row('b', 20), row('d', 30)],
+      [row('a', 8), row('b', 8), row('d', 8)],
+    ];
+    const r = againstOthers(runs, 'd', ['a', 'b']);
+    expect(r.perRun).toEqual([1, 1.5, 1]);
+    expect(r.median).toBe(1);
+  });
+
+  it('names a missing scenario instead of dividing by NaN', () => {
+    expect(() => againstOthers([[row('a', 1)]], 'd', ['a'])).toThrow('no scenario named d');
   });
 });
