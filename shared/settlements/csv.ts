@@ -7,13 +7,24 @@ import { periodEnd, periodStart } from './period';
 /** A plain decimal number, as the amount column holds: not a formula even when negative. */
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
+/** What a spreadsheet runs as a formula when a cell, or a line of it, starts with it. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const neutralizeLine = (line: string) => (FORMULA_START.test(line) && !NUMBER.test(line) ? `'${line}` : line);
+
 /**
  * OWASP CSV injection: a cell that a spreadsheet would run as a formula
  * (starting with =, +, -, @, a tab or a carriage return) is prefixed with a
- * single quote, so it is shown as text. Plain numbers are left as they are.
+ * single quote, so it is shown as text. So is every line of a cell that holds
+ * line breaks (text stored before control characters were refused), in case a
+ * reader splits it. Plain numbers are left as they are.
  */
 export function neutralizeCell(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) && !NUMBER.test(value) ? `'${value}` : value;
+  return neutralizeLine(
+    value
+      .split(/(\r\n|\r|\n)/)
+      .map((part, i) => (i % 2 ? part : neutralizeLine(part)))
+      .join(''),
+  );
 }
 
 export const STATEMENT_COLUMNS = [
@@ -59,6 +70,7 @@ export function renderStatement(s: SettlementRecord, lines: LedgerLine[]): Buffe
       amountText(l.amount_minor),
     ]),
   ];
-  const text = stringify(rows, { delimiter: ';', record_delimiter: 'windows', cast: { string: neutralizeCell } });
+  // csv-stringify quotes a cell holding the record delimiter (CRLF) but not a bare CR or LF: quote those too, so no cell makes a row.
+  const text = stringify(rows, { delimiter: ';', record_delimiter: 'windows', quoted_match: /[\r\n]/, cast: { string: neutralizeCell } });
   return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text, 'utf8')]);
 }

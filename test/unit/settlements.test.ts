@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { accessKeys } from '../../shared/access/keys';
@@ -200,6 +201,26 @@ describe('the settlement ledger', () => {
   });
 });
 
+/** An issued settlement whose issuer and partner names need quoting and neutralizing. */
+const issued: SettlementRecord = {
+  id: randomUUID(),
+  partner_id: 'p',
+  env: 'live',
+  period: '2026-10',
+  status: 'ISSUED',
+  currency: 'MAD',
+  total_minor: 0,
+  line_count: 0,
+  booking_count: 0,
+  created_at: '',
+  updated_at: '',
+  number: 'PTS-000001',
+  issue_date: '2026-11-01',
+  due_date: '2026-11-16',
+  issuer: { name: 'Issuer; "SARL"', address: 'a', ice: '1', if: '2', rc: '3', bank: 'b', rib: 'r' },
+  partner: { legal_name: '=cmd', address: null, ice: null },
+};
+
 describe('the statement CSV', () => {
   it('neutralizes cells a spreadsheet would run as formulas, and leaves numbers alone', () => {
     expect(neutralizeCell('=1+2')).toBe("'=1+2");
@@ -207,31 +228,13 @@ describe('the statement CSV', () => {
     expect(neutralizeCell('-cmd|calc')).toBe("'-cmd|calc");
     expect(neutralizeCell('@SUM(A1:A2)')).toBe("'@SUM(A1:A2)");
     expect(neutralizeCell('\t=x')).toBe("'\t=x");
-    expect(neutralizeCell('\r=x')).toBe("'\r=x");
+    expect(neutralizeCell('\r=x')).toBe("'\r'=x");
     expect(neutralizeCell('-950.00')).toBe('-950.00');
     expect(neutralizeCell('12')).toBe('12');
     expect(neutralizeCell('BANK=1')).toBe('BANK=1');
   });
 
   it('never lets a text cell start a formula, whatever the partner reference or title, and reads back to the same values', () => {
-    const issued: SettlementRecord = {
-      id: randomUUID(),
-      partner_id: 'p',
-      env: 'live',
-      period: '2026-10',
-      status: 'ISSUED',
-      currency: 'MAD',
-      total_minor: 0,
-      line_count: 0,
-      booking_count: 0,
-      created_at: '',
-      updated_at: '',
-      number: 'PTS-000001',
-      issue_date: '2026-11-01',
-      due_date: '2026-11-16',
-      issuer: { name: 'Issuer; "SARL"', address: 'a', ice: '1', if: '2', rc: '3', bank: 'b', rib: 'r' },
-      partner: { legal_name: '=cmd', address: null, ice: null },
-    };
     fc.assert(
       fc.property(
         fc.array(
@@ -274,6 +277,73 @@ describe('the statement CSV', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+/** The three payloads of issue 22: a line break, then a formula that would become a row of its own. */
+const FORGED = ['x\n=1+1', "\n-2+3+cmd|' /C calc'!A0", 'x\r@SUM(1+1)'];
+
+/**
+ * Parsed as RFC 4180 with `;`, every record, the empty line included, and as spreadsheets read it: an
+ * unquoted CR or LF ends a record as CRLF does.
+ */
+const statementRows = (csv: Buffer): string[][] =>
+  parse(csv, { delimiter: ';', record_delimiter: ['\r\n', '\n', '\r'], bom: true, relax_column_count: true, skip_empty_lines: false });
+
+/** The statement's header block (10 rows), the empty line and the column names. */
+const HEAD_ROWS = 12;
+
+describe('line breaks in statement cells', () => {
+  const settlement = (lines: LedgerLine[]): SettlementRecord => ({ ...issued, total_minor: totalOf(lines), line_count: lines.length });
+
+  it('quote a bare LF or CR and neutralize every line, so the three forged references stay one row each', () => {
+    const lines: LedgerLine[] = FORGED.map((ref, i) => ({
+      kind: 'BOOKING',
+      booking_number: `PTB-0000-000${i}`,
+      partner_reference: ref,
+      travel_date: '2026-12-30',
+      confirmed_at: '2026-11-24T10:00:00.000Z',
+      adventure: `Title\n=HYPERLINK("http://evil.example")\r+${i}`,
+      status: 'CONFIRMED',
+      amount_minor: 10_000,
+      charged_minor: 10_000,
+      refund_minor: 0,
+      updated_at: '',
+    }));
+    const rows = statementRows(renderStatement(settlement(lines), lines));
+    expect(rows).toHaveLength(HEAD_ROWS + FORGED.length);
+    const body = rows.slice(HEAD_ROWS);
+    expect(body.map((r) => r[0])).toEqual(['PTB-0000-0000', 'PTB-0000-0001', 'PTB-0000-0002']);
+    for (const r of body) expect(r).toHaveLength(STATEMENT_COLUMNS.length);
+    expect(body.map((r) => r[1])).toEqual(["x\n'=1+1", "\n'-2+3+cmd|' /C calc'!A0", "x\r'@SUM(1+1)"]);
+    expect(body[0]![4]).toBe(`Title\n'=HYPERLINK("http://evil.example")\r'+0`);
+    // No line of any cell, read by a reader that splits on every line break, starts a formula.
+    for (const cell of rows.flat())
+      for (const line of cell.split(/\r\n|\r|\n/)) expect(/^[=+\-@\t]/.test(line) && !/^-?\d+(\.\d+)?$/.test(line), JSON.stringify(cell)).toBe(false);
+  });
+
+  it('keep references stored before control characters were refused in their row, through the issue of a settlement', async () => {
+    const { issueDraft, storeDocuments } = await import('../../shared/settlements/issue');
+    const p = partner();
+    for (const ref of FORGED) {
+      const b = booking(p, 'test', 10_000, NOV);
+      b.partner_reference = ref;
+      await confirm(b, NOV);
+    }
+    const { settlement } = await issueDraft(p, 'test', '2026-11', DEC_1);
+    await storeDocuments(settlement!, undefined, DEC_1);
+    const csv = s3
+      .commandCalls(PutObjectCommand)
+      .map((c) => c.args[0].input)
+      .find((i) => i.ContentType?.startsWith('text/csv'));
+    const rows = statementRows(Buffer.from(csv!.Body as Uint8Array));
+    expect(rows).toHaveLength(HEAD_ROWS + FORGED.length);
+    expect(
+      rows
+        .slice(HEAD_ROWS)
+        .map((r) => r[1])
+        .sort(),
+    ).toEqual(["\n'-2+3+cmd|' /C calc'!A0", "x\n'=1+1", "x\r'@SUM(1+1)"].sort());
   });
 });
 
