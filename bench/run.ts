@@ -346,7 +346,7 @@ const receiver = createServer((req, res) => {
   });
 });
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-const receiverUrl = `http://127.0.0.1:${(receiver.address() as import('node:net').AddressInfo).port}`;
+const receiverUrl = `http://localhost:${(receiver.address() as import('node:net').AddressInfo).port}`;
 // The bench records events with its own client: only the delivery path's DynamoDB calls are counted.
 const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
 const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');

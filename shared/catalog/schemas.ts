@@ -26,10 +26,10 @@ export const AdventureListQuery = pageQuery
   .superRefine((q, ctx) => {
     if (q.sort === 'distance') {
       for (const f of ['lat', 'lng'] as const)
-        if (q[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: `sort=distance needs both lat and lng (received undefined ${f})` });
+        if (q[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'sort=distance needs both lat and lng.', params: { missing: true } });
     }
     if ((q.lat === undefined) !== (q.lng === undefined))
-      ctx.addIssue({ code: 'custom', path: [q.lat === undefined ? 'lat' : 'lng'], message: 'lat and lng go together' });
+      ctx.addIssue({ code: 'custom', path: [q.lat === undefined ? 'lat' : 'lng'], message: 'lat and lng go together: give both or neither.' });
   });
 
 const Location = z.object({ lat: z.number(), lng: z.number() });

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { checkWebhookUrl } from './ssrf';
+import { isIP, type LookupFunction } from 'node:net';
+import { type CheckedAddress, checkWebhookUrl } from './ssrf';
 
 /** A delivery attempt must answer 2xx within this time; the rest counts as a failure. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -10,6 +11,30 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export function signPayload(secret: string, body: string): string {
   return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
+}
+
+/**
+ * A `lookup` that answers only with the addresses the SSRF check approved, whatever DNS says now.
+ * Node asks in two forms: `{all: true}` (the default since Node 20, for Happy Eyeballs) wants an
+ * array, otherwise one address and its family. Both are answered, honouring a requested family.
+ */
+export function pinnedLookup(addresses: readonly CheckedAddress[]): LookupFunction {
+  return (hostname, options, callback) => {
+    const want = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+    const usable = addresses.filter((a) => !want || a.family === want);
+    const cb = callback as (...args: unknown[]) => void;
+    if (usable.length === 0) {
+      const e: NodeJS.ErrnoException = new Error(`no checked address of family ${want} for ${hostname}`);
+      e.code = 'ENOTFOUND';
+      return cb(e, options.all ? [] : '', 0);
+    }
+    if (options.all)
+      return cb(
+        null,
+        usable.map((a) => ({ address: a.address, family: a.family })),
+      );
+    return cb(null, usable[0]!.address, usable[0]!.family);
+  };
 }
 
 export interface AttemptResult {
@@ -38,7 +63,8 @@ export async function sendAttempt(
   const started = Date.now();
   const check = await checkWebhookUrl(input.url);
   if (!check.ok) return { delivered: false, http_status: null, error: `refused: ${check.reason}`, response_time_ms: 0 };
-  const { url, address, family } = check;
+  const { url, addresses } = check;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
@@ -63,9 +89,10 @@ export async function sendAttempt(
           'x-service-delivery-attempt': String(input.attempt),
           'x-service-event-type': input.eventType,
         },
-        // Connect to the address that passed the SSRF check, whatever DNS says now.
-        lookup: (_host, _opts, cb) => (cb as (e: null, a: string, f: number) => void)(null, address, family),
-        servername: url.hostname,
+        // Connect only to the addresses that passed the SSRF check; TLS still checks the certificate
+        // against the host name, sent as SNI (never an IP literal, which RFC 6066 forbids there).
+        lookup: pinnedLookup(addresses),
+        ...(isIP(host) ? {} : { servername: host }),
       },
       (res) => {
         let read = 0;

@@ -7,10 +7,15 @@ import { BlockList, isIP } from 'node:net';
  * (private, loopback, link-local, CGNAT, multicast, reserved, documentation,
  * and IPv6 forms that embed an IPv4 address: mapped, compatible, NAT64, 6to4,
  * Teredo), at registration and again at each send, where the connection is
- * pinned to the address that was checked. Local development may allow
- * http://127.0.0.1 behind ALLOW_LOCAL_WEBHOOKS.
+ * pinned to the addresses that were checked. Local development may allow
+ * receivers on the loopback (127.0.0.1, ::1, localhost; http or https) behind
+ * ALLOW_LOCAL_WEBHOOKS.
  */
-export type UrlCheck = { ok: true; url: URL; address: string; family: 4 | 6 } | { ok: false; reason: string };
+export interface CheckedAddress {
+  address: string;
+  family: 4 | 6;
+}
+export type UrlCheck = { ok: true; url: URL; addresses: CheckedAddress[] } | { ok: false; reason: string };
 
 const blocked = new BlockList();
 for (const [net, prefix] of [
@@ -41,6 +46,8 @@ for (const [net, prefix] of [
   ['2001:20::', 28],
   ['2001:db8::', 32],
   ['2002::', 16],
+  // RFC 9637's documentation block.
+  ['3fff::', 20],
 ] as const)
   blocked6.addSubnet(net, prefix, 'ipv6');
 
@@ -73,6 +80,7 @@ export function isBlockedAddress(ip: string): boolean {
 }
 
 export const localWebhooksAllowed = () => process.env.ALLOW_LOCAL_WEBHOOKS === 'true';
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function checkWebhookUrl(raw: string, resolve: typeof lookup = lookup): Promise<UrlCheck> {
   let url: URL;
@@ -83,7 +91,7 @@ export async function checkWebhookUrl(raw: string, resolve: typeof lookup = look
   }
   if (url.username || url.password) return { ok: false, reason: 'credentials in the URL are not allowed' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const local = localWebhooksAllowed() && url.protocol === 'http:' && (host === '127.0.0.1' || host === 'localhost');
+  const local = localWebhooksAllowed() && (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(host);
   if (url.protocol !== 'https:' && !local) return { ok: false, reason: 'the URL must use https' };
   let addresses: { address: string; family: number }[];
   try {
@@ -97,5 +105,5 @@ export async function checkWebhookUrl(raw: string, resolve: typeof lookup = look
   } else if (addresses.some((a) => a.address !== '127.0.0.1' && a.address !== '::1')) {
     return { ok: false, reason: 'local webhooks may only target the loopback address' };
   }
-  return { ok: true, url, address: addresses[0]!.address, family: addresses[0]!.family as 4 | 6 };
+  return { ok: true, url, addresses: addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })) };
 }

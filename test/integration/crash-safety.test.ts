@@ -21,7 +21,7 @@ beforeAll(async () => {
   // /fail answers 500: its deliveries stay PENDING between retries.
   receiver = createServer((req, res) => res.writeHead(req.url?.startsWith('/fail') ? 500 : 200).end('ok'));
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  receiverUrl = `http://localhost:${(receiver.address() as { port: number }).port}/hook`;
 });
 afterAll(() => receiver.close());
 

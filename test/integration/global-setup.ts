@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../infra/local/services';
+import { type LocalTls, makeLocalTls } from '../fixtures/local-tls';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,17 +13,22 @@ declare module 'vitest' {
     stateDir: string;
     demoTestKey: string;
     startupMs: number;
+    /** Certificates for HTTPS receivers on `localhost`, signed by a CA the stack trusts. */
+    tls: LocalTls;
   }
 }
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 let child: ChildProcess | undefined;
 let stateDir: string | undefined;
+let tlsDir: string | undefined;
 
 /** Boots the local stack exactly as `npm start` does, on a free port and a fresh state dir. */
 export default async function setup(project: TestProject) {
   const port = await freePort();
   stateDir = mkdtempSync(join(tmpdir(), 'ptbs-it-'));
+  tlsDir = mkdtempSync(join(tmpdir(), 'ptbs-tls-'));
+  const tls = makeLocalTls(tlsDir);
   const started = Date.now();
   child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--reset'], {
     cwd: ROOT,
@@ -32,6 +38,8 @@ export default async function setup(project: TestProject) {
       LOCAL_STATE_DIR: stateDir,
       WEBHOOK_WAIT_SCALE: process.env.WEBHOOK_WAIT_SCALE ?? '0.0001',
       FAULT_INJECTION: 'on',
+      // Trust the test CA as a developer trusts mkcert's: the stack verifies receivers' certificates as in AWS.
+      NODE_EXTRA_CA_CERTS: tls.caFile,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -55,6 +63,7 @@ export default async function setup(project: TestProject) {
   project.provide('stateDir', stateDir);
   project.provide('demoTestKey', ready);
   project.provide('startupMs', Date.now() - started);
+  project.provide('tls', tls);
   return teardown;
 }
 
@@ -66,4 +75,5 @@ async function teardown() {
     if (child.exitCode === null) child.kill('SIGKILL');
   }
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+  if (tlsDir) rmSync(tlsDir, { recursive: true, force: true });
 }

@@ -188,7 +188,7 @@ export async function startEventReceiver(path: string) {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+    url: `http://localhost:${(server.address() as AddressInfo).port}${path}`,
     received,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

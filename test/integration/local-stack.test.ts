@@ -64,7 +64,7 @@ describe('the local stack', () => {
       res.writeHead(200).end();
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/x`;
+    const url = `http://localhost:${(receiver.address() as { port: number }).port}/x`;
     const stateDir = mkdtempSync(join(tmpdir(), 'ptbs-crash-'));
     dirs.push(stateDir);
     const port = await freePort();

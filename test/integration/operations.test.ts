@@ -52,7 +52,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  base = `http://localhost:${(receiver.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise<void>((r) => receiver.close(() => r())));
 

@@ -269,7 +269,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiverBase = `http://localhost:${(receiver.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise<void>((r) => receiver.close(() => r())));
 

@@ -1,6 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -46,7 +48,8 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Registered by host name, as a bank's endpoint is: the connection is pinned through `lookup`.
+  base = `http://localhost:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
@@ -133,8 +136,8 @@ describe('webhook endpoints', () => {
       'http://example.com/hook',
       'https://10.0.0.1/hook',
       'https://169.254.169.254/latest/meta-data',
-      'https://127.0.0.1/hook',
-      'https://[::1]/hook',
+      'https://127.0.0.2/hook',
+      'https://[::ffff:127.0.0.1]/hook',
       'https://192.168.1.20/x',
       'https://no-such-host.invalid/x',
       'ftp://example.com/x',
@@ -637,5 +640,75 @@ describe('event delivery', () => {
       (r) => r.length === 1,
     );
     expect(JSON.parse(got[0]!.raw)).toMatchObject({ id, type: 'adventure.unavailable', test: true });
+  });
+});
+
+describe('receivers by host name over HTTPS', () => {
+  /** An HTTPS receiver on localhost with a certificate from the CA the stack trusts; it records the SNI it was asked for. */
+  async function httpsReceiver(cert: { key: string; cert: string }) {
+    const hits: { servername: string | false | null; path: string; raw: string; headers: Record<string, string> }[] = [];
+    const srv = createHttpsServer(cert, (req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+      req.on('end', () => {
+        hits.push({ servername: (req.socket as TLSSocket).servername, path: req.url ?? '/', raw, headers: req.headers as Record<string, string> });
+        res.writeHead(req.url?.startsWith('/fail-once') && hits.filter((h) => h.path === req.url).length === 1 ? 500 : 200).end('ok');
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    return { url: `https://localhost:${(srv.address() as AddressInfo).port}`, hits, close: () => new Promise<void>((r) => srv.close(() => r())) };
+  }
+
+  it('the test send, a real delivery, a retry and a replay all reach https://localhost, verified against the host name (SNI)', async () => {
+    const rx = await httpsReceiver(inject('tls').localhost);
+    try {
+      const p = await newPartner();
+      const created = await write('POST', '/webhooks', p.test_key, { url: `${rx.url}/fail-once/tls`, event_types: ['booking.confirmed'] });
+      expect(created.status, created.text).toBe(201);
+      const e = created.body as { id: string; signing_secret: string };
+
+      const sent = await write('POST', `/webhooks/${e.id}/test`, p.test_key);
+      expect(sent.body, 'the test send meets the 500 of the first call').toMatchObject({ delivered: false, http_status: 500 });
+      expect((await write('POST', `/webhooks/${e.id}/test`, p.test_key)).body).toMatchObject({ delivered: true, http_status: 200, error: null });
+
+      await write('PATCH', `/webhooks/${e.id}`, p.test_key, { url: `${rx.url}/fail-once/tls-delivery` });
+      const b = await book(p);
+      const hits = await until(
+        () => rx.hits.filter((h) => h.path === '/fail-once/tls-delivery'),
+        (h) => h.length >= 2,
+      );
+      expect(hits.map((h) => h.headers['x-service-delivery-attempt'])).toEqual(['1', '2']);
+      expect(JSON.parse(hits[1]!.raw).data.booking_number).toBe(b.booking_number);
+      expect(hits[1]!.headers['x-service-signature']).toBe(createHmac('sha256', e.signing_secret).update(hits[1]!.raw, 'utf8').digest('hex'));
+
+      const delivered = await until(
+        async () => (await api('GET', `/webhooks/deliveries?status=DELIVERED&endpoint_id=${e.id}`, { key: p.test_key })).body.data,
+        (d) => d.length === 1,
+      );
+      const replay = await write('POST', `/webhooks/deliveries/${delivered[0].id}/replay`, p.test_key);
+      expect(replay.status, replay.text).toBe(202);
+      await until(
+        () => rx.hits.filter((h) => h.path === '/fail-once/tls-delivery'),
+        (h) => h.length >= 3,
+      );
+      expect(rx.hits.every((h) => h.servername === 'localhost')).toBe(true);
+      expect(rx.hits.length).toBe(5);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('a certificate for another host name fails the handshake: pinning the address never skips the name check', async () => {
+    const rx = await httpsReceiver(inject('tls').other);
+    try {
+      const p = await newPartner();
+      const e = await write('POST', '/webhooks', p.test_key, { url: `${rx.url}/ok/wrong-name`, event_types: ['booking.confirmed'] });
+      expect(e.status, e.text).toBe(201);
+      const sent = await write('POST', `/webhooks/${e.body.id}/test`, p.test_key);
+      expect(sent.body).toMatchObject({ delivered: false, http_status: null, error: 'TLS handshake failed' });
+      expect(rx.hits).toHaveLength(0);
+    } finally {
+      await rx.close();
+    }
   });
 });
