@@ -7,7 +7,7 @@ import { countEvent } from '../kernel/metrics';
 import type { Tenant } from '../kernel/tenant';
 import { newPartnerReview, type ReviewableType, type ReviewRecord } from './model';
 import { photoChanges, photoNames, photoRefusal, photosFor } from './photos';
-import { bookingIdOf, displayName, ratingDelta, reviewableOf } from './rules';
+import { bookingIdOf, displayName, kindInWords, ratingDelta, reviewableOf } from './rules';
 import { reviewSpaces } from './spaces';
 import { reviewStore } from './store';
 import { commitWithRetry } from './write';
@@ -54,7 +54,7 @@ export async function createReview(t: Tenant, input: NewReview, seal: Seal<Revie
   if (!reviewable.ok) {
     throw new ApiError(
       'review.reviewable.mismatch',
-      `The booked adventure is a ${reviewable.expected}: review it as reviewable_type ${reviewable.expected} (or AGENCY).`,
+      `The booked adventure is ${kindInWords(reviewable.expected)}: review it as reviewable_type ${reviewable.expected} (or AGENCY).`,
       {
         errors: [{ field: 'reviewable_type', location: 'body', message: 'does not match the booked adventure', expected: `${reviewable.expected} or AGENCY` }],
       },

@@ -3,7 +3,7 @@ import { ApiError, notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { reviewKeys } from './keys';
 import type { ReviewableType, ReviewRecord } from './model';
-import { kindOf } from './rules';
+import { kindInWords, kindOf } from './rules';
 import { reviewSpaces } from './spaces';
 import { type ReviewFilter, reviewStore } from './store';
 
@@ -40,7 +40,11 @@ async function filterOf(content: string, q: ReviewListQuery): Promise<ReviewFilt
   const id = q.reviewable_type === 'AGENCY' ? a.agency.id : a.id;
   if (q.reviewable_id !== undefined && q.reviewable_id !== id) throw invalid('reviewable_id', 'reviewable_id and adventure name different things.', id);
   if (q.reviewable_type !== undefined && q.reviewable_type !== 'AGENCY' && q.reviewable_type !== kindOf(a.duration_minutes)) {
-    throw invalid('reviewable_type', `'${q.adventure}' is a ${kindOf(a.duration_minutes)}.`, `${kindOf(a.duration_minutes)} or AGENCY`);
+    throw invalid(
+      'reviewable_type',
+      `'${q.adventure}' is ${kindInWords(kindOf(a.duration_minutes))}: filter with reviewable_type ${kindOf(a.duration_minutes)} (or AGENCY).`,
+      `${kindOf(a.duration_minutes)} or AGENCY`,
+    );
   }
   return { ...f, reviewableId: id };
 }

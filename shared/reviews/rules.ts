@@ -4,6 +4,8 @@ import type { ModerationAction, ReviewableType, ReviewRecord, ReviewStatus } fro
 /** An adventure of a day or more is a TRIP, anything shorter an EXPERIENCE. */
 export const TRIP_MIN_MINUTES = 24 * 60;
 export const kindOf = (durationMinutes: number): 'EXPERIENCE' | 'TRIP' => (durationMinutes >= TRIP_MIN_MINUTES ? 'TRIP' : 'EXPERIENCE');
+/** The kind in a sentence: `an experience`, `a trip`. */
+export const kindInWords = (kind: 'EXPERIENCE' | 'TRIP'): string => (kind === 'TRIP' ? 'a trip' : 'an experience');
 
 export const MAX_PHOTOS = 10;
 
@@ -42,7 +44,7 @@ export const average = (sum: number, count: number) => (count > 0 ? Math.round((
 export function reviewableOf(
   type: ReviewableType,
   adventure: { id: string; duration_minutes: number; agency: { id: string } },
-): { ok: true; id: string } | { ok: false; expected: string } {
+): { ok: true; id: string } | { ok: false; expected: 'EXPERIENCE' | 'TRIP' } {
   if (type === 'AGENCY') return { ok: true, id: adventure.agency.id };
   const kind = kindOf(adventure.duration_minutes);
   return kind === type ? { ok: true, id: adventure.id } : { ok: false, expected: kind };
