@@ -184,6 +184,8 @@ describe('webhook endpoints', () => {
     }
     const hits = at(path);
     expect(hits.map((h) => h.headers['x-service-event-type'])).toEqual([...EVENT_TYPES]);
+    // Each send carries, as X-Service-Delivery-Id, the delivery_id it answers.
+    expect(hits.map((h) => h.headers['x-service-delivery-id'])).toEqual(results.map((r) => r.delivery_id));
     for (const h of hits) {
       const envelope = JSON.parse(h.raw);
       expect(envelope.test).toBe(true);
@@ -682,7 +684,7 @@ describe('receivers by host name over HTTPS', () => {
       expect(hits[1]!.headers['x-service-signature']).toBe(createHmac('sha256', e.signing_secret).update(hits[1]!.raw, 'utf8').digest('hex'));
 
       const delivered = await until(
-        async () => (await api('GET', `/webhooks/deliveries?status=DELIVERED&endpoint_id=${e.id}`, { key: p.test_key })).body.data,
+        async () => (await api('GET', `/webhooks/deliveries?status=DELIVERED&event_id=${JSON.parse(hits[1]!.raw).id}`, { key: p.test_key })).body.data,
         (d) => d.length === 1,
       );
       const replay = await write('POST', `/webhooks/deliveries/${delivered[0].id}/replay`, p.test_key);
