@@ -455,7 +455,8 @@ export function makeWebhookStore(table: Table = dataTable) {
 
     /** A new delivery created with its first attempt already claimed (a test send), with its attempt lookup. */
     putClaimedDelivery(d: DeliveryRecord, claim: AttemptClaim): TransactItem[] {
-      return [store.putDelivery(d), attemptLookup(d, claim.id, 1)];
+      // An attempt that carries the delivery's own id needs no lookup: the id finds the delivery.
+      return claim.id === d.id ? [store.putDelivery(d)] : [store.putDelivery(d), attemptLookup(d, claim.id, 1)];
     },
 
     /**

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { recordEvent } from '../events/record';
 import type { EventType } from '../events/types';
@@ -42,15 +41,18 @@ export async function testEndpoint(
   const e = await getEndpoint(t, id);
   const type = input.event_type ?? ((e.event_types[0] ?? 'booking.confirmed') as EventType);
   const recorded = recordEvent(t.partnerId, t.env, type, exampleData(type, now), now, dataTable, { test: true, dispatched: true });
-  const claim: AttemptClaim = { id: randomUUID(), index: 0 };
+  const delivery = newDelivery(recorded.event, recorded.ref, e, now);
+  // Like any delivery's first attempt, the send carries the delivery's own id (X-Service-Delivery-Id = delivery_id).
+  const claim: AttemptClaim = { id: delivery.id, index: 0 };
   const iso = now.toISOString();
   const d: DeliveryRecord = {
-    ...newDelivery(recorded.event, recorded.ref, e, now),
+    ...delivery,
     test_send: true,
     attempt_log: [{ id: claim.id, number: 1, attempted_at: iso, http_status: null, response_time_ms: null, error: null, result: null }],
     last_attempt_id: claim.id,
     claimed_attempt: 1,
     claim_until: now.getTime() + ATTEMPT_CLAIM_MS,
+    claimed_at: now.getTime(),
     claim_id: claim.id,
   };
   const cancelled = await transact(dataTable.client, { event: recorded.item }, webhookStore.putClaimedDelivery(d, claim));
