@@ -13,6 +13,17 @@ export interface Stats {
   ratio?: number;
 }
 
+/**
+ * JSON whitespace that differs for every n (n written in base 4 with space, tab,
+ * LF and CR as digits): appended to a body, it makes every signed request's bytes
+ * distinct for good, so no two requests of one second carry the same signature
+ * (a live signature is accepted once).
+ */
+export function distinctWhitespace(n: number): string {
+  const digits = [' ', '\t', '\n', '\r'];
+  return [...n.toString(4)].map((d) => digits[Number(d)]).join('');
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../infra/local/services';
 import { startLocalStack } from '../infra/local/stack';
-import { againstOthers, measure, measureInterleaved, medianOfRuns, type Stats, table } from './lib';
+import { againstOthers, distinctWhitespace, measure, measureInterleaved, medianOfRuns, type Stats, table } from './lib';
 
 /**
  * npm run bench: boots the local stack in this process (so the handlers share
@@ -91,8 +91,8 @@ async function expectOk(res: Response, what: string) {
 const roles = ['VIEWER', 'DEVELOPER'];
 let signed = 0;
 const patchRole = (key: string) => async (i: number) => {
-  // Trailing spaces make each body (and so each signature) of one second distinct: a signature is accepted once.
-  const body = JSON.stringify({ role: roles[Math.abs(i) % 2] }) + ' '.repeat(signed++ % 64);
+  // Trailing whitespace that never repeats makes each body (and so each signature) distinct: a signature is accepted once.
+  const body = JSON.stringify({ role: roles[Math.abs(i) % 2] }) + distinctWhitespace(signed++);
   const path = `/v1/team/members/${other.member_id}/role`;
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() };
   if (key.startsWith('sk_live_')) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { againstOthers, measureInterleaved, type Stats } from '../../bench/lib';
+import { againstOthers, distinctWhitespace, measureInterleaved, type Stats } from '../../bench/lib';
 
 describe('bench: interleaved scenarios', () => {
   it('warms each scenario up, then runs the i-th request of each in turn, and times each scenario apart', async () => {
@@ -35,5 +35,17 @@ describe('bench: one scenario against others of the same run', () => {
 
   it('names a missing scenario instead of dividing by NaN', () => {
     expect(() => againstOthers([[row('a', 1)]], 'd', ['a'])).toThrow('no scenario named d');
+  });
+});
+
+describe('bench: signed bodies never repeat', () => {
+  it('appends JSON whitespace that differs for every request, so a body parses the same and signs differently', () => {
+    const body = '{"role":"VIEWER"}';
+    const bodies = Array.from({ length: 100_000 }, (_, n) => body + distinctWhitespace(n));
+    expect(new Set(bodies).size).toBe(bodies.length);
+    for (const b of [bodies[0]!, bodies[63]!, bodies[64]!, bodies[99_999]!]) {
+      expect(JSON.parse(b)).toEqual({ role: 'VIEWER' });
+      expect(b.slice(body.length)).toMatch(/^[ \t\n\r]+$/);
+    }
   });
 });
