@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ROLE_SCOPES } from './access/roles';
 import type { RouteDef } from './http/route-def';
-import { ErrorBody } from './http/schemas';
+import { ErrorBody, queryForm } from './http/schemas';
 import { ERROR_CODES, type ErrorCode } from './kernel/errors';
 import { sampleOf } from './openapi-examples';
 import { ROUTE_LIST } from './routes';
@@ -59,7 +59,22 @@ const header = (description: string, schema: Json = { type: 'string' }) => ({ de
 export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
   const schemas: Record<string, unknown> = {};
   const convert = (schema: z.ZodType): Json => {
-    const raw = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+    const raw = z.toJSONSchema(schema, {
+      io: 'input',
+      unrepresentable: 'any',
+      target: 'draft-2020-12',
+      // A query field parsed from text is documented as what it stands for (shared/http/schemas.ts, documentedAs).
+      override: (ctx) => {
+        const json = ctx.jsonSchema as Json;
+        // zod bounds every integer by the safe integers: true of any JSON number, and noise in a generated client.
+        if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
+        if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;
+        const form = queryForm.get(ctx.zodSchema);
+        if (!form) return;
+        for (const k of Object.keys(json)) if (k !== 'description') delete json[k];
+        Object.assign(json, form);
+      },
+    }) as Json;
     const fixed = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
     const { $schema: _s, $defs, ...rest } = fixed;
     Object.assign(schemas, ($defs as Json) ?? {});
@@ -128,7 +143,8 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
         'x-error-codes': list,
         content: {
           'application/json': {
-            schema: errorRef,
+            // The Error shape, its code narrowed to this response's codes, so that a generated client can switch on it.
+            schema: { allOf: [errorRef, { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: list } } }] },
             example: { code: list[0], message: ERROR_CODES[list[0]!].description, request_id: '6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15' },
           },
         },
@@ -159,10 +175,19 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
-      security: r.access === 'public' ? [] : [{ ApiKey: [] }],
+      // Live writes are signed (X-Timestamp, X-Signature); sandbox writes and reads carry the key alone.
+      security: r.access === 'public' ? [] : r.write ? [{ ApiKey: [], LiveTimestamp: [], LiveSignature: [] }, { ApiKey: [] }] : [{ ApiKey: [] }],
       ...(r.scope ? { 'x-required-scope': r.scope } : {}),
       ...(params.length ? { parameters: params } : {}),
-      ...(r.request?.body ? { requestBody: { required: true, content: { 'application/json': media(r.request.body, undefined, r.examples?.request) } } } : {}),
+      // The service takes an empty body as {} where the schema accepts {} (shared/http/middleware/parse-request.ts): such a body is optional.
+      ...(r.request?.body
+        ? {
+            requestBody: {
+              required: !r.request.body.safeParse({}).success,
+              content: { 'application/json': media(r.request.body, undefined, r.examples?.request) },
+            },
+          }
+        : {}),
       responses,
       ...(r.deprecated ? { deprecated: true, 'x-sunset': r.deprecated.sunset } : {}),
       ...(r.sandboxOnly ? { 'x-sandbox-only': true } : {}),
@@ -179,6 +204,7 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
       description:
         'B2B API through which banking partners browse a travel catalog, take price-locked quotes, book, cancel, read settlements, receive webhooks and manage their team. The environment follows the key: sk_live_ keys act in production, sk_test_ keys in the sandbox.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'Partner integrations', email: 'partners@partner-travel.example' },
     },
     servers: [{ url: '/v1', description: 'The host serving this document; base URLs end with /v1.' }],
     security: [{ ApiKey: [] }],
@@ -191,6 +217,20 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
           scheme: 'bearer',
           description:
             'Authorization: Bearer sk_live_<prefix>_<secret> or sk_test_<prefix>_<secret>. Live writes also carry X-Timestamp and X-Signature = hex(HMAC-SHA256(secret, timestamp LF METHOD LF path?query LF body)).',
+        },
+        LiveTimestamp: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Timestamp',
+          description:
+            'Live writes (POST, PUT, PATCH, DELETE with an sk_live_ key): Unix time in seconds, within 300 s of server time; signed by X-Signature. Absent: 401 auth.timestamp.missing; too far: 401 auth.timestamp.skew. Sandbox keys are exempt.',
+        },
+        LiveSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Signature',
+          description:
+            'Live writes: 64 lowercase hex characters of HMAC-SHA256 keyed with the secret of the key (the part after its last _), over timestamp LF METHOD LF path?query LF body, the body as the exact bytes sent. Accepted once: the same signature with another Idempotency-Key is 401 auth.signature.replayed. Sandbox keys are exempt.',
         },
       },
       parameters: {

@@ -17,6 +17,9 @@ type RawBody<K extends OperationId> = NonNullable<Op<K>['requestBody']>;
 export type Body<K extends OperationId> =
   IsNever<RawBody<K>> extends true ? never : RawBody<K> extends { content: { 'application/json': infer B } } ? B : never;
 
+/** The document marks a body optional where the service takes none as {} (cancel, the test send, most test helpers). */
+type BodyOptional<K extends OperationId> = undefined extends Op<K>['requestBody'] ? true : false;
+
 type SuccessStatus = 200 | 201 | 202 | 204;
 type ContentOf<R> = R extends { content: infer C } ? (C extends { 'application/json': infer J } ? J : Uint8Array) : undefined;
 /** What an operation answers on success: its JSON body, the bytes of a file (PDF, CSV, HTML), or nothing. */
@@ -25,7 +28,7 @@ export type Result<K extends OperationId> = { [S in keyof Op<K>['responses'] & S
 
 export type CallArgs<K extends OperationId> = (IsNever<PathParams<K>> extends true ? { path?: never } : { path: PathParams<K> }) &
   (IsNever<RawQuery<K>> extends true ? { query?: never } : { query?: Query<K> }) &
-  (IsNever<Body<K>> extends true ? { body?: never } : { body: Body<K> }) & {
+  (IsNever<Body<K>> extends true ? { body?: never } : BodyOptional<K> extends true ? { body?: Body<K> } : { body: Body<K> }) & {
     /** Writes: the Idempotency-Key of this logical operation; a UUID v4 is generated when absent. Kept across retries. */
     idempotencyKey?: string;
     signal?: AbortSignal;

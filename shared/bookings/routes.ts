@@ -1,4 +1,5 @@
 import { defineRoutes } from '../http/route-def';
+import { EmptyBody } from '../http/schemas';
 import { Booking, BookingListQuery, BookingNumberParams, BookingPage, CancelBookingBody, CancellationQuote, CreateBookingBody } from './schemas';
 
 /** Bookings: create from a quote with the bank's signed payment confirmation, read, cancel. */
@@ -102,7 +103,7 @@ export const bookingRoutes = defineRoutes({
     tag: 'Test helpers',
     summary: 'Sandbox: the booking travels now, whatever its date',
     description: 'COMPLETED with booking.completed; 409 booking.not_completable unless CONFIRMED. Sandbox keys only.',
-    request: { params: BookingNumberParams },
+    request: { params: BookingNumberParams, body: EmptyBody },
     errors: ['booking.not_completable', 'booking.slot.contended'],
     responses: { 200: { description: 'The completed booking.', schema: Booking } },
     sandboxOnly: true,

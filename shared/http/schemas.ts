@@ -32,6 +32,9 @@ export const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(i
 
 export const Health = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
 
+/** The body of a write that takes no fields: none at all, or `{}` (the service takes an empty body as {}). */
+export const EmptyBody = z.object({}).strict().meta({ id: 'EmptyRequest', description: 'No fields: send no body, or {}.' });
+
 /** A comma-separated list of enum values in a query parameter, e.g. status=PENDING,FAILED. */
 export function csvOf<T extends string>(values: readonly T[]) {
   return z
@@ -47,21 +50,38 @@ export function csvOf<T extends string>(values: readonly T[]) {
 }
 
 /** A calendar date YYYY-MM-DD that exists. */
-export const CalendarDate = z.string().refine(isCalendarDate, 'a calendar date YYYY-MM-DD');
+export const CalendarDate = z.string().refine(isCalendarDate, 'a calendar date YYYY-MM-DD').meta({ format: 'date' });
+
+/**
+ * What a query field stands for, in the OpenAPI document: query values arrive as
+ * text, so the zod schema parses digits into a number, but the document (and a
+ * client generated from it) says what the value is, e.g. an integer of 1 to 100.
+ * shared/openapi.ts puts this JSON Schema in place of the text's.
+ */
+export const queryForm = z.registry<Record<string, unknown>>();
+
+/** `schema`, documented in the OpenAPI document as `json`. */
+export function documentedAs<T extends z.ZodType>(json: Record<string, unknown>, schema: T): T {
+  queryForm.add(schema, json);
+  return schema;
+}
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
 
 /** `limit` and `cursor` of every list endpoint; extend with the endpoint's own filters. */
 export const pageQuery = z.object({
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'an integer of at least 1')
-    .transform(Number)
-    .pipe(z.number().int().min(1))
-    .transform((n) => Math.min(n, MAX_PAGE_SIZE))
-    .default(DEFAULT_PAGE_SIZE)
-    .describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); larger values are clamped to ${MAX_PAGE_SIZE}.`),
+  limit: documentedAs(
+    { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+    z
+      .string()
+      .regex(/^\d+$/, 'an integer of at least 1')
+      .transform(Number)
+      .pipe(z.number().int().min(1))
+      .transform((n) => Math.min(n, MAX_PAGE_SIZE))
+      .default(DEFAULT_PAGE_SIZE)
+      .describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); the service clamps larger values to ${MAX_PAGE_SIZE}.`),
+  ),
   cursor: z.string().max(MAX_CURSOR_LENGTH).optional().describe('Opaque cursor from meta.next_cursor of the previous page.'),
 });
 

@@ -21,6 +21,7 @@ export const metaRoutes = defineRoutes({
     access: 'public',
     tag: 'Meta',
     summary: 'This OpenAPI 3.1 document',
+    examples: { response: { openapi: '3.1.0', info: { title: 'Partner travel booking service', version: '1.0.0' }, paths: {} } },
     responses: { 200: { description: 'The OpenAPI document of the API.', schema: z.record(z.string(), z.unknown()) } },
   },
   getDocs: {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PageMeta, pageQuery } from '../http/schemas';
+import { documentedAs, PageMeta, pageQuery } from '../http/schemas';
 import { MODERATION_ACTIONS, REVIEWABLE_TYPES } from './model';
 import { MAX_PHOTOS } from './rules';
 
@@ -48,12 +48,15 @@ export const ReviewListQuery = pageQuery.extend({
     .regex(/^[a-z0-9-]{1,120}$/)
     .optional()
     .describe("An adventure's slug: its EXPERIENCE or TRIP reviews (with reviewable_type=AGENCY: its agency's)"),
-  min_rating: z
-    .string()
-    .regex(/^[1-5]$/, 'an integer from 1 to 5')
-    .transform(Number)
-    .optional()
-    .describe('Only reviews rated at least this'),
+  min_rating: documentedAs(
+    { type: 'integer', minimum: 1, maximum: 5 },
+    z
+      .string()
+      .regex(/^[1-5]$/, 'an integer from 1 to 5')
+      .transform(Number)
+      .optional()
+      .describe('Only reviews rated at least this'),
+  ),
 });
 
 export const ReviewIdParams = z.object({ id: z.uuid() });

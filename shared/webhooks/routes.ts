@@ -1,4 +1,5 @@
 import { defineRoutes } from '../http/route-def';
+import { EmptyBody } from '../http/schemas';
 import {
   CreateWebhookBody,
   DeletedWebhook,
@@ -72,7 +73,7 @@ export const webhookRoutes = defineRoutes({
     summary: 'Re-drive one delivery: a PENDING one is attempted now; a DELIVERED or FAILED one gets a new delivery of the same event',
     description:
       'The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped).',
-    request: { params: WebhookIdParams },
+    request: { params: WebhookIdParams, body: EmptyBody },
     responses: {
       202: {
         description: 'The delivery that will be attempted: the same one if it was PENDING, else a new one whose replay_of names the original.',

@@ -21,9 +21,9 @@ describe('GET /v1/openapi.json', () => {
       expect(success, `${route.id} has no 2xx response`).toBeDefined();
       expect((success![1] as { content?: unknown }).content, `${route.id} has no documented response schema`).toBeDefined();
       if (route.access === 'key') {
-        expect(op.security).toEqual([{ ApiKey: [] }]);
+        expect(op.security).toEqual(route.write ? [{ ApiKey: [], LiveTimestamp: [], LiveSignature: [] }, { ApiKey: [] }] : [{ ApiKey: [] }]);
         expect(op.responses['429'].headers['Retry-After']).toBeDefined();
-        expect(op.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+        expect(op.responses['401'].content['application/json'].schema.allOf[0].$ref).toBe('#/components/schemas/Error');
       }
       if (route.write) expect(op.parameters.some((p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey')).toBe(true);
     }

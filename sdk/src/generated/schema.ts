@@ -1026,6 +1026,7 @@ export interface components {
         CreateQuoteRequest: {
             /** Format: uuid */
             rate_pack_id: string;
+            /** Format: date */
             start_date: string;
             /** @description A departure time for SCHEDULED packs; null or absent for FLEXIBLE */
             start_time?: string | null;
@@ -1033,7 +1034,10 @@ export interface components {
                 /** @description Age on the travel date */
                 age: number;
             } | {
-                /** @description The age on the travel date is computed from it */
+                /**
+                 * Format: date
+                 * @description The age on the travel date is computed from it
+                 */
                 birth_date: string;
             })[];
         };
@@ -1204,6 +1208,8 @@ export interface components {
         CancelBookingRequest: {
             reason?: string;
         };
+        /** @description No fields: send no body, or {}. */
+        EmptyRequest: Record<string, never>;
         SettlementPage: {
             data: components["schemas"]["Settlement"][];
             meta: components["schemas"]["PageMeta"];
@@ -1643,7 +1649,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown";
+                    };
                 };
             };
             /**
@@ -1664,7 +1673,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -1685,7 +1697,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Partner travel booking service",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": {
                         [key: string]: unknown;
                     };
@@ -1709,7 +1730,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown";
+                    };
                 };
             };
             /**
@@ -1730,7 +1754,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -1772,7 +1799,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown";
+                    };
                 };
             };
             /**
@@ -1793,7 +1823,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -1820,27 +1853,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "partner": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "name": "example name"
+                     *         "id": "926e6afb-7f28-4052-807b-1a3ed191c5f5",
+                     *         "name": "Demo Bank"
                      *       },
-                     *       "environment": "live",
+                     *       "environment": "test",
                      *       "test_mode": true,
                      *       "key": {
-                     *         "id": "example id",
+                     *         "id": "k3v9x2m7p4q8",
                      *         "created_at": "2026-11-21T09:27:45.000Z"
                      *       },
                      *       "member": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *         "id": "693d1d51-70f8-4d82-9f84-431e27a1e785",
                      *         "email": "amina@example.com",
                      *         "role": "PARTNER_ADMIN"
                      *       },
                      *       "scopes": [
-                     *         "example scopes"
+                     *         "catalog:read",
+                     *         "quotes:write",
+                     *         "bookings:write",
+                     *         "bookings:read"
                      *       ],
                      *       "rate_limit": {
-                     *         "limit_per_minute": -9007199254740991,
-                     *         "remaining": -9007199254740991,
-                     *         "reset": -9007199254740991
+                     *         "limit_per_minute": 600,
+                     *         "remaining": 599,
+                     *         "reset": 1795771725
                      *       }
                      *     }
                      */
@@ -1868,7 +1904,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown";
+                    };
                 };
             };
             /**
@@ -1892,7 +1931,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -1916,7 +1958,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -1941,7 +1986,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -1965,7 +2013,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -1973,8 +2024,8 @@ export interface operations {
     listAuditEvents: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 25); larger values are clamped to 100. */
-                limit?: string;
+                /** @description Page size, 1 to 100 (default 25); the service clamps larger values to 100. */
+                limit?: number;
                 /** @description Opaque cursor from meta.next_cursor of the previous page. */
                 cursor?: string;
             };
@@ -1998,24 +2049,24 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "example id",
+                     *           "id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15",
                      *           "occurred_at": "2026-11-21T09:27:45.000Z",
-                     *           "member_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *           "key_prefix": "example key prefix",
-                     *           "environment": "live",
-                     *           "method": "example method",
-                     *           "path": "example path",
-                     *           "status": -9007199254740991,
-                     *           "request_id": "example request id",
-                     *           "idempotent_replayed": true
+                     *           "member_id": "3ad09fef-96c7-468a-8bc6-e23ae339855d",
+                     *           "key_prefix": "k3v9x2m7p4q8",
+                     *           "environment": "test",
+                     *           "method": "POST",
+                     *           "path": "/v1/bookings",
+                     *           "status": 201,
+                     *           "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15",
+                     *           "idempotent_replayed": false
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": -9007199254740991,
-                     *         "next_cursor": "example next cursor",
-                     *         "page_size": -9007199254740991,
-                     *         "total_results": -9007199254740991,
-                     *         "page_number": -9007199254740991
+                     *         "count": 1,
+                     *         "next_cursor": null,
+                     *         "page_size": 25,
+                     *         "total_results": 1,
+                     *         "page_number": 1
                      *       }
                      *     }
                      */
@@ -2043,7 +2094,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
+                    };
                 };
             };
             /**
@@ -2067,7 +2121,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -2091,7 +2148,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -2116,7 +2176,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -2140,7 +2203,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -2168,13 +2234,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *           "id": "1bd4c22e-3f08-46bc-bd04-0903767fc869",
                      *           "email": "amina@example.com",
                      *           "role": "PARTNER_ADMIN",
                      *           "enabled": true,
                      *           "is_you": true,
-                     *           "first_name": "example first name",
-                     *           "last_name": "example last name",
+                     *           "first_name": "Amina",
+                     *           "last_name": "El Idrissi",
                      *           "created_at": "2026-11-21T09:27:45.000Z"
                      *         }
                      *       ]
@@ -2204,7 +2270,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown";
+                    };
                 };
             };
             /**
@@ -2228,7 +2297,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -2252,7 +2324,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -2277,7 +2352,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -2301,7 +2379,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -2347,13 +2428,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "1bd4c22e-3f08-46bc-bd04-0903767fc869",
                      *       "email": "amina@example.com",
                      *       "role": "PARTNER_ADMIN",
                      *       "enabled": true,
                      *       "is_you": true,
-                     *       "first_name": "example first name",
-                     *       "last_name": "example last name",
+                     *       "first_name": "Amina",
+                     *       "last_name": "El Idrissi",
                      *       "created_at": "2026-11-21T09:27:45.000Z"
                      *     }
                      */
@@ -2381,7 +2462,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -2405,7 +2489,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -2429,7 +2516,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient" | "auth.environment.live_required" | "team.role.self_change";
+                    };
                 };
             };
             /**
@@ -2453,7 +2543,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -2477,7 +2570,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "team.role.last_admin";
+                    };
                 };
             };
             /**
@@ -2501,7 +2597,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -2526,7 +2625,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -2550,7 +2652,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -2558,8 +2663,8 @@ export interface operations {
     listApiKeys: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 25); larger values are clamped to 100. */
-                limit?: string;
+                /** @description Page size, 1 to 100 (default 25); the service clamps larger values to 100. */
+                limit?: number;
                 /** @description Opaque cursor from meta.next_cursor of the previous page. */
                 cursor?: string;
             };
@@ -2583,21 +2688,21 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "example id",
-                     *           "member_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *           "environment": "live",
+                     *           "id": "k3v9x2m7p4q8",
+                     *           "member_id": "2cb05481-8472-4eaa-84ba-03585f7b4325",
+                     *           "environment": "test",
                      *           "status": "ACTIVE",
                      *           "created_at": "2026-11-21T09:27:45.000Z",
-                     *           "revoked_at": "2026-11-21T09:27:45.000Z",
-                     *           "issued_by": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b"
+                     *           "revoked_at": null,
+                     *           "issued_by": "842f6a7c-019b-4d3a-a889-b1edec77a5ed"
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": -9007199254740991,
-                     *         "next_cursor": "example next cursor",
-                     *         "page_size": -9007199254740991,
-                     *         "total_results": -9007199254740991,
-                     *         "page_number": -9007199254740991
+                     *         "count": 1,
+                     *         "next_cursor": null,
+                     *         "page_size": 25,
+                     *         "total_results": 1,
+                     *         "page_number": 1
                      *       }
                      *     }
                      */
@@ -2625,7 +2730,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
+                    };
                 };
             };
             /**
@@ -2649,7 +2757,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -2673,7 +2784,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -2698,7 +2812,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -2722,7 +2839,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -2745,7 +2865,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "member_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b"
+                 *       "member_id": "ced47a88-f216-45f0-b8d5-d3a14d5f81dd"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateApiKeyRequest"];
@@ -2765,14 +2885,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "example id",
-                     *       "member_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "environment": "live",
+                     *       "id": "k3v9x2m7p4q8",
+                     *       "member_id": "14861315-2c92-4c52-8da0-a5d841f57ce5",
+                     *       "environment": "test",
                      *       "status": "ACTIVE",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
-                     *       "revoked_at": "2026-11-21T09:27:45.000Z",
-                     *       "issued_by": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "key": "example key"
+                     *       "revoked_at": null,
+                     *       "issued_by": "d4025410-07a7-4f5e-88dc-74618b5d5dfd",
+                     *       "key": "sk_test_k3v9x2m7p4q8_7Hq2Lx9Vb4Nc8Rt1Ws6Yk3Pz5Md0Fg2J"
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
@@ -2799,7 +2919,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -2823,7 +2946,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -2847,7 +2973,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient" | "team.key.other_admin";
+                    };
                 };
             };
             /**
@@ -2871,7 +3000,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                    };
                 };
             };
             /**
@@ -2895,7 +3027,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -2920,7 +3055,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -2944,7 +3082,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -2981,13 +3122,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "example id",
-                     *       "member_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "environment": "live",
+                     *       "id": "k3v9x2m7p4q8",
+                     *       "member_id": "2cb05481-8472-4eaa-84ba-03585f7b4325",
+                     *       "environment": "test",
                      *       "status": "ACTIVE",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
-                     *       "revoked_at": "2026-11-21T09:27:45.000Z",
-                     *       "issued_by": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b"
+                     *       "revoked_at": null,
+                     *       "issued_by": "842f6a7c-019b-4d3a-a889-b1edec77a5ed"
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKey"];
@@ -3014,7 +3155,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -3038,7 +3182,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -3062,7 +3209,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -3086,7 +3236,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -3110,7 +3263,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                    };
                 };
             };
             /**
@@ -3134,7 +3290,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -3159,7 +3318,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -3183,7 +3345,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -3191,8 +3356,8 @@ export interface operations {
     listAdventures: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 25); larger values are clamped to 100. */
-                limit?: string;
+                /** @description Page size, 1 to 100 (default 25); the service clamps larger values to 100. */
+                limit?: number;
                 /** @description Opaque cursor from meta.next_cursor of the previous page. */
                 cursor?: string;
                 /** @description popularity (default, most popular first), price (from-price ascending), -price (descending), distance (needs lat and lng) */
@@ -3230,20 +3395,20 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *           "slug": "example slug",
-                     *           "title": "example title",
-                     *           "summary": "example summary",
-                     *           "city": "example city",
-                     *           "category": "DESERT",
+                     *           "id": "e06216ef-03ec-484e-a519-8758447c0889",
+                     *           "slug": "marrakech-sunrise-balloon-flight",
+                     *           "title": "Sunrise hot-air balloon flight over Marrakech",
+                     *           "summary": "An hour over the palm groves at dawn, then breakfast in a Berber village.",
+                     *           "city": "Marrakech",
+                     *           "category": "ADVENTURE",
                      *           "location": {
-                     *             "lat": 1,
-                     *             "lng": 1
+                     *             "lat": 31.6295,
+                     *             "lng": -7.9811
                      *           },
-                     *           "duration_minutes": -9007199254740991,
-                     *           "rating": 1,
-                     *           "review_count": -9007199254740991,
-                     *           "popularity": -9007199254740991,
+                     *           "duration_minutes": 240,
+                     *           "rating": 4.8,
+                     *           "review_count": 128,
+                     *           "popularity": 87,
                      *           "from_price": {
                      *             "amount": "400.00",
                      *             "currency": "MAD"
@@ -3251,18 +3416,17 @@ export interface operations {
                      *           "booking_modes": [
                      *             "SCHEDULED"
                      *           ],
-                     *           "image": "https://bank.example/webhooks/travel",
-                     *           "agency_name": "example agency name",
-                     *           "bookable": true,
-                     *           "distance_km": 1
+                     *           "image": "https://images.partner-travel.example/adventures/marrakech-sunrise-balloon-flight/cover.jpg",
+                     *           "agency_name": "Marrakech Sky Tours",
+                     *           "bookable": true
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": -9007199254740991,
-                     *         "next_cursor": "example next cursor",
-                     *         "page_size": -9007199254740991,
-                     *         "total_results": -9007199254740991,
-                     *         "page_number": -9007199254740991
+                     *         "count": 1,
+                     *         "next_cursor": null,
+                     *         "page_size": 25,
+                     *         "total_results": 1,
+                     *         "page_number": 1
                      *       }
                      *     }
                      */
@@ -3290,7 +3454,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
+                    };
                 };
             };
             /**
@@ -3314,7 +3481,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -3338,7 +3508,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -3363,7 +3536,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -3387,7 +3563,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -3415,20 +3594,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "slug": "example slug",
-                     *       "title": "example title",
-                     *       "summary": "example summary",
-                     *       "city": "example city",
-                     *       "category": "DESERT",
+                     *       "id": "122473a9-4050-4f92-a95a-0210b4c991f9",
+                     *       "slug": "marrakech-sunrise-balloon-flight",
+                     *       "title": "Sunrise hot-air balloon flight over Marrakech",
+                     *       "summary": "An hour over the palm groves at dawn, then breakfast in a Berber village.",
+                     *       "city": "Marrakech",
+                     *       "category": "ADVENTURE",
                      *       "location": {
-                     *         "lat": 1,
-                     *         "lng": 1
+                     *         "lat": 31.6295,
+                     *         "lng": -7.9811
                      *       },
-                     *       "duration_minutes": -9007199254740991,
-                     *       "rating": 1,
-                     *       "review_count": -9007199254740991,
-                     *       "popularity": -9007199254740991,
+                     *       "duration_minutes": 240,
+                     *       "rating": 4.8,
+                     *       "review_count": 128,
+                     *       "popularity": 87,
                      *       "from_price": {
                      *         "amount": "400.00",
                      *         "currency": "MAD"
@@ -3436,59 +3615,63 @@ export interface operations {
                      *       "booking_modes": [
                      *         "SCHEDULED"
                      *       ],
-                     *       "image": "https://bank.example/webhooks/travel",
-                     *       "agency_name": "example agency name",
+                     *       "image": "https://images.partner-travel.example/adventures/marrakech-sunrise-balloon-flight/cover.jpg",
+                     *       "agency_name": "Marrakech Sky Tours",
                      *       "bookable": true,
-                     *       "distance_km": 1,
-                     *       "description": "example description",
+                     *       "description": "Lift off at dawn from the palm groves north of Marrakech for an hour over the Atlas foothills, then share a Berber breakfast in a village of the Haouz plain.",
                      *       "images": [
-                     *         "https://bank.example/webhooks/travel"
+                     *         "https://images.partner-travel.example/adventures/marrakech-sunrise-balloon-flight/cover.jpg"
                      *       ],
                      *       "agency": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "name": "example name"
+                     *         "id": "9a9dd3ea-c472-4664-917f-b82b197c5d31",
+                     *         "name": "Marrakech Sky Tours"
                      *       },
                      *       "rate_packs": [
                      *         {
-                     *           "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *           "name": "example name",
-                     *           "description": "example description",
+                     *           "id": "cf2f94fa-3092-4b18-9ce7-db1bd9dd63f1",
+                     *           "name": "Shared basket",
+                     *           "description": "A shared basket of up to 16 passengers, hotel pick-up and breakfast included.",
                      *           "booking_mode": "SCHEDULED",
                      *           "age_brackets": [
                      *             {
-                     *               "code": "example code",
-                     *               "label": "example label",
-                     *               "min_age": -9007199254740991,
-                     *               "max_age": -9007199254740991,
+                     *               "code": "ADULT",
+                     *               "label": "Adult",
+                     *               "min_age": 18,
+                     *               "max_age": 99,
                      *               "price": {
                      *                 "amount": "400.00",
                      *                 "currency": "MAD"
                      *               }
                      *             }
                      *           ],
-                     *           "min_travelers": -9007199254740991,
-                     *           "max_travelers": -9007199254740991,
+                     *           "min_travelers": 1,
+                     *           "max_travelers": 16,
                      *           "cancellation_policy": {
-                     *             "code": "example code",
-                     *             "description": "example description",
+                     *             "code": "FLEX_48H",
+                     *             "description": "Full refund up to 48 hours before the start, none after.",
                      *             "rules": [
                      *               {
-                     *                 "hours_before": -9007199254740991,
-                     *                 "refund_percent": -9007199254740991
+                     *                 "hours_before": 48,
+                     *                 "refund_percent": 100
                      *               }
                      *             ]
                      *           },
                      *           "schedule": {
                      *             "weekdays": [
-                     *               -9007199254740991
+                     *               1,
+                     *               2,
+                     *               3,
+                     *               4,
+                     *               5,
+                     *               6,
+                     *               7
                      *             ],
                      *             "start_times": [
-                     *               "example start times"
+                     *               "06:00"
                      *             ],
-                     *             "capacity_per_departure": -9007199254740991,
-                     *             "daily_capacity": -9007199254740991
+                     *             "capacity_per_departure": 16
                      *           },
-                     *           "booking_window_days": -9007199254740991
+                     *           "booking_window_days": 180
                      *         }
                      *       ]
                      *     }
@@ -3517,7 +3700,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -3541,7 +3727,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -3565,7 +3754,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -3589,7 +3781,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -3614,7 +3809,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -3638,7 +3836,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -3672,18 +3873,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "adventure_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "adventure_slug": "example adventure slug",
+                     *       "adventure_id": "b02e1db7-aabd-4dda-b4b8-91e816a60129",
+                     *       "adventure_slug": "marrakech-sunrise-balloon-flight",
                      *       "from": "2026-12-01",
                      *       "to": "2026-12-01",
                      *       "data": [
                      *         {
-                     *           "rate_pack_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *           "rate_pack_id": "f0bdaf70-6c1c-4408-8509-5db94fb141d5",
                      *           "booking_mode": "SCHEDULED",
                      *           "date": "2026-12-01",
-                     *           "start_time": "09:00",
-                     *           "capacity": -9007199254740991,
-                     *           "remaining": -9007199254740991
+                     *           "start_time": "06:00",
+                     *           "capacity": 16,
+                     *           "remaining": 9
                      *         }
                      *       ]
                      *     }
@@ -3712,7 +3913,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -3736,7 +3940,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -3760,7 +3967,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -3784,7 +3994,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -3809,7 +4022,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -3833,7 +4049,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -3841,8 +4060,8 @@ export interface operations {
     listQuotes: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 25); larger values are clamped to 100. */
-                limit?: string;
+                /** @description Page size, 1 to 100 (default 25); the service clamps larger values to 100. */
+                limit?: number;
                 /** @description Opaque cursor from meta.next_cursor of the previous page. */
                 cursor?: string;
             };
@@ -3866,26 +4085,26 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *           "adventure_slug": "example adventure slug",
-                     *           "rate_pack_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *           "id": "eb981003-7222-4a0e-8116-b928332cb829",
+                     *           "adventure_slug": "marrakech-sunrise-balloon-flight",
+                     *           "rate_pack_id": "12ef5124-a374-4b68-b24b-c72572bd4a3d",
                      *           "start_date": "2026-12-01",
-                     *           "start_time": "09:00",
+                     *           "start_time": "06:00",
                      *           "net_amount": {
                      *             "amount": "400.00",
                      *             "currency": "MAD"
                      *           },
-                     *           "expired": true,
-                     *           "expires_at": "2026-11-21T09:27:45.000Z",
+                     *           "expired": false,
+                     *           "expires_at": "2026-11-21T09:57:45.000Z",
                      *           "created_at": "2026-11-21T09:27:45.000Z"
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": -9007199254740991,
-                     *         "next_cursor": "example next cursor",
-                     *         "page_size": -9007199254740991,
-                     *         "total_results": -9007199254740991,
-                     *         "page_number": -9007199254740991
+                     *         "count": 1,
+                     *         "next_cursor": null,
+                     *         "page_size": 25,
+                     *         "total_results": 1,
+                     *         "page_number": 1
                      *       }
                      *     }
                      */
@@ -3913,7 +4132,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
+                    };
                 };
             };
             /**
@@ -3937,7 +4159,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -3961,7 +4186,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -3986,7 +4214,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -4010,7 +4241,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -4063,31 +4297,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "adventure_slug": "example adventure slug",
-                     *       "rate_pack_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "ca3593cd-f75c-49b2-9bcd-49b8a14d1521",
+                     *       "adventure_slug": "marrakech-sunrise-balloon-flight",
+                     *       "rate_pack_id": "e67ef12a-b426-4696-9194-c78f8b508045",
                      *       "start_date": "2026-12-01",
-                     *       "start_time": "09:00",
+                     *       "start_time": "06:00",
                      *       "net_amount": {
                      *         "amount": "400.00",
                      *         "currency": "MAD"
                      *       },
-                     *       "expired": true,
-                     *       "expires_at": "2026-11-21T09:27:45.000Z",
+                     *       "expired": false,
+                     *       "expires_at": "2026-11-21T09:57:45.000Z",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
-                     *       "adventure_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "adventure_title": "example adventure title",
-                     *       "rate_pack_name": "example rate pack name",
+                     *       "adventure_id": "1870c0d4-57db-4562-9f60-b0b52fac8cdd",
+                     *       "adventure_title": "Sunrise hot-air balloon flight over Marrakech",
+                     *       "rate_pack_name": "Shared basket",
                      *       "booking_mode": "SCHEDULED",
                      *       "travelers": [
                      *         {
-                     *           "index": -9007199254740991,
-                     *           "age": -9007199254740991,
+                     *           "index": 0,
+                     *           "age": 35,
                      *           "age_bracket": {
-                     *             "code": "example code",
-                     *             "label": "example label",
-                     *             "min_age": -9007199254740991,
-                     *             "max_age": -9007199254740991
+                     *             "code": "ADULT",
+                     *             "label": "Adult",
+                     *             "min_age": 18,
+                     *             "max_age": 99
                      *           },
                      *           "price": {
                      *             "amount": "400.00",
@@ -4096,17 +4330,17 @@ export interface operations {
                      *         }
                      *       ],
                      *       "cancellation_policy": {
-                     *         "code": "example code",
-                     *         "description": "example description",
+                     *         "code": "FLEX_48H",
+                     *         "description": "Full refund up to 48 hours before the start, none after.",
                      *         "rules": [
                      *           {
-                     *             "hours_before": -9007199254740991,
-                     *             "refund_percent": -9007199254740991
+                     *             "hours_before": 48,
+                     *             "refund_percent": 100
                      *           }
                      *         ]
                      *       },
                      *       "test_mode": true,
-                     *       "booking_number": "PTB-7K3M-Q9XD"
+                     *       "booking_number": null
                      *     }
                      */
                     "application/json": components["schemas"]["Quote"];
@@ -4133,7 +4367,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -4157,7 +4394,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -4181,7 +4421,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -4205,7 +4448,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "quote.rate_pack.not_found";
+                    };
                 };
             };
             /**
@@ -4229,7 +4475,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                    };
                 };
             };
             /**
@@ -4253,7 +4502,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -4277,7 +4529,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "quote.start_date.in_past" | "quote.start_time.invalid" | "quote.slot.not_sellable" | "quote.party.too_large" | "quote.party.too_small" | "quote.traveler.age_out_of_range" | "quote.capacity.insufficient";
+                    };
                 };
             };
             /**
@@ -4302,7 +4557,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -4326,7 +4584,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -4354,31 +4615,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "adventure_slug": "example adventure slug",
-                     *       "rate_pack_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "ca3593cd-f75c-49b2-9bcd-49b8a14d1521",
+                     *       "adventure_slug": "marrakech-sunrise-balloon-flight",
+                     *       "rate_pack_id": "e67ef12a-b426-4696-9194-c78f8b508045",
                      *       "start_date": "2026-12-01",
-                     *       "start_time": "09:00",
+                     *       "start_time": "06:00",
                      *       "net_amount": {
                      *         "amount": "400.00",
                      *         "currency": "MAD"
                      *       },
-                     *       "expired": true,
-                     *       "expires_at": "2026-11-21T09:27:45.000Z",
+                     *       "expired": false,
+                     *       "expires_at": "2026-11-21T09:57:45.000Z",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
-                     *       "adventure_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "adventure_title": "example adventure title",
-                     *       "rate_pack_name": "example rate pack name",
+                     *       "adventure_id": "1870c0d4-57db-4562-9f60-b0b52fac8cdd",
+                     *       "adventure_title": "Sunrise hot-air balloon flight over Marrakech",
+                     *       "rate_pack_name": "Shared basket",
                      *       "booking_mode": "SCHEDULED",
                      *       "travelers": [
                      *         {
-                     *           "index": -9007199254740991,
-                     *           "age": -9007199254740991,
+                     *           "index": 0,
+                     *           "age": 35,
                      *           "age_bracket": {
-                     *             "code": "example code",
-                     *             "label": "example label",
-                     *             "min_age": -9007199254740991,
-                     *             "max_age": -9007199254740991
+                     *             "code": "ADULT",
+                     *             "label": "Adult",
+                     *             "min_age": 18,
+                     *             "max_age": 99
                      *           },
                      *           "price": {
                      *             "amount": "400.00",
@@ -4387,17 +4648,17 @@ export interface operations {
                      *         }
                      *       ],
                      *       "cancellation_policy": {
-                     *         "code": "example code",
-                     *         "description": "example description",
+                     *         "code": "FLEX_48H",
+                     *         "description": "Full refund up to 48 hours before the start, none after.",
                      *         "rules": [
                      *           {
-                     *             "hours_before": -9007199254740991,
-                     *             "refund_percent": -9007199254740991
+                     *             "hours_before": 48,
+                     *             "refund_percent": 100
                      *           }
                      *         ]
                      *       },
                      *       "test_mode": true,
-                     *       "booking_number": "PTB-7K3M-Q9XD"
+                     *       "booking_number": null
                      *     }
                      */
                     "application/json": components["schemas"]["Quote"];
@@ -4424,7 +4685,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -4448,7 +4712,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -4472,7 +4739,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -4496,7 +4766,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -4521,7 +4794,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -4545,7 +4821,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -4553,8 +4832,8 @@ export interface operations {
     listBookings: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 25); larger values are clamped to 100. */
-                limit?: string;
+                /** @description Page size, 1 to 100 (default 25); the service clamps larger values to 100. */
+                limit?: number;
                 /** @description Opaque cursor from meta.next_cursor of the previous page. */
                 cursor?: string;
                 /** @description Comma-separated: CONFIRMED, COMPLETED, CANCELLED */
@@ -4587,31 +4866,31 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "booking_number": "PTB-7K3M-Q9XD",
-                     *           "partner_reference": "example partner reference",
+                     *           "partner_reference": "BANK-2026-000123",
                      *           "status": "CONFIRMED",
                      *           "test_mode": true,
-                     *           "quote_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *           "quote_id": "8e7de198-97ff-4eb6-bc2f-f03977738ce5",
                      *           "travel_date": "2026-12-01",
-                     *           "start_time": "09:00",
+                     *           "start_time": "06:00",
                      *           "net_amount": {
                      *             "amount": "400.00",
                      *             "currency": "MAD"
                      *           },
                      *           "created_at": "2026-11-21T09:27:45.000Z",
-                     *           "adventure_slug": "example adventure slug",
+                     *           "adventure_slug": "marrakech-sunrise-balloon-flight",
                      *           "travelers": [
                      *             {
-                     *               "initials": "example initials"
+                     *               "initials": "A. E."
                      *             }
                      *           ]
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": -9007199254740991,
-                     *         "next_cursor": "example next cursor",
-                     *         "page_size": -9007199254740991,
-                     *         "total_results": -9007199254740991,
-                     *         "page_number": -9007199254740991
+                     *         "count": 1,
+                     *         "next_cursor": null,
+                     *         "page_size": 25,
+                     *         "total_results": 1,
+                     *         "page_number": 1
                      *       }
                      *     }
                      */
@@ -4639,7 +4918,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
+                    };
                 };
             };
             /**
@@ -4663,7 +4945,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -4687,7 +4972,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -4712,7 +5000,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -4736,7 +5027,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -4799,43 +5093,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "booking_number": "PTB-7K3M-Q9XD",
-                     *       "partner_reference": "example partner reference",
+                     *       "partner_reference": "BANK-2026-000123",
                      *       "status": "CONFIRMED",
                      *       "test_mode": true,
-                     *       "quote_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "quote_id": "62974c3d-ddda-4d12-8e02-fda87fdfcd9d",
                      *       "travel_date": "2026-12-01",
-                     *       "start_time": "09:00",
+                     *       "start_time": "06:00",
                      *       "net_amount": {
                      *         "amount": "400.00",
                      *         "currency": "MAD"
                      *       },
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "adventure": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "slug": "example slug",
-                     *         "title": "example title"
+                     *         "id": "bd1c7109-e21d-4112-b5ea-79f0b0c87839",
+                     *         "slug": "marrakech-sunrise-balloon-flight",
+                     *         "title": "Sunrise hot-air balloon flight over Marrakech"
                      *       },
                      *       "rate_pack": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "name": "example name",
-                     *         "booking_mode": "example booking mode"
+                     *         "id": "1097c6eb-fa35-4fde-9abe-5ad67ff5d201",
+                     *         "name": "Shared basket",
+                     *         "booking_mode": "SCHEDULED"
                      *       },
                      *       "contact": {
-                     *         "first_name": "example first name",
-                     *         "last_name": "example last name",
+                     *         "first_name": "Amina",
+                     *         "last_name": "El Idrissi",
                      *         "email": "amina@example.com",
                      *         "phone": "+212 600 000 000"
                      *       },
                      *       "travelers": [
                      *         {
-                     *           "first_name": "example first name",
-                     *           "last_name": "example last name",
-                     *           "age": -9007199254740991,
+                     *           "first_name": "Amina",
+                     *           "last_name": "El Idrissi",
+                     *           "age": 35,
                      *           "age_bracket": {
-                     *             "code": "example code",
-                     *             "label": "example label",
-                     *             "min_age": -9007199254740991,
-                     *             "max_age": -9007199254740991
+                     *             "code": "ADULT",
+                     *             "label": "Adult",
+                     *             "min_age": 18,
+                     *             "max_age": 99
                      *           },
                      *           "price": {
                      *             "amount": "400.00",
@@ -4844,40 +5138,26 @@ export interface operations {
                      *         }
                      *       ],
                      *       "cancellation_policy": {
-                     *         "code": "example code",
-                     *         "description": "example description",
+                     *         "code": "FLEX_48H",
+                     *         "description": "Full refund up to 48 hours before the start, none after.",
                      *         "rules": [
                      *           {
-                     *             "hours_before": -9007199254740991,
-                     *             "refund_percent": -9007199254740991
+                     *             "hours_before": 48,
+                     *             "refund_percent": 100
                      *           }
                      *         ]
                      *       },
                      *       "payment": {
-                     *         "payment_reference": "example payment reference",
-                     *         "paid_at": "2026-11-21T09:27:45.000Z",
+                     *         "payment_reference": "TRX-2026-118274",
+                     *         "paid_at": "2026-12-03T10:12:00.000Z",
                      *         "amount": {
                      *           "amount": "400.00",
                      *           "currency": "MAD"
                      *         }
                      *       },
-                     *       "cancellation": {
-                     *         "cancelled_at": "2026-11-21T09:27:45.000Z",
-                     *         "cancelled_by": "PARTNER",
-                     *         "reason": "example reason",
-                     *         "refund_amount": {
-                     *           "amount": "400.00",
-                     *           "currency": "MAD"
-                     *         },
-                     *         "fee_amount": {
-                     *           "amount": "400.00",
-                     *           "currency": "MAD"
-                     *         },
-                     *         "refund_percent": -9007199254740991,
-                     *         "policy_code": "example policy code"
-                     *       },
+                     *       "cancellation": null,
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
-                     *       "completed_at": "2026-11-21T09:27:45.000Z"
+                     *       "completed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Booking"];
@@ -4904,7 +5184,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
+                    };
                 };
             };
             /**
@@ -4928,7 +5211,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -4952,7 +5238,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -4976,7 +5265,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "booking.quote.not_found";
+                    };
                 };
             };
             /**
@@ -5000,7 +5292,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "booking.quote.expired" | "booking.quote.already_booked" | "booking.partner_reference.duplicate" | "booking.slot.contended";
+                    };
                 };
             };
             /**
@@ -5024,7 +5319,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -5048,7 +5346,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "booking.travelers.mismatch" | "booking.slot.unavailable" | "payment.key.unknown" | "payment.signature.invalid" | "payment.quote.mismatch" | "payment.amount.mismatch";
+                    };
                 };
             };
             /**
@@ -5073,7 +5374,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -5097,7 +5401,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -5126,43 +5433,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "booking_number": "PTB-7K3M-Q9XD",
-                     *       "partner_reference": "example partner reference",
+                     *       "partner_reference": "BANK-2026-000123",
                      *       "status": "CONFIRMED",
                      *       "test_mode": true,
-                     *       "quote_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "quote_id": "62974c3d-ddda-4d12-8e02-fda87fdfcd9d",
                      *       "travel_date": "2026-12-01",
-                     *       "start_time": "09:00",
+                     *       "start_time": "06:00",
                      *       "net_amount": {
                      *         "amount": "400.00",
                      *         "currency": "MAD"
                      *       },
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "adventure": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "slug": "example slug",
-                     *         "title": "example title"
+                     *         "id": "bd1c7109-e21d-4112-b5ea-79f0b0c87839",
+                     *         "slug": "marrakech-sunrise-balloon-flight",
+                     *         "title": "Sunrise hot-air balloon flight over Marrakech"
                      *       },
                      *       "rate_pack": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "name": "example name",
-                     *         "booking_mode": "example booking mode"
+                     *         "id": "1097c6eb-fa35-4fde-9abe-5ad67ff5d201",
+                     *         "name": "Shared basket",
+                     *         "booking_mode": "SCHEDULED"
                      *       },
                      *       "contact": {
-                     *         "first_name": "example first name",
-                     *         "last_name": "example last name",
+                     *         "first_name": "Amina",
+                     *         "last_name": "El Idrissi",
                      *         "email": "amina@example.com",
                      *         "phone": "+212 600 000 000"
                      *       },
                      *       "travelers": [
                      *         {
-                     *           "first_name": "example first name",
-                     *           "last_name": "example last name",
-                     *           "age": -9007199254740991,
+                     *           "first_name": "Amina",
+                     *           "last_name": "El Idrissi",
+                     *           "age": 35,
                      *           "age_bracket": {
-                     *             "code": "example code",
-                     *             "label": "example label",
-                     *             "min_age": -9007199254740991,
-                     *             "max_age": -9007199254740991
+                     *             "code": "ADULT",
+                     *             "label": "Adult",
+                     *             "min_age": 18,
+                     *             "max_age": 99
                      *           },
                      *           "price": {
                      *             "amount": "400.00",
@@ -5171,40 +5478,26 @@ export interface operations {
                      *         }
                      *       ],
                      *       "cancellation_policy": {
-                     *         "code": "example code",
-                     *         "description": "example description",
+                     *         "code": "FLEX_48H",
+                     *         "description": "Full refund up to 48 hours before the start, none after.",
                      *         "rules": [
                      *           {
-                     *             "hours_before": -9007199254740991,
-                     *             "refund_percent": -9007199254740991
+                     *             "hours_before": 48,
+                     *             "refund_percent": 100
                      *           }
                      *         ]
                      *       },
                      *       "payment": {
-                     *         "payment_reference": "example payment reference",
-                     *         "paid_at": "2026-11-21T09:27:45.000Z",
+                     *         "payment_reference": "TRX-2026-118274",
+                     *         "paid_at": "2026-12-03T10:12:00.000Z",
                      *         "amount": {
                      *           "amount": "400.00",
                      *           "currency": "MAD"
                      *         }
                      *       },
-                     *       "cancellation": {
-                     *         "cancelled_at": "2026-11-21T09:27:45.000Z",
-                     *         "cancelled_by": "PARTNER",
-                     *         "reason": "example reason",
-                     *         "refund_amount": {
-                     *           "amount": "400.00",
-                     *           "currency": "MAD"
-                     *         },
-                     *         "fee_amount": {
-                     *           "amount": "400.00",
-                     *           "currency": "MAD"
-                     *         },
-                     *         "refund_percent": -9007199254740991,
-                     *         "policy_code": "example policy code"
-                     *       },
+                     *       "cancellation": null,
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
-                     *       "completed_at": "2026-11-21T09:27:45.000Z"
+                     *       "completed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Booking"];
@@ -5231,7 +5524,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -5255,7 +5551,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -5279,7 +5578,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -5303,7 +5605,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -5328,7 +5633,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -5352,7 +5660,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -5396,21 +5707,21 @@ export interface operations {
                      *         "amount": "400.00",
                      *         "currency": "MAD"
                      *       },
-                     *       "refund_percent": -9007199254740991,
-                     *       "hours_before_start": 1,
+                     *       "refund_percent": 100,
+                     *       "hours_before_start": 165.5,
                      *       "policy": {
-                     *         "code": "example code",
-                     *         "description": "example description",
+                     *         "code": "FLEX_48H",
+                     *         "description": "Full refund up to 48 hours before the start, none after.",
                      *         "rules": [
                      *           {
-                     *             "hours_before": -9007199254740991,
-                     *             "refund_percent": -9007199254740991
+                     *             "hours_before": 48,
+                     *             "refund_percent": 100
                      *           }
                      *         ]
                      *       },
                      *       "applied_rule": {
-                     *         "hours_before": -9007199254740991,
-                     *         "refund_percent": -9007199254740991
+                     *         "hours_before": 48,
+                     *         "refund_percent": 100
                      *       },
                      *       "valid_until": "2026-11-21T09:27:45.000Z",
                      *       "computed_at": "2026-11-21T09:27:45.000Z"
@@ -5440,7 +5751,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -5464,7 +5778,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -5488,7 +5805,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -5512,7 +5832,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -5537,7 +5860,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -5561,7 +5887,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -5582,11 +5911,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
-                 *       "reason": "example reason"
+                 *       "reason": "The customer changed travel dates"
                  *     }
                  */
                 "application/json": components["schemas"]["CancelBookingRequest"];
@@ -5607,43 +5936,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "booking_number": "PTB-7K3M-Q9XD",
-                     *       "partner_reference": "example partner reference",
+                     *       "partner_reference": "BANK-2026-000123",
                      *       "status": "CONFIRMED",
                      *       "test_mode": true,
-                     *       "quote_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "quote_id": "62974c3d-ddda-4d12-8e02-fda87fdfcd9d",
                      *       "travel_date": "2026-12-01",
-                     *       "start_time": "09:00",
+                     *       "start_time": "06:00",
                      *       "net_amount": {
                      *         "amount": "400.00",
                      *         "currency": "MAD"
                      *       },
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "adventure": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "slug": "example slug",
-                     *         "title": "example title"
+                     *         "id": "bd1c7109-e21d-4112-b5ea-79f0b0c87839",
+                     *         "slug": "marrakech-sunrise-balloon-flight",
+                     *         "title": "Sunrise hot-air balloon flight over Marrakech"
                      *       },
                      *       "rate_pack": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "name": "example name",
-                     *         "booking_mode": "example booking mode"
+                     *         "id": "1097c6eb-fa35-4fde-9abe-5ad67ff5d201",
+                     *         "name": "Shared basket",
+                     *         "booking_mode": "SCHEDULED"
                      *       },
                      *       "contact": {
-                     *         "first_name": "example first name",
-                     *         "last_name": "example last name",
+                     *         "first_name": "Amina",
+                     *         "last_name": "El Idrissi",
                      *         "email": "amina@example.com",
                      *         "phone": "+212 600 000 000"
                      *       },
                      *       "travelers": [
                      *         {
-                     *           "first_name": "example first name",
-                     *           "last_name": "example last name",
-                     *           "age": -9007199254740991,
+                     *           "first_name": "Amina",
+                     *           "last_name": "El Idrissi",
+                     *           "age": 35,
                      *           "age_bracket": {
-                     *             "code": "example code",
-                     *             "label": "example label",
-                     *             "min_age": -9007199254740991,
-                     *             "max_age": -9007199254740991
+                     *             "code": "ADULT",
+                     *             "label": "Adult",
+                     *             "min_age": 18,
+                     *             "max_age": 99
                      *           },
                      *           "price": {
                      *             "amount": "400.00",
@@ -5652,40 +5981,26 @@ export interface operations {
                      *         }
                      *       ],
                      *       "cancellation_policy": {
-                     *         "code": "example code",
-                     *         "description": "example description",
+                     *         "code": "FLEX_48H",
+                     *         "description": "Full refund up to 48 hours before the start, none after.",
                      *         "rules": [
                      *           {
-                     *             "hours_before": -9007199254740991,
-                     *             "refund_percent": -9007199254740991
+                     *             "hours_before": 48,
+                     *             "refund_percent": 100
                      *           }
                      *         ]
                      *       },
                      *       "payment": {
-                     *         "payment_reference": "example payment reference",
-                     *         "paid_at": "2026-11-21T09:27:45.000Z",
+                     *         "payment_reference": "TRX-2026-118274",
+                     *         "paid_at": "2026-12-03T10:12:00.000Z",
                      *         "amount": {
                      *           "amount": "400.00",
                      *           "currency": "MAD"
                      *         }
                      *       },
-                     *       "cancellation": {
-                     *         "cancelled_at": "2026-11-21T09:27:45.000Z",
-                     *         "cancelled_by": "PARTNER",
-                     *         "reason": "example reason",
-                     *         "refund_amount": {
-                     *           "amount": "400.00",
-                     *           "currency": "MAD"
-                     *         },
-                     *         "fee_amount": {
-                     *           "amount": "400.00",
-                     *           "currency": "MAD"
-                     *         },
-                     *         "refund_percent": -9007199254740991,
-                     *         "policy_code": "example policy code"
-                     *       },
+                     *       "cancellation": null,
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
-                     *       "completed_at": "2026-11-21T09:27:45.000Z"
+                     *       "completed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Booking"];
@@ -5712,7 +6027,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -5736,7 +6054,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -5760,7 +6081,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -5784,7 +6108,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -5808,7 +6135,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "booking.not_cancellable" | "booking.slot.contended";
+                    };
                 };
             };
             /**
@@ -5832,7 +6162,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -5857,7 +6190,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -5881,7 +6217,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -5902,7 +6241,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EmptyRequest"];
+            };
+        };
         responses: {
             /** @description The completed booking. */
             200: {
@@ -5918,43 +6262,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "booking_number": "PTB-7K3M-Q9XD",
-                     *       "partner_reference": "example partner reference",
+                     *       "partner_reference": "BANK-2026-000123",
                      *       "status": "CONFIRMED",
                      *       "test_mode": true,
-                     *       "quote_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "quote_id": "62974c3d-ddda-4d12-8e02-fda87fdfcd9d",
                      *       "travel_date": "2026-12-01",
-                     *       "start_time": "09:00",
+                     *       "start_time": "06:00",
                      *       "net_amount": {
                      *         "amount": "400.00",
                      *         "currency": "MAD"
                      *       },
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "adventure": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "slug": "example slug",
-                     *         "title": "example title"
+                     *         "id": "bd1c7109-e21d-4112-b5ea-79f0b0c87839",
+                     *         "slug": "marrakech-sunrise-balloon-flight",
+                     *         "title": "Sunrise hot-air balloon flight over Marrakech"
                      *       },
                      *       "rate_pack": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "name": "example name",
-                     *         "booking_mode": "example booking mode"
+                     *         "id": "1097c6eb-fa35-4fde-9abe-5ad67ff5d201",
+                     *         "name": "Shared basket",
+                     *         "booking_mode": "SCHEDULED"
                      *       },
                      *       "contact": {
-                     *         "first_name": "example first name",
-                     *         "last_name": "example last name",
+                     *         "first_name": "Amina",
+                     *         "last_name": "El Idrissi",
                      *         "email": "amina@example.com",
                      *         "phone": "+212 600 000 000"
                      *       },
                      *       "travelers": [
                      *         {
-                     *           "first_name": "example first name",
-                     *           "last_name": "example last name",
-                     *           "age": -9007199254740991,
+                     *           "first_name": "Amina",
+                     *           "last_name": "El Idrissi",
+                     *           "age": 35,
                      *           "age_bracket": {
-                     *             "code": "example code",
-                     *             "label": "example label",
-                     *             "min_age": -9007199254740991,
-                     *             "max_age": -9007199254740991
+                     *             "code": "ADULT",
+                     *             "label": "Adult",
+                     *             "min_age": 18,
+                     *             "max_age": 99
                      *           },
                      *           "price": {
                      *             "amount": "400.00",
@@ -5963,40 +6307,26 @@ export interface operations {
                      *         }
                      *       ],
                      *       "cancellation_policy": {
-                     *         "code": "example code",
-                     *         "description": "example description",
+                     *         "code": "FLEX_48H",
+                     *         "description": "Full refund up to 48 hours before the start, none after.",
                      *         "rules": [
                      *           {
-                     *             "hours_before": -9007199254740991,
-                     *             "refund_percent": -9007199254740991
+                     *             "hours_before": 48,
+                     *             "refund_percent": 100
                      *           }
                      *         ]
                      *       },
                      *       "payment": {
-                     *         "payment_reference": "example payment reference",
-                     *         "paid_at": "2026-11-21T09:27:45.000Z",
+                     *         "payment_reference": "TRX-2026-118274",
+                     *         "paid_at": "2026-12-03T10:12:00.000Z",
                      *         "amount": {
                      *           "amount": "400.00",
                      *           "currency": "MAD"
                      *         }
                      *       },
-                     *       "cancellation": {
-                     *         "cancelled_at": "2026-11-21T09:27:45.000Z",
-                     *         "cancelled_by": "PARTNER",
-                     *         "reason": "example reason",
-                     *         "refund_amount": {
-                     *           "amount": "400.00",
-                     *           "currency": "MAD"
-                     *         },
-                     *         "fee_amount": {
-                     *           "amount": "400.00",
-                     *           "currency": "MAD"
-                     *         },
-                     *         "refund_percent": -9007199254740991,
-                     *         "policy_code": "example policy code"
-                     *       },
+                     *       "cancellation": null,
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
-                     *       "completed_at": "2026-11-21T09:27:45.000Z"
+                     *       "completed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Booking"];
@@ -6023,7 +6353,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -6047,7 +6380,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -6071,7 +6407,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -6095,7 +6434,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.route.not_found" | "resource.not_found";
+                    };
                 };
             };
             /**
@@ -6119,7 +6461,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "booking.not_completable" | "booking.slot.contended";
+                    };
                 };
             };
             /**
@@ -6143,7 +6488,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -6168,7 +6516,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -6192,7 +6543,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -6213,11 +6567,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
-                 *       "reason": "example reason"
+                 *       "reason": "The customer changed travel dates"
                  *     }
                  */
                 "application/json": components["schemas"]["CancelBookingRequest"];
@@ -6238,43 +6592,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "booking_number": "PTB-7K3M-Q9XD",
-                     *       "partner_reference": "example partner reference",
+                     *       "partner_reference": "BANK-2026-000123",
                      *       "status": "CONFIRMED",
                      *       "test_mode": true,
-                     *       "quote_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "quote_id": "62974c3d-ddda-4d12-8e02-fda87fdfcd9d",
                      *       "travel_date": "2026-12-01",
-                     *       "start_time": "09:00",
+                     *       "start_time": "06:00",
                      *       "net_amount": {
                      *         "amount": "400.00",
                      *         "currency": "MAD"
                      *       },
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "adventure": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "slug": "example slug",
-                     *         "title": "example title"
+                     *         "id": "bd1c7109-e21d-4112-b5ea-79f0b0c87839",
+                     *         "slug": "marrakech-sunrise-balloon-flight",
+                     *         "title": "Sunrise hot-air balloon flight over Marrakech"
                      *       },
                      *       "rate_pack": {
-                     *         "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *         "name": "example name",
-                     *         "booking_mode": "example booking mode"
+                     *         "id": "1097c6eb-fa35-4fde-9abe-5ad67ff5d201",
+                     *         "name": "Shared basket",
+                     *         "booking_mode": "SCHEDULED"
                      *       },
                      *       "contact": {
-                     *         "first_name": "example first name",
-                     *         "last_name": "example last name",
+                     *         "first_name": "Amina",
+                     *         "last_name": "El Idrissi",
                      *         "email": "amina@example.com",
                      *         "phone": "+212 600 000 000"
                      *       },
                      *       "travelers": [
                      *         {
-                     *           "first_name": "example first name",
-                     *           "last_name": "example last name",
-                     *           "age": -9007199254740991,
+                     *           "first_name": "Amina",
+                     *           "last_name": "El Idrissi",
+                     *           "age": 35,
                      *           "age_bracket": {
-                     *             "code": "example code",
-                     *             "label": "example label",
-                     *             "min_age": -9007199254740991,
-                     *             "max_age": -9007199254740991
+                     *             "code": "ADULT",
+                     *             "label": "Adult",
+                     *             "min_age": 18,
+                     *             "max_age": 99
                      *           },
                      *           "price": {
                      *             "amount": "400.00",
@@ -6283,40 +6637,26 @@ export interface operations {
                      *         }
                      *       ],
                      *       "cancellation_policy": {
-                     *         "code": "example code",
-                     *         "description": "example description",
+                     *         "code": "FLEX_48H",
+                     *         "description": "Full refund up to 48 hours before the start, none after.",
                      *         "rules": [
                      *           {
-                     *             "hours_before": -9007199254740991,
-                     *             "refund_percent": -9007199254740991
+                     *             "hours_before": 48,
+                     *             "refund_percent": 100
                      *           }
                      *         ]
                      *       },
                      *       "payment": {
-                     *         "payment_reference": "example payment reference",
-                     *         "paid_at": "2026-11-21T09:27:45.000Z",
+                     *         "payment_reference": "TRX-2026-118274",
+                     *         "paid_at": "2026-12-03T10:12:00.000Z",
                      *         "amount": {
                      *           "amount": "400.00",
                      *           "currency": "MAD"
                      *         }
                      *       },
-                     *       "cancellation": {
-                     *         "cancelled_at": "2026-11-21T09:27:45.000Z",
-                     *         "cancelled_by": "PARTNER",
-                     *         "reason": "example reason",
-                     *         "refund_amount": {
-                     *           "amount": "400.00",
-                     *           "currency": "MAD"
-                     *         },
-                     *         "fee_amount": {
-                     *           "amount": "400.00",
-                     *           "currency": "MAD"
-                     *         },
-                     *         "refund_percent": -9007199254740991,
-                     *         "policy_code": "example policy code"
-                     *       },
+                     *       "cancellation": null,
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
-                     *       "completed_at": "2026-11-21T09:27:45.000Z"
+                     *       "completed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Booking"];
@@ -6343,7 +6683,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -6367,7 +6710,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -6391,7 +6737,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -6415,7 +6764,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.route.not_found" | "resource.not_found";
+                    };
                 };
             };
             /**
@@ -6439,7 +6791,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "booking.not_cancellable" | "booking.slot.contended";
+                    };
                 };
             };
             /**
@@ -6463,7 +6818,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -6488,7 +6846,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -6512,7 +6873,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -6520,8 +6884,8 @@ export interface operations {
     listSettlements: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 25); larger values are clamped to 100. */
-                limit?: string;
+                /** @description Page size, 1 to 100 (default 25); the service clamps larger values to 100. */
+                limit?: number;
                 /** @description Opaque cursor from meta.next_cursor of the previous page. */
                 cursor?: string;
                 /** @description Comma-separated: DRAFT, ISSUED, PAID */
@@ -6551,38 +6915,38 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *           "number": "example number",
-                     *           "status": "DRAFT",
+                     *           "id": "401e0582-1588-4c8c-845a-77571c78cfa9",
+                     *           "number": "TEST-PTS-000012",
+                     *           "status": "PAID",
                      *           "test_mode": true,
-                     *           "period_start": "2026-12-01",
-                     *           "period_end": "2026-12-01",
+                     *           "period_start": "2026-11-01",
+                     *           "period_end": "2026-11-30",
                      *           "currency": "MAD",
                      *           "total_due": {
                      *             "amount": "400.00",
                      *             "currency": "MAD"
                      *           },
-                     *           "booking_count": -9007199254740991,
-                     *           "line_count": -9007199254740991,
-                     *           "issued_at": "2026-11-21T09:27:45.000Z",
+                     *           "booking_count": 12,
+                     *           "line_count": 12,
+                     *           "issued_at": "2026-12-01T00:05:00.000Z",
                      *           "issue_date": "2026-12-01",
-                     *           "due_date": "2026-12-01",
-                     *           "paid_at": "2026-11-21T09:27:45.000Z",
-                     *           "transfer_reference": "example transfer reference",
+                     *           "due_date": "2026-12-31",
+                     *           "paid_at": "2026-12-03T10:12:00.000Z",
+                     *           "transfer_reference": "SIMULATED-9c1e8b7d",
                      *           "links": {
-                     *             "invoice_pdf": "example invoice pdf",
-                     *             "statement_csv": "example statement csv"
+                     *             "invoice_pdf": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/invoice.pdf",
+                     *             "statement_csv": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/statement.csv"
                      *           },
                      *           "created_at": "2026-11-21T09:27:45.000Z",
                      *           "updated_at": "2026-11-21T09:27:45.000Z"
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": -9007199254740991,
-                     *         "next_cursor": "example next cursor",
-                     *         "page_size": -9007199254740991,
-                     *         "total_results": -9007199254740991,
-                     *         "page_number": -9007199254740991
+                     *         "count": 1,
+                     *         "next_cursor": null,
+                     *         "page_size": 25,
+                     *         "total_results": 1,
+                     *         "page_number": 1
                      *       }
                      *     }
                      */
@@ -6610,7 +6974,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
+                    };
                 };
             };
             /**
@@ -6634,7 +7001,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -6658,7 +7028,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -6683,7 +7056,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -6707,7 +7083,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -6735,27 +7114,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "number": "example number",
-                     *       "status": "DRAFT",
+                     *       "id": "401e0582-1588-4c8c-845a-77571c78cfa9",
+                     *       "number": "TEST-PTS-000012",
+                     *       "status": "PAID",
                      *       "test_mode": true,
-                     *       "period_start": "2026-12-01",
-                     *       "period_end": "2026-12-01",
+                     *       "period_start": "2026-11-01",
+                     *       "period_end": "2026-11-30",
                      *       "currency": "MAD",
                      *       "total_due": {
                      *         "amount": "400.00",
                      *         "currency": "MAD"
                      *       },
-                     *       "booking_count": -9007199254740991,
-                     *       "line_count": -9007199254740991,
-                     *       "issued_at": "2026-11-21T09:27:45.000Z",
+                     *       "booking_count": 12,
+                     *       "line_count": 12,
+                     *       "issued_at": "2026-12-01T00:05:00.000Z",
                      *       "issue_date": "2026-12-01",
-                     *       "due_date": "2026-12-01",
-                     *       "paid_at": "2026-11-21T09:27:45.000Z",
-                     *       "transfer_reference": "example transfer reference",
+                     *       "due_date": "2026-12-31",
+                     *       "paid_at": "2026-12-03T10:12:00.000Z",
+                     *       "transfer_reference": "SIMULATED-9c1e8b7d",
                      *       "links": {
-                     *         "invoice_pdf": "example invoice pdf",
-                     *         "statement_csv": "example statement csv"
+                     *         "invoice_pdf": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/invoice.pdf",
+                     *         "statement_csv": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/statement.csv"
                      *       },
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "updated_at": "2026-11-21T09:27:45.000Z"
@@ -6785,7 +7164,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -6809,7 +7191,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -6833,7 +7218,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -6857,7 +7245,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -6882,7 +7273,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -6906,7 +7300,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -6969,7 +7366,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -6993,7 +7393,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -7017,7 +7420,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -7041,7 +7447,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -7065,7 +7474,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "settlement.not_issued" | "settlement.documents.pending";
+                    };
                 };
             };
             /**
@@ -7090,7 +7502,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -7114,7 +7529,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -7177,7 +7595,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -7201,7 +7622,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -7225,7 +7649,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -7249,7 +7676,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -7273,7 +7703,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "settlement.not_issued" | "settlement.documents.pending";
+                    };
                 };
             };
             /**
@@ -7298,7 +7731,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -7322,7 +7758,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -7341,7 +7780,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -7367,27 +7806,27 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *           "number": "example number",
-                     *           "status": "DRAFT",
+                     *           "id": "401e0582-1588-4c8c-845a-77571c78cfa9",
+                     *           "number": "TEST-PTS-000012",
+                     *           "status": "PAID",
                      *           "test_mode": true,
-                     *           "period_start": "2026-12-01",
-                     *           "period_end": "2026-12-01",
+                     *           "period_start": "2026-11-01",
+                     *           "period_end": "2026-11-30",
                      *           "currency": "MAD",
                      *           "total_due": {
                      *             "amount": "400.00",
                      *             "currency": "MAD"
                      *           },
-                     *           "booking_count": -9007199254740991,
-                     *           "line_count": -9007199254740991,
-                     *           "issued_at": "2026-11-21T09:27:45.000Z",
+                     *           "booking_count": 12,
+                     *           "line_count": 12,
+                     *           "issued_at": "2026-12-01T00:05:00.000Z",
                      *           "issue_date": "2026-12-01",
-                     *           "due_date": "2026-12-01",
-                     *           "paid_at": "2026-11-21T09:27:45.000Z",
-                     *           "transfer_reference": "example transfer reference",
+                     *           "due_date": "2026-12-31",
+                     *           "paid_at": "2026-12-03T10:12:00.000Z",
+                     *           "transfer_reference": "SIMULATED-9c1e8b7d",
                      *           "links": {
-                     *             "invoice_pdf": "example invoice pdf",
-                     *             "statement_csv": "example statement csv"
+                     *             "invoice_pdf": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/invoice.pdf",
+                     *             "statement_csv": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/statement.csv"
                      *           },
                      *           "created_at": "2026-11-21T09:27:45.000Z",
                      *           "updated_at": "2026-11-21T09:27:45.000Z"
@@ -7419,7 +7858,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -7443,7 +7885,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -7467,7 +7912,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -7491,7 +7939,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.route.not_found";
+                    };
                 };
             };
             /**
@@ -7515,7 +7966,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                    };
                 };
             };
             /**
@@ -7539,7 +7993,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -7563,7 +8020,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "settlement.period.not_closable";
+                    };
                 };
             };
             /**
@@ -7588,7 +8048,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -7612,7 +8075,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -7633,11 +8099,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
-                 *       "transfer_reference": "example transfer reference"
+                 *       "transfer_reference": "SIMULATED-9c1e8b7d"
                  *     }
                  */
                 "application/json": components["schemas"]["PaySettlementRequest"];
@@ -7657,27 +8123,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "number": "example number",
-                     *       "status": "DRAFT",
+                     *       "id": "401e0582-1588-4c8c-845a-77571c78cfa9",
+                     *       "number": "TEST-PTS-000012",
+                     *       "status": "PAID",
                      *       "test_mode": true,
-                     *       "period_start": "2026-12-01",
-                     *       "period_end": "2026-12-01",
+                     *       "period_start": "2026-11-01",
+                     *       "period_end": "2026-11-30",
                      *       "currency": "MAD",
                      *       "total_due": {
                      *         "amount": "400.00",
                      *         "currency": "MAD"
                      *       },
-                     *       "booking_count": -9007199254740991,
-                     *       "line_count": -9007199254740991,
-                     *       "issued_at": "2026-11-21T09:27:45.000Z",
+                     *       "booking_count": 12,
+                     *       "line_count": 12,
+                     *       "issued_at": "2026-12-01T00:05:00.000Z",
                      *       "issue_date": "2026-12-01",
-                     *       "due_date": "2026-12-01",
-                     *       "paid_at": "2026-11-21T09:27:45.000Z",
-                     *       "transfer_reference": "example transfer reference",
+                     *       "due_date": "2026-12-31",
+                     *       "paid_at": "2026-12-03T10:12:00.000Z",
+                     *       "transfer_reference": "SIMULATED-9c1e8b7d",
                      *       "links": {
-                     *         "invoice_pdf": "example invoice pdf",
-                     *         "statement_csv": "example statement csv"
+                     *         "invoice_pdf": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/invoice.pdf",
+                     *         "statement_csv": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/statement.csv"
                      *       },
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "updated_at": "2026-11-21T09:27:45.000Z"
@@ -7707,7 +8173,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -7731,7 +8200,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -7755,7 +8227,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -7779,7 +8254,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.route.not_found" | "resource.not_found";
+                    };
                 };
             };
             /**
@@ -7803,7 +8281,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "settlement.transition.invalid";
+                    };
                 };
             };
             /**
@@ -7827,7 +8308,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -7851,7 +8335,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "settlement.amount.mismatch";
+                    };
                 };
             };
             /**
@@ -7876,7 +8363,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -7900,7 +8390,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -7928,14 +8421,14 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *           "id": "4c949f09-f5d1-464a-a1f4-1c98a94507fd",
                      *           "url": "https://bank.example/webhooks/travel",
                      *           "event_types": [
                      *             "booking.confirmed"
                      *           ],
                      *           "status": "ACTIVE",
-                     *           "description": "example description",
-                     *           "last_http_status": -9007199254740991,
+                     *           "description": "Booking events for the core banking system",
+                     *           "last_http_status": 200,
                      *           "last_delivery_at": "2026-11-21T09:27:45.000Z",
                      *           "created_at": "2026-11-21T09:27:45.000Z",
                      *           "updated_at": "2026-11-21T09:27:45.000Z"
@@ -7967,7 +8460,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown";
+                    };
                 };
             };
             /**
@@ -7991,7 +8487,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -8015,7 +8514,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -8040,7 +8542,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -8064,7 +8569,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -8087,11 +8595,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "example url",
+                 *       "url": "https://bank.example/webhooks/travel",
                  *       "event_types": [
                  *         "booking.confirmed"
                  *       ],
-                 *       "description": "example description"
+                 *       "description": "Booking events for the core banking system"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateWebhookRequest"];
@@ -8111,18 +8619,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "c06a3ee1-8c69-4582-b738-8f84109fc88d",
                      *       "url": "https://bank.example/webhooks/travel",
                      *       "event_types": [
                      *         "booking.confirmed"
                      *       ],
                      *       "status": "ACTIVE",
-                     *       "description": "example description",
-                     *       "last_http_status": -9007199254740991,
+                     *       "description": "Booking events for the core banking system",
+                     *       "last_http_status": 200,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
-                     *       "signing_secret": "example signing secret"
+                     *       "signing_secret": "whsec_Jx8v2QmL4tR7nB1cY6wE9kP3sH5dF0gA2zU8oI4rT1e"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
@@ -8149,7 +8657,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -8173,7 +8684,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -8197,7 +8711,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -8221,7 +8738,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                    };
                 };
             };
             /**
@@ -8245,7 +8765,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -8269,7 +8792,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "webhook.url.refused" | "webhook.endpoint.limit";
+                    };
                 };
             };
             /**
@@ -8294,7 +8820,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -8318,7 +8847,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -8326,8 +8858,8 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 25); larger values are clamped to 100. */
-                limit?: string;
+                /** @description Page size, 1 to 100 (default 25); the service clamps larger values to 100. */
+                limit?: number;
                 /** @description Opaque cursor from meta.next_cursor of the previous page. */
                 cursor?: string;
                 /** @description Comma-separated, e.g. PENDING,FAILED */
@@ -8357,33 +8889,33 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *           "event_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *           "id": "2c4d46e6-fc39-4ae2-bdec-a61307d5e679",
+                     *           "event_id": "4c401a83-96a8-4526-bcb5-9e4a5c7b4a49",
                      *           "event_type": "booking.confirmed",
-                     *           "endpoint_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *           "url": "example url",
-                     *           "status": "PENDING",
-                     *           "attempts": -9007199254740991,
-                     *           "last_http_status": -9007199254740991,
-                     *           "last_error": "example last error",
+                     *           "endpoint_id": "2766a5fc-6d3f-4768-84f3-47556d20a1a5",
+                     *           "url": "https://bank.example/webhooks/travel",
+                     *           "status": "DELIVERED",
+                     *           "attempts": 1,
+                     *           "last_http_status": 200,
+                     *           "last_error": null,
                      *           "last_attempt_at": "2026-11-21T09:27:45.000Z",
-                     *           "next_attempt_at": "2026-11-21T09:27:45.000Z",
+                     *           "next_attempt_at": null,
                      *           "delivered_at": "2026-11-21T09:27:45.000Z",
-                     *           "dead_lettered_at": "2026-11-21T09:27:45.000Z",
-                     *           "replay_of": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *           "dead_lettered_at": null,
+                     *           "replay_of": null,
                      *           "test": true,
-                     *           "test_send": true,
-                     *           "last_attempt_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *           "test_send": false,
+                     *           "last_attempt_id": "a44d5b45-f279-4a32-b219-63821aa33925",
                      *           "created_at": "2026-11-21T09:27:45.000Z",
                      *           "updated_at": "2026-11-21T09:27:45.000Z"
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": -9007199254740991,
-                     *         "next_cursor": "example next cursor",
-                     *         "page_size": -9007199254740991,
-                     *         "total_results": -9007199254740991,
-                     *         "page_number": -9007199254740991
+                     *         "count": 1,
+                     *         "next_cursor": null,
+                     *         "page_size": 25,
+                     *         "total_results": 1,
+                     *         "page_number": 1
                      *       }
                      *     }
                      */
@@ -8411,7 +8943,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
+                    };
                 };
             };
             /**
@@ -8435,7 +8970,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -8459,7 +8997,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -8484,7 +9025,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -8508,7 +9052,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -8536,33 +9083,33 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "event_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "289f985d-8b92-4572-8db5-8d0c66083209",
+                     *       "event_id": "7465de8c-a92a-4526-8ed8-4ba122a66ad9",
                      *       "event_type": "booking.confirmed",
-                     *       "endpoint_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "url": "example url",
-                     *       "status": "PENDING",
-                     *       "attempts": -9007199254740991,
-                     *       "last_http_status": -9007199254740991,
-                     *       "last_error": "example last error",
+                     *       "endpoint_id": "9ced7e85-ea24-4032-9164-759e5808d3b5",
+                     *       "url": "https://bank.example/webhooks/travel",
+                     *       "status": "DELIVERED",
+                     *       "attempts": 1,
+                     *       "last_http_status": 200,
+                     *       "last_error": null,
                      *       "last_attempt_at": "2026-11-21T09:27:45.000Z",
-                     *       "next_attempt_at": "2026-11-21T09:27:45.000Z",
+                     *       "next_attempt_at": null,
                      *       "delivered_at": "2026-11-21T09:27:45.000Z",
-                     *       "dead_lettered_at": "2026-11-21T09:27:45.000Z",
-                     *       "replay_of": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "dead_lettered_at": null,
+                     *       "replay_of": null,
                      *       "test": true,
-                     *       "test_send": true,
-                     *       "last_attempt_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "test_send": false,
+                     *       "last_attempt_id": "2db05e10-1686-4138-9646-b23910505bf5",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
                      *       "attempt_log": [
                      *         {
-                     *           "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *           "number": -9007199254740991,
+                     *           "id": "f8a847a1-a417-4db2-93a3-ee026424bfa5",
+                     *           "number": 1,
                      *           "attempted_at": "2026-11-21T09:27:45.000Z",
-                     *           "http_status": -9007199254740991,
-                     *           "response_time_ms": -9007199254740991,
-                     *           "error": "example error",
+                     *           "http_status": 200,
+                     *           "response_time_ms": 142,
+                     *           "error": null,
                      *           "result": "SUCCEEDED"
                      *         }
                      *       ]
@@ -8592,7 +9139,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -8616,7 +9166,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -8640,7 +9193,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -8664,7 +9220,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -8689,7 +9248,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -8713,7 +9275,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -8734,7 +9299,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EmptyRequest"];
+            };
+        };
         responses: {
             /** @description The delivery that will be attempted: the same one if it was PENDING, else a new one whose replay_of names the original. */
             202: {
@@ -8749,23 +9319,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "event_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "2c4d46e6-fc39-4ae2-bdec-a61307d5e679",
+                     *       "event_id": "4c401a83-96a8-4526-bcb5-9e4a5c7b4a49",
                      *       "event_type": "booking.confirmed",
-                     *       "endpoint_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "url": "example url",
-                     *       "status": "PENDING",
-                     *       "attempts": -9007199254740991,
-                     *       "last_http_status": -9007199254740991,
-                     *       "last_error": "example last error",
+                     *       "endpoint_id": "2766a5fc-6d3f-4768-84f3-47556d20a1a5",
+                     *       "url": "https://bank.example/webhooks/travel",
+                     *       "status": "DELIVERED",
+                     *       "attempts": 1,
+                     *       "last_http_status": 200,
+                     *       "last_error": null,
                      *       "last_attempt_at": "2026-11-21T09:27:45.000Z",
-                     *       "next_attempt_at": "2026-11-21T09:27:45.000Z",
+                     *       "next_attempt_at": null,
                      *       "delivered_at": "2026-11-21T09:27:45.000Z",
-                     *       "dead_lettered_at": "2026-11-21T09:27:45.000Z",
-                     *       "replay_of": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "dead_lettered_at": null,
+                     *       "replay_of": null,
                      *       "test": true,
-                     *       "test_send": true,
-                     *       "last_attempt_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "test_send": false,
+                     *       "last_attempt_id": "a44d5b45-f279-4a32-b219-63821aa33925",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "updated_at": "2026-11-21T09:27:45.000Z"
                      *     }
@@ -8794,7 +9364,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -8818,7 +9391,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -8842,7 +9418,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -8866,7 +9445,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -8890,7 +9472,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                    };
                 };
             };
             /**
@@ -8914,7 +9499,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -8939,7 +9527,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -8963,7 +9554,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -8991,14 +9585,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "4c949f09-f5d1-464a-a1f4-1c98a94507fd",
                      *       "url": "https://bank.example/webhooks/travel",
                      *       "event_types": [
                      *         "booking.confirmed"
                      *       ],
                      *       "status": "ACTIVE",
-                     *       "description": "example description",
-                     *       "last_http_status": -9007199254740991,
+                     *       "description": "Booking events for the core banking system",
+                     *       "last_http_status": 200,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "updated_at": "2026-11-21T09:27:45.000Z"
@@ -9028,7 +9622,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -9052,7 +9649,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -9076,7 +9676,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -9100,7 +9703,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -9125,7 +9731,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -9149,7 +9758,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -9185,7 +9797,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "192472fe-319f-4ea0-8dbd-8c4b7dd6e099",
                      *       "deleted": true
                      *     }
                      */
@@ -9213,7 +9825,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -9237,7 +9852,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -9261,7 +9879,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -9285,7 +9906,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -9309,7 +9933,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                    };
                 };
             };
             /**
@@ -9333,7 +9960,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -9358,7 +9988,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -9382,7 +10015,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -9407,12 +10043,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "example url",
+                 *       "url": "https://bank.example/webhooks/travel",
                  *       "event_types": [
                  *         "booking.confirmed"
                  *       ],
-                 *       "status": "ACTIVE",
-                 *       "description": "example description"
+                 *       "status": "DISABLED",
+                 *       "description": "Booking events for the core banking system"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateWebhookRequest"];
@@ -9432,14 +10068,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "4c949f09-f5d1-464a-a1f4-1c98a94507fd",
                      *       "url": "https://bank.example/webhooks/travel",
                      *       "event_types": [
                      *         "booking.confirmed"
                      *       ],
                      *       "status": "ACTIVE",
-                     *       "description": "example description",
-                     *       "last_http_status": -9007199254740991,
+                     *       "description": "Booking events for the core banking system",
+                     *       "last_http_status": 200,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "updated_at": "2026-11-21T09:27:45.000Z"
@@ -9469,7 +10105,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -9493,7 +10132,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -9517,7 +10159,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -9541,7 +10186,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -9565,7 +10213,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                    };
                 };
             };
             /**
@@ -9589,7 +10240,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -9613,7 +10267,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "webhook.url.refused";
+                    };
                 };
             };
             /**
@@ -9638,7 +10295,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -9662,7 +10322,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -9683,7 +10346,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -9707,13 +10370,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "event_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "event_id": "e6167d8c-e2e8-4ce6-95dd-2b5dfbd5e6cd",
                      *       "event_type": "booking.confirmed",
-                     *       "delivery_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "delivery_id": "b52a777a-81a8-4930-a2e2-62b38ccdb9a9",
                      *       "delivered": true,
-                     *       "http_status": -9007199254740991,
-                     *       "response_time_ms": -9007199254740991,
-                     *       "error": "example error"
+                     *       "http_status": 200,
+                     *       "response_time_ms": 142,
+                     *       "error": null
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookTestResult"];
@@ -9740,7 +10403,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -9764,7 +10430,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -9788,7 +10457,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -9812,7 +10484,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -9836,7 +10511,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                    };
                 };
             };
             /**
@@ -9860,7 +10538,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -9885,7 +10566,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -9909,7 +10593,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -9917,8 +10604,8 @@ export interface operations {
     listReviews: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 25); larger values are clamped to 100. */
-                limit?: string;
+                /** @description Page size, 1 to 100 (default 25); the service clamps larger values to 100. */
+                limit?: number;
                 /** @description Opaque cursor from meta.next_cursor of the previous page. */
                 cursor?: string;
                 reviewable_type?: components["schemas"]["ReviewableType"];
@@ -9926,7 +10613,7 @@ export interface operations {
                 /** @description An adventure's slug: its EXPERIENCE or TRIP reviews (with reviewable_type=AGENCY: its agency's) */
                 adventure?: string;
                 /** @description Only reviews rated at least this */
-                min_rating?: string;
+                min_rating?: number;
             };
             header?: never;
             path?: never;
@@ -9948,32 +10635,32 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *           "id": "a8533853-faf7-4996-8e5b-1a48de4bcee1",
                      *           "reviewable_type": "EXPERIENCE",
-                     *           "reviewable_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *           "rating": 1,
-                     *           "title": "example title",
-                     *           "comment": "example comment",
-                     *           "author_name": "example author name",
-                     *           "author_avatar": "https://bank.example/webhooks/travel",
+                     *           "reviewable_id": "158770ec-ab3e-46aa-b22d-cae93dbcd721",
+                     *           "rating": 5,
+                     *           "title": "Worth the early start",
+                     *           "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
+                     *           "author_name": "Amina E.",
+                     *           "author_avatar": null,
                      *           "verified_booking": true,
-                     *           "helpful_count": 0,
+                     *           "helpful_count": 3,
                      *           "photo_urls": [
-                     *             "https://bank.example/webhooks/travel"
+                     *             "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg"
                      *           ],
-                     *           "agency_reply": "example agency reply",
+                     *           "agency_reply": "Thank you, Amina: we hope to fly with you again.",
                      *           "agency_replied_at": "2026-11-21T09:27:45.000Z",
                      *           "created_at": "2026-11-21T09:27:45.000Z",
                      *           "moderation_status": "VISIBLE",
-                     *           "moderated_at": "2026-11-21T09:27:45.000Z"
+                     *           "moderated_at": null
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": -9007199254740991,
-                     *         "next_cursor": "example next cursor",
-                     *         "page_size": -9007199254740991,
-                     *         "total_results": -9007199254740991,
-                     *         "page_number": -9007199254740991
+                     *         "count": 1,
+                     *         "next_cursor": null,
+                     *         "page_size": 25,
+                     *         "total_results": 1,
+                     *         "page_number": 1
                      *       }
                      *     }
                      */
@@ -10001,7 +10688,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
+                    };
                 };
             };
             /**
@@ -10025,7 +10715,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -10049,7 +10742,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -10074,7 +10770,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -10098,7 +10797,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -10123,13 +10825,13 @@ export interface operations {
                  * @example {
                  *       "booking_number": "PTB-7K3M-Q9XD",
                  *       "reviewable_type": "EXPERIENCE",
-                 *       "reviewable_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                 *       "rating": 1,
-                 *       "title": "example title",
-                 *       "comment": "example comment",
-                 *       "author_name": "example author name",
+                 *       "reviewable_id": "85140797-74f8-4282-89d8-9c4ceaf36971",
+                 *       "rating": 5,
+                 *       "title": "Worth the early start",
+                 *       "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
+                 *       "author_name": "Amina E.",
                  *       "photo_ids": [
-                 *         "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b"
+                 *         "6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b"
                  *       ]
                  *     }
                  */
@@ -10150,24 +10852,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "a8533853-faf7-4996-8e5b-1a48de4bcee1",
                      *       "reviewable_type": "EXPERIENCE",
-                     *       "reviewable_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "rating": 1,
-                     *       "title": "example title",
-                     *       "comment": "example comment",
-                     *       "author_name": "example author name",
-                     *       "author_avatar": "https://bank.example/webhooks/travel",
+                     *       "reviewable_id": "158770ec-ab3e-46aa-b22d-cae93dbcd721",
+                     *       "rating": 5,
+                     *       "title": "Worth the early start",
+                     *       "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
+                     *       "author_name": "Amina E.",
+                     *       "author_avatar": null,
                      *       "verified_booking": true,
-                     *       "helpful_count": 0,
+                     *       "helpful_count": 3,
                      *       "photo_urls": [
-                     *         "https://bank.example/webhooks/travel"
+                     *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg"
                      *       ],
-                     *       "agency_reply": "example agency reply",
+                     *       "agency_reply": "Thank you, Amina: we hope to fly with you again.",
                      *       "agency_replied_at": "2026-11-21T09:27:45.000Z",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "moderation_status": "VISIBLE",
-                     *       "moderated_at": "2026-11-21T09:27:45.000Z"
+                     *       "moderated_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Review"];
@@ -10194,7 +10896,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -10218,7 +10923,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -10242,7 +10950,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -10266,7 +10977,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "review.booking.not_found";
+                    };
                 };
             };
             /**
@@ -10290,7 +11004,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "review.booking.not_completed" | "review.already_exists" | "review.photo.not_ready" | "review.photo.in_use" | "review.write.conflict";
+                    };
                 };
             };
             /**
@@ -10314,7 +11031,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -10338,7 +11058,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "review.reviewable.mismatch" | "review.photo.not_found" | "review.photo.wrong_purpose";
+                    };
                 };
             };
             /**
@@ -10363,7 +11086,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -10387,7 +11113,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -10415,24 +11144,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "a8533853-faf7-4996-8e5b-1a48de4bcee1",
                      *       "reviewable_type": "EXPERIENCE",
-                     *       "reviewable_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "rating": 1,
-                     *       "title": "example title",
-                     *       "comment": "example comment",
-                     *       "author_name": "example author name",
-                     *       "author_avatar": "https://bank.example/webhooks/travel",
+                     *       "reviewable_id": "158770ec-ab3e-46aa-b22d-cae93dbcd721",
+                     *       "rating": 5,
+                     *       "title": "Worth the early start",
+                     *       "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
+                     *       "author_name": "Amina E.",
+                     *       "author_avatar": null,
                      *       "verified_booking": true,
-                     *       "helpful_count": 0,
+                     *       "helpful_count": 3,
                      *       "photo_urls": [
-                     *         "https://bank.example/webhooks/travel"
+                     *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg"
                      *       ],
-                     *       "agency_reply": "example agency reply",
+                     *       "agency_reply": "Thank you, Amina: we hope to fly with you again.",
                      *       "agency_replied_at": "2026-11-21T09:27:45.000Z",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "moderation_status": "VISIBLE",
-                     *       "moderated_at": "2026-11-21T09:27:45.000Z"
+                     *       "moderated_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Review"];
@@ -10459,7 +11188,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -10483,7 +11215,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -10507,7 +11242,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -10531,7 +11269,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -10556,7 +11297,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -10580,7 +11324,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -10601,15 +11348,15 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
-                 *       "rating": 1,
-                 *       "title": "example title",
-                 *       "comment": "example comment",
+                 *       "rating": 5,
+                 *       "title": "Worth the early start",
+                 *       "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
                  *       "photo_ids": [
-                 *         "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b"
+                 *         "6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b"
                  *       ]
                  *     }
                  */
@@ -10630,24 +11377,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "a8533853-faf7-4996-8e5b-1a48de4bcee1",
                      *       "reviewable_type": "EXPERIENCE",
-                     *       "reviewable_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "rating": 1,
-                     *       "title": "example title",
-                     *       "comment": "example comment",
-                     *       "author_name": "example author name",
-                     *       "author_avatar": "https://bank.example/webhooks/travel",
+                     *       "reviewable_id": "158770ec-ab3e-46aa-b22d-cae93dbcd721",
+                     *       "rating": 5,
+                     *       "title": "Worth the early start",
+                     *       "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
+                     *       "author_name": "Amina E.",
+                     *       "author_avatar": null,
                      *       "verified_booking": true,
-                     *       "helpful_count": 0,
+                     *       "helpful_count": 3,
                      *       "photo_urls": [
-                     *         "https://bank.example/webhooks/travel"
+                     *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg"
                      *       ],
-                     *       "agency_reply": "example agency reply",
+                     *       "agency_reply": "Thank you, Amina: we hope to fly with you again.",
                      *       "agency_replied_at": "2026-11-21T09:27:45.000Z",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "moderation_status": "VISIBLE",
-                     *       "moderated_at": "2026-11-21T09:27:45.000Z"
+                     *       "moderated_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Review"];
@@ -10674,7 +11421,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -10698,7 +11448,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -10722,7 +11475,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -10746,7 +11502,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -10770,7 +11529,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "review.photo.not_ready" | "review.photo.in_use" | "review.write.conflict";
+                    };
                 };
             };
             /**
@@ -10794,7 +11556,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -10818,7 +11583,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "review.photo.not_found" | "review.photo.wrong_purpose";
+                    };
                 };
             };
             /**
@@ -10843,7 +11611,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -10867,7 +11638,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -10915,24 +11689,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "a8533853-faf7-4996-8e5b-1a48de4bcee1",
                      *       "reviewable_type": "EXPERIENCE",
-                     *       "reviewable_id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
-                     *       "rating": 1,
-                     *       "title": "example title",
-                     *       "comment": "example comment",
-                     *       "author_name": "example author name",
-                     *       "author_avatar": "https://bank.example/webhooks/travel",
+                     *       "reviewable_id": "158770ec-ab3e-46aa-b22d-cae93dbcd721",
+                     *       "rating": 5,
+                     *       "title": "Worth the early start",
+                     *       "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
+                     *       "author_name": "Amina E.",
+                     *       "author_avatar": null,
                      *       "verified_booking": true,
-                     *       "helpful_count": 0,
+                     *       "helpful_count": 3,
                      *       "photo_urls": [
-                     *         "https://bank.example/webhooks/travel"
+                     *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg"
                      *       ],
-                     *       "agency_reply": "example agency reply",
+                     *       "agency_reply": "Thank you, Amina: we hope to fly with you again.",
                      *       "agency_replied_at": "2026-11-21T09:27:45.000Z",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "moderation_status": "VISIBLE",
-                     *       "moderated_at": "2026-11-21T09:27:45.000Z"
+                     *       "moderated_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Review"];
@@ -10959,7 +11733,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -10983,7 +11760,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -11007,7 +11787,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -11031,7 +11814,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.route.not_found" | "resource.not_found";
+                    };
                 };
             };
             /**
@@ -11055,7 +11841,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "review.moderation.invalid" | "review.write.conflict";
+                    };
                 };
             };
             /**
@@ -11079,7 +11868,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -11104,7 +11896,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -11128,7 +11923,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -11153,7 +11951,7 @@ export interface operations {
                  * @example {
                  *       "purpose": "review_photo",
                  *       "content_type": "image/jpeg",
-                 *       "size_bytes": 1
+                 *       "size_bytes": 482133
                  *     }
                  */
                 "application/json": components["schemas"]["CreateFileRequest"];
@@ -11173,22 +11971,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "fb55c1df-a1eb-4af2-a4b4-4e9acada0215",
                      *       "purpose": "review_photo",
                      *       "status": "PENDING_UPLOAD",
                      *       "content_type": "image/jpeg",
-                     *       "size_bytes": -9007199254740991,
-                     *       "rejection_reason": "type_mismatch",
-                     *       "url": "https://bank.example/webhooks/travel",
-                     *       "attached": true,
+                     *       "size_bytes": 482133,
+                     *       "rejection_reason": null,
+                     *       "url": null,
+                     *       "attached": false,
                      *       "created_at": "2026-11-21T09:27:45.000Z",
-                     *       "expires_at": "2026-11-21T09:27:45.000Z",
+                     *       "expires_at": "2026-11-22T09:27:45.000Z",
                      *       "upload": {
-                     *         "url": "https://bank.example/webhooks/travel",
+                     *         "url": "https://ptbs-review-photos.s3.eu-west-3.amazonaws.com/",
                      *         "method": "POST",
-                     *         "fields": {}
+                     *         "fields": {
+                     *           "key": "photos/pending/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b",
+                     *           "Content-Type": "image/jpeg",
+                     *           "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
+                     *           "X-Amz-Date": "20261121T092745Z"
+                     *         }
                      *       },
-                     *       "upload_expires_at": "2026-11-21T09:27:45.000Z"
+                     *       "upload_expires_at": "2026-11-21T09:42:45.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["CreatedFile"];
@@ -11215,7 +12018,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
                 };
             };
             /**
@@ -11239,7 +12045,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
                 };
             };
             /**
@@ -11263,7 +12072,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -11287,7 +12099,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                    };
                 };
             };
             /**
@@ -11311,7 +12126,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
                 };
             };
             /**
@@ -11336,7 +12154,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -11360,7 +12181,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };
@@ -11388,16 +12212,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+                     *       "id": "ca3f35f1-0aa2-4f5a-a857-235e3bb014b5",
                      *       "purpose": "review_photo",
-                     *       "status": "PENDING_UPLOAD",
+                     *       "status": "READY",
                      *       "content_type": "image/jpeg",
-                     *       "size_bytes": -9007199254740991,
-                     *       "rejection_reason": "type_mismatch",
-                     *       "url": "https://bank.example/webhooks/travel",
-                     *       "attached": true,
+                     *       "size_bytes": 482133,
+                     *       "rejection_reason": null,
+                     *       "url": "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg",
+                     *       "attached": false,
                      *       "created_at": "2026-11-21T09:27:45.000Z",
-                     *       "expires_at": "2026-11-21T09:27:45.000Z"
+                     *       "expires_at": "2026-11-22T09:27:45.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["File"];
@@ -11424,7 +12248,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
                 };
             };
             /**
@@ -11448,7 +12275,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
                 };
             };
             /**
@@ -11472,7 +12302,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
                 };
             };
             /**
@@ -11496,7 +12329,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
                 };
             };
             /**
@@ -11521,7 +12357,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
                 };
             };
             /**
@@ -11545,7 +12384,10 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
                 };
             };
         };

@@ -1,0 +1,125 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { pageQuery } from '../../shared/http/schemas';
+import { ERROR_CODES } from '../../shared/kernel/errors';
+import { buildOpenApi } from '../../shared/openapi';
+import { ROUTE_LIST } from '../../shared/routes';
+
+const doc = buildOpenApi() as any;
+const operations = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, ops]) =>
+  Object.entries<any>(ops).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, path, method, op })),
+);
+const opOf = (id: string) => operations.find((o) => o.op.operationId === id)!.op;
+
+/** Every example of the document: media examples of bodies and responses, and the schemas' own examples. */
+function examples(): { where: string; schema: unknown; value: unknown }[] {
+  const out: { where: string; schema: unknown; value: unknown }[] = [];
+  for (const { where, op } of operations) {
+    const bodies = [['request', op.requestBody], ...Object.entries<any>(op.responses)] as [string, any][];
+    for (const [status, x] of bodies)
+      for (const [type, media] of Object.entries<any>(x?.content ?? {}))
+        if ('example' in media) out.push({ where: `${where} ${status} ${type}`, schema: media.schema, value: media.example });
+  }
+  for (const [name, schema] of Object.entries<any>(doc.components.schemas))
+    for (const value of schema.examples ?? []) out.push({ where: `components.schemas.${name}`, schema: { $ref: `#/components/schemas/${name}` }, value });
+  return out;
+}
+
+/** Placeholders a generator leaves where it knew no real value. */
+function placeholders(value: unknown, at = ''): string[] {
+  if (typeof value === 'number') return Math.abs(value) >= Number.MAX_SAFE_INTEGER ? [`${at}: ${value}`] : [];
+  if (typeof value === 'string') return /^example\b|^<[^>]*>$|^(string|lorem ipsum)$/i.test(value) ? [`${at}: ${JSON.stringify(value)}`] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => placeholders(v, `${at}[${i}]`));
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    const own =
+      'environment' in o && 'test_mode' in o && (o.environment === 'test') !== o.test_mode
+        ? [`${at}: environment ${String(o.environment)} with test_mode ${String(o.test_mode)}`]
+        : [];
+    return [...own, ...Object.entries(o).flatMap(([k, v]) => placeholders(v, `${at}.${k}`))];
+  }
+  return [];
+}
+
+describe('the OpenAPI document (shared/openapi.ts)', () => {
+  it('has examples without placeholders: no safe-integer bounds, no "example ..." text, /me in one environment', () => {
+    const all = examples();
+    expect(all.length).toBeGreaterThan(100);
+    expect(all.flatMap((e) => placeholders(e.value, e.where))).toEqual([]);
+    // Nor in the schemas: zod's safe-integer bounds say nothing a client can use.
+    expect(JSON.stringify(doc)).not.toContain('9007199254740991');
+    const me = opOf('getMe').responses['200'].content['application/json'].example;
+    expect(me).toMatchObject({ environment: 'test', test_mode: true });
+  });
+
+  it('has examples that are valid against their schemas', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addFormat('binary', true);
+    ajv.addSchema({ $id: 'https://doc.local/openapi.json', components: doc.components });
+    const rebase = (s: unknown) => JSON.parse(JSON.stringify(s).replaceAll('"#/components/', '"https://doc.local/openapi.json#/components/'));
+    const invalid: string[] = [];
+    for (const e of examples()) {
+      const validate = ajv.compile(rebase(e.schema));
+      if (!validate(e.value)) invalid.push(`${e.where}: ${ajv.errorsText(validate.errors)}`);
+    }
+    expect(invalid).toEqual([]);
+  });
+
+  it('documents query integers as integers and dates with format date, while the service still parses them from text', () => {
+    for (const { where, op } of operations) {
+      for (const p of op.parameters ?? []) {
+        if (p.name === 'limit') expect(p.schema, where).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 25 });
+        if (p.name === 'min_rating') expect(p.schema, where).toEqual({ type: 'integer', minimum: 1, maximum: 5 });
+        if (['date', 'from', 'to'].includes(p.name)) expect(p.schema.format, `${where} ${p.name}`).toBe('date');
+        // An integer written as a pattern of digits (^\d+$, ^[1-5]$) is a string to a generated client.
+        if (p.in === 'query') expect(p.schema.pattern ?? '', `${where} ${p.name}: an integer as text`).not.toMatch(/^\^(\\d\+|\[\d-\d\])\$$/);
+      }
+    }
+    expect(opOf('listAdventures').parameters.find((p: any) => p.name === 'limit')).toBeDefined();
+    // The same query strings as before: digits, clamped to 100; anything else refused.
+    expect(pageQuery.parse({}).limit).toBe(25);
+    expect(pageQuery.parse({ limit: '2' }).limit).toBe(2);
+    expect(pageQuery.parse({ limit: '500' }).limit).toBe(100);
+    for (const bad of ['0', '-1', '1.5', 'abc', '', ' 2']) expect(pageQuery.safeParse({ limit: bad }).success, bad).toBe(false);
+  });
+
+  it('marks a body required only where the service refuses an empty one; complete and replay take {}', () => {
+    for (const id of ['cancelBooking', 'testWebhook', 'runSettlementsTestHelper', 'paySettlementTestHelper', 'serviceCancelBookingTestHelper']) {
+      expect(opOf(id).requestBody?.required, id).toBe(false);
+    }
+    for (const id of ['completeBookingTestHelper', 'replayWebhookDelivery']) {
+      expect(opOf(id).requestBody, id).toMatchObject({ required: false });
+      expect(opOf(id).requestBody.content['application/json'].example, id).toEqual({});
+    }
+    for (const id of ['createBooking', 'createQuote', 'createWebhook', 'updateWebhook', 'moderateReviewTestHelper'])
+      expect(opOf(id).requestBody.required, id).toBe(true);
+    // What the document says is what the route's schema does with an empty body (parse-request.ts takes it as {}).
+    for (const r of ROUTE_LIST) if (r.request?.body) expect(opOf(r.id).requestBody.required, r.id).toBe(!r.request.body.safeParse({}).success);
+  });
+
+  it('gives each error response a schema whose code is the enum of its x-error-codes', () => {
+    for (const { where, op } of operations) {
+      for (const [status, res] of Object.entries<any>(op.responses)) {
+        if (Number(status) < 400) continue;
+        const schema = res.content['application/json'].schema;
+        expect(schema.allOf[0], `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(schema.allOf[1].properties.code.enum, `${where} ${status}`).toEqual(res['x-error-codes']);
+        for (const code of res['x-error-codes']) expect(ERROR_CODES[code as keyof typeof ERROR_CODES].status, code).toBe(Number(status));
+      }
+    }
+  });
+
+  it('requires the live signature headers of writes as a security scheme', () => {
+    const { LiveTimestamp, LiveSignature } = doc.components.securitySchemes;
+    expect(LiveTimestamp).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Timestamp' });
+    expect(LiveSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Signature' });
+    for (const r of ROUTE_LIST) {
+      const security = opOf(r.id).security;
+      if (r.access === 'public') expect(security, r.id).toEqual([]);
+      else if (r.write) expect(security, r.id).toEqual([{ ApiKey: [], LiveTimestamp: [], LiveSignature: [] }, { ApiKey: [] }]);
+      else expect(security, r.id).toEqual([{ ApiKey: [] }]);
+    }
+  });
+});
