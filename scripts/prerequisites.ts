@@ -1,0 +1,175 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+/**
+ * What `npm start` and `npm test` need beyond `npm install`, checked before
+ * anything starts: a Java runtime 17+ (DynamoDB Local is a Java program) and,
+ * for the tests, Chromium (the reference page's browser test). What is missing
+ * is installed with apt-get where that can be done unattended (Debian or
+ * Ubuntu, as root or with passwordless sudo), as .ci/run does; otherwise the
+ * script stops at once with the exact command to run.
+ *
+ *   node --import tsx scripts/prerequisites.ts start|test
+ *
+ * PREREQUISITES_INSTALL=never only says what to run; CHROMIUM_PATH points at
+ * another Chromium (default /usr/bin/chromium, Debian's).
+ */
+
+export type Need = 'start' | 'test';
+
+export interface Facts {
+  /** Major version of `java` on the PATH; null when there is none. */
+  javaMajor: number | null;
+  chromiumPath: string;
+  chromium: boolean;
+  platform: NodeJS.Platform;
+  /** apt-get is on the PATH (Debian, Ubuntu). */
+  apt: boolean;
+  /** A Debian-family system (/etc/debian_version), where apt-get is the way to install. */
+  debian: boolean;
+  root: boolean;
+  /** sudo runs without asking for a password. */
+  sudo: boolean;
+  /** The Java package apt can install here (the first of openjdk-17, openjdk-21, default-jre-headless it knows). */
+  javaPackage: string;
+  installAllowed: boolean;
+}
+
+export interface Plan {
+  /** What is missing, in words. */
+  missing: string[];
+  /** Packages to install with apt-get, when that can be done unattended. */
+  install?: { packages: string[]; sudo: boolean };
+  /** The command(s) to run by hand, when it cannot. */
+  commands?: string[];
+}
+
+export const JAVA_MIN = 17;
+const DEFAULT_CHROMIUM = '/usr/bin/chromium';
+
+/** What to do for `need`, from the facts of this machine. */
+export function plan(need: Need, f: Facts): Plan {
+  const missing: string[] = [];
+  const packages: string[] = [];
+  const brew: string[] = [];
+  if (f.javaMajor === null || f.javaMajor < JAVA_MIN) {
+    missing.push(f.javaMajor === null ? `Java ${JAVA_MIN}+ (DynamoDB Local is a Java program)` : `Java ${JAVA_MIN}+ (found Java ${f.javaMajor})`);
+    packages.push(f.javaPackage);
+    brew.push(`brew install openjdk@${JAVA_MIN}`);
+  }
+  if (need === 'test' && !f.chromium) {
+    missing.push(`Chromium at ${f.chromiumPath} (the reference page's browser test; CHROMIUM_PATH points elsewhere)`);
+    if (f.chromiumPath === DEFAULT_CHROMIUM) packages.push('chromium');
+    brew.push('brew install --cask chromium && export CHROMIUM_PATH=/Applications/Chromium.app/Contents/MacOS/Chromium');
+  }
+  if (missing.length === 0) return { missing };
+  const chromiumElsewhere = need === 'test' && !f.chromium && f.chromiumPath !== DEFAULT_CHROMIUM;
+  if (f.apt && f.installAllowed && (f.root || f.sudo) && !chromiumElsewhere) return { missing, install: { packages, sudo: !f.root } };
+  if (f.platform === 'darwin') return { missing, commands: brew };
+  const commands: string[] = [];
+  if (packages.length && (f.apt || f.debian)) {
+    const sudo = f.root ? '' : 'sudo ';
+    commands.push(`${sudo}apt-get update && ${sudo}apt-get install -y ${packages.join(' ')}`);
+  } else if (packages.length) {
+    if (packages.includes(f.javaPackage)) commands.push(`install a Java ${JAVA_MIN}+ runtime (e.g. https://adoptium.net) and put java on the PATH`);
+    if (packages.includes('chromium')) commands.push(`install Chromium and set CHROMIUM_PATH to its executable`);
+  }
+  if (chromiumElsewhere) commands.push(`install Chromium at ${f.chromiumPath}, or unset CHROMIUM_PATH to use Debian's (${DEFAULT_CHROMIUM})`);
+  return { missing, commands };
+}
+
+/** `java -version` -> 17 (or 8 for "1.8.0_392"); null without a java on the PATH. */
+export function javaMajor(versionOutput: string | null): number | null {
+  if (versionOutput === null) return null;
+  const m = /version "(\d+)(?:\.(\d+))?/.exec(versionOutput);
+  if (!m) return null;
+  return m[1] === '1' ? Number(m[2]) : Number(m[1]);
+}
+
+const onPath = (cmd: string) =>
+  (process.env.PATH ?? '').split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, cmd), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
+function javaPackage(apt: boolean): string {
+  const candidates = [`openjdk-${JAVA_MIN}-jre-headless`, 'openjdk-21-jre-headless', 'default-jre-headless'];
+  if (!apt) return candidates[0]!;
+  return candidates.find((p) => spawnSync('apt-cache', ['show', p], { stdio: 'ignore' }).status === 0) ?? candidates[0]!;
+}
+
+function facts(): Facts {
+  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  const chromiumPath = process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM;
+  let chromium = false;
+  try {
+    accessSync(chromiumPath, constants.X_OK);
+    chromium = true;
+  } catch {
+    /* absent */
+  }
+  const apt = onPath('apt-get');
+  const root = process.getuid?.() === 0;
+  const major = java.error || java.status !== 0 ? null : javaMajor(`${java.stderr}${java.stdout}`);
+  return {
+    javaMajor: major,
+    chromiumPath,
+    chromium,
+    platform: process.platform,
+    apt,
+    debian: existsSync('/etc/debian_version'),
+    root,
+    sudo: !root && apt && onPath('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0,
+    javaPackage: major !== null && major >= JAVA_MIN ? '' : javaPackage(apt),
+    installAllowed: process.env.PREREQUISITES_INSTALL !== 'never',
+  };
+}
+
+function aptInstall(packages: string[], sudo: boolean): boolean {
+  const run = (args: string[]) => {
+    const [cmd, ...rest] = sudo ? ['sudo', '-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args] : ['apt-get', ...args];
+    return spawnSync(cmd!, rest, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+  };
+  return run(['update', '-qq']) && run(['install', '-y', '-qq', ...packages]);
+}
+
+function describeMissing(need: Need, p: Plan): string {
+  return `npm ${need} needs what this machine lacks:\n${p.missing.map((m) => `  - ${m}`).join('\n')}`;
+}
+
+function main(need: Need): number {
+  let f = facts();
+  let p = plan(need, f);
+  if (p.missing.length === 0) return 0;
+  if (p.install) {
+    process.stderr.write(`${describeMissing(need, p)}\nInstalling ${p.install.packages.join(' ')} with apt-get${p.install.sudo ? ' (sudo)' : ''}...\n`);
+    if (aptInstall(p.install.packages, p.install.sudo)) {
+      f = facts();
+      p = plan(need, { ...f, installAllowed: false });
+      if (p.missing.length === 0) {
+        process.stderr.write('Installed.\n');
+        return 0;
+      }
+    } else {
+      p = plan(need, { ...f, installAllowed: false });
+    }
+  }
+  const lines = [describeMissing(need, p), `Run this, then npm ${need} again:`, ...(p.commands ?? []).map((c) => `  ${c}`)];
+  process.stderr.write(`${lines.join('\n')}\n`);
+  return 1;
+}
+
+if (process.argv[1] && /prerequisites\.ts$/.test(process.argv[1])) {
+  const need = process.argv[2];
+  if (need !== 'start' && need !== 'test') {
+    process.stderr.write('usage: node --import tsx scripts/prerequisites.ts start|test\n');
+    process.exitCode = 2;
+  } else {
+    process.exitCode = main(need);
+  }
+}

@@ -1,0 +1,78 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Facts, javaMajor, plan } from '../../scripts/prerequisites';
+
+const debianRoot: Facts = {
+  javaMajor: 17,
+  chromiumPath: '/usr/bin/chromium',
+  chromium: true,
+  platform: 'linux',
+  apt: true,
+  debian: true,
+  root: true,
+  sudo: false,
+  javaPackage: 'openjdk-17-jre-headless',
+  installAllowed: true,
+};
+
+describe('prerequisites of npm start and npm test', () => {
+  it('reads the major version of java -version', () => {
+    expect(javaMajor('openjdk version "17.0.15" 2025-04-15')).toBe(17);
+    expect(javaMajor('openjdk version "21" 2023-09-19')).toBe(21);
+    expect(javaMajor('java version "1.8.0_392"')).toBe(8);
+    expect(javaMajor(null)).toBeNull();
+  });
+
+  it('needs nothing when Java 17+ is there, and Chromium for the tests only', () => {
+    expect(plan('test', debianRoot)).toEqual({ missing: [] });
+    expect(plan('start', { ...debianRoot, chromium: false })).toEqual({ missing: [] });
+  });
+
+  it('installs what is missing with apt-get as root or with passwordless sudo', () => {
+    const none = { ...debianRoot, javaMajor: null, chromium: false };
+    expect(plan('test', none).install).toEqual({ packages: ['openjdk-17-jre-headless', 'chromium'], sudo: false });
+    expect(plan('start', none).install).toEqual({ packages: ['openjdk-17-jre-headless'], sudo: false });
+    expect(plan('test', { ...none, root: false, sudo: true }).install).toEqual({ packages: ['openjdk-17-jre-headless', 'chromium'], sudo: true });
+    expect(plan('start', { ...debianRoot, javaMajor: 11 })).toMatchObject({
+      missing: ['Java 17+ (found Java 11)'],
+      install: { packages: ['openjdk-17-jre-headless'] },
+    });
+  });
+
+  it('else gives the exact command to run', () => {
+    const user = { ...debianRoot, chromium: false, root: false, sudo: false };
+    expect([plan('test', user).install, plan('test', user).commands]).toEqual([undefined, ['sudo apt-get update && sudo apt-get install -y chromium']]);
+    expect(plan('test', { ...debianRoot, chromium: false, installAllowed: false }).commands).toEqual(['apt-get update && apt-get install -y chromium']);
+    const mac = { ...debianRoot, platform: 'darwin' as const, apt: false, debian: false, javaMajor: null, chromium: false };
+    expect(plan('test', mac).commands).toEqual([
+      'brew install openjdk@17',
+      'brew install --cask chromium && export CHROMIUM_PATH=/Applications/Chromium.app/Contents/MacOS/Chromium',
+    ]);
+    // A Chromium of one's own is never replaced by Debian's.
+    const own = plan('test', { ...debianRoot, chromium: false, chromiumPath: '/opt/chrome/chrome' });
+    expect([own.install, own.commands]).toEqual([
+      undefined,
+      ["install Chromium at /opt/chrome/chrome, or unset CHROMIUM_PATH to use Debian's (/usr/bin/chromium)"],
+    ]);
+  });
+
+  it('stops at once, before any test, saying what is missing and what to run, when it cannot install', () => {
+    const root = resolve(import.meta.dirname, '..', '..');
+    const empty = mkdtempSync(join(tmpdir(), 'ptbs-nopath-'));
+    // An empty PATH: no java, no apt-get, so nothing can be installed.
+    const started = Date.now();
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/prerequisites.ts', 'test'], {
+      cwd: root,
+      env: { ...process.env, PATH: empty, CHROMIUM_PATH: join(empty, 'chromium') },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    rmSync(empty, { recursive: true, force: true });
+    expect(r.status, r.stderr).toBe(1);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(r.stderr).toMatch(/^npm test needs what this machine lacks:\n {2}- Java 17\+ .*\n {2}- Chromium at .*\nRun this, then npm test again:\n {2}\S/);
+  }, 30_000);
+});
