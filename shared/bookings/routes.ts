@@ -54,6 +54,8 @@ export const bookingRoutes = defineRoutes({
     scope: 'bookings:read',
     tag: 'Bookings',
     summary: 'Your bookings, most recent first',
+    description:
+      'Keyset-paged, most recent first. Filter by status (comma-separated), customer_reference (matched against its stored hash) and created_from/created_to (inclusive instants). Traveler names as initials.',
     request: { query: BookingListQuery },
     responses: { 200: { description: 'A page of bookings; traveler names as initials.', schema: BookingPage } },
   },
@@ -65,6 +67,8 @@ export const bookingRoutes = defineRoutes({
     scope: 'bookings:read',
     tag: 'Bookings',
     summary: 'One booking with full traveler details',
+    description:
+      'Full detail: travelers, contact, amounts, payment, quote_id, partner_reference, travel_date, status, test_mode and, once cancelled, the cancellation.',
     request: { params: BookingNumberParams },
     responses: { 200: { description: 'The booking.', schema: Booking } },
   },
@@ -76,6 +80,8 @@ export const bookingRoutes = defineRoutes({
     scope: 'bookings:read',
     tag: 'Bookings',
     summary: 'Refund preview before cancelling',
+    description:
+      "What cancelling now would refund under the rate pack's policy: refundable_amount, fee_amount, refund_percent and the applied rule. It holds until valid_until (the policy's next threshold).",
     request: { params: BookingNumberParams },
     responses: { 200: { description: 'Fees, refundable amount and the policy rule applied, valid until valid_until.', schema: CancellationQuote } },
   },

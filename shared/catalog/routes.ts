@@ -24,6 +24,7 @@ export const catalogRoutes = defineRoutes({
     scope: 'catalog:read',
     tag: 'Catalog',
     summary: 'One adventure with its rate packs',
+    description: 'The adventure with its rate packs: age brackets and their prices, cancellation policy, schedule and booking window.',
     request: { params: SlugParams },
     responses: { 200: { description: 'The adventure.', schema: AdventureDetail } },
   },

@@ -29,6 +29,7 @@ export const fileRoutes = defineRoutes({
     tag: 'Files',
     photoUrls: true,
     summary: 'One of your files, with the result of its check',
+    description: 'PENDING_UPLOAD until the uploaded object is checked, then READY (with the photo URL) or REJECTED (with rejection_reason).',
     request: { params: FileIdParams },
     responses: { 200: { description: 'The file.', schema: FileObject } },
   },

@@ -12,6 +12,7 @@ export const metaRoutes = defineRoutes({
     access: 'public',
     tag: 'Meta',
     summary: 'Service health',
+    description: 'Public and unmetered: no key, no rate-limit headers. For load balancers and uptime checks.',
     responses: { 200: { description: 'The service is up.', schema: Health } },
   },
   getOpenApi: {
@@ -21,6 +22,8 @@ export const metaRoutes = defineRoutes({
     access: 'public',
     tag: 'Meta',
     summary: 'This OpenAPI 3.1 document',
+    description:
+      'Public. Generated from the route table and its schemas; generated clients (openapi-typescript, openapi-fetch) build from it, and the SDK is generated from it.',
     examples: { response: { openapi: '3.1.0', info: { title: 'Partner travel booking service', version: '1.0.0' }, paths: {} } },
     responses: { 200: { description: 'The OpenAPI document of the API.', schema: z.record(z.string(), z.unknown()) } },
   },
@@ -54,6 +57,8 @@ export const metaRoutes = defineRoutes({
     scope: 'audit:read',
     tag: 'Meta',
     summary: 'Audit trail of the writes made with your keys in this environment',
+    description:
+      'Every write made with your keys in the environment of the calling key: time, member, key id, method, path, status, request id, and whether it was an idempotent replay. Never bodies. Keyset-paged.',
     request: { query: pageQuery },
     responses: { 200: { description: 'Audit events, most recent first.', schema: AuditEventPage } },
   },

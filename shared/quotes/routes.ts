@@ -12,6 +12,8 @@ export const quoteRoutes = defineRoutes({
     scope: 'quotes:write',
     tag: 'Quotes',
     summary: 'Price a party for a slot and lock the price for 30 minutes',
+    description:
+      'Checks that the slot is sellable and has the seats, prices each traveler by the age bracket of their age on the travel date, and locks the price for 30 minutes (expires_at). Book it with POST /bookings.',
     request: { body: CreateQuoteBody },
     examples: {
       request: { rate_pack_id: 'be09ea34-189d-415d-b469-5c09c792ae21', start_date: '2026-12-01', start_time: '09:00', travelers: [{ age: 35 }, { age: 8 }] },
@@ -36,6 +38,7 @@ export const quoteRoutes = defineRoutes({
     scope: 'quotes:read',
     tag: 'Quotes',
     summary: 'Your quotes, most recent first',
+    description: 'Quote summaries of the environment of the calling key, most recent first, keyset-paged.',
     request: { query: pageQuery },
     responses: { 200: { description: 'A page of quotes.', schema: QuotePage } },
   },
@@ -47,6 +50,8 @@ export const quoteRoutes = defineRoutes({
     scope: 'quotes:read',
     tag: 'Quotes',
     summary: 'One quote',
+    description:
+      'The full quote: travelers with their age bracket and price, net_amount and cancellation policy; expired is computed now, and booking_number is set once a booking consumed the quote.',
     request: { params: QuoteIdParams },
     responses: { 200: { description: 'The quote; expired is computed now.', schema: Quote } },
   },

@@ -37,6 +37,7 @@ export const settlementRoutes = defineRoutes({
     scope: 'settlements:read',
     tag: 'Settlements',
     summary: 'One settlement',
+    description: 'A settlement of yours: its status (DRAFT, ISSUED, PAID), period, total due and, once issued, its number, dates and document links.',
     request: { params: SettlementIdParams },
     responses: { 200: { description: 'The settlement.', schema: Settlement } },
   },

@@ -12,6 +12,8 @@ export const teamRoutes = defineRoutes({
     scope: 'team:read',
     tag: 'Team',
     summary: 'List the console members of your partner',
+    description:
+      "Your partner's console members, with their roles; is_you marks the member of the calling key. Members are partner-wide: one member holds both its live and its sandbox keys.",
     responses: { 200: { description: 'The members; is_you marks the caller.', schema: TeamMemberList } },
   },
   updateTeamMemberRole: {
@@ -37,6 +39,7 @@ export const teamRoutes = defineRoutes({
     scope: 'keys:manage',
     tag: 'Team',
     summary: 'List the API keys of this environment',
+    description: 'The keys of the environment of the calling key, newest first, keyset-paged. Secrets are never shown.',
     request: { query: pageQuery },
     responses: { 200: { description: 'Keys, most recent first; secrets are never shown.', schema: ApiKeyPage } },
   },
@@ -48,6 +51,8 @@ export const teamRoutes = defineRoutes({
     scope: 'keys:manage',
     tag: 'Team',
     summary: 'Issue an API key for a member, in the environment of the calling key',
+    description:
+      'The key acts in the environment of the calling key. Its `key` is shown only in this response (an idempotent replay returns null). Not for another PARTNER_ADMIN: 403 team.key.other_admin.',
     request: { body: CreateApiKeyBody },
     errors: ['team.key.other_admin'],
     responses: { 201: { description: 'The key; `key` is shown only here (an idempotent replay returns it as null).', schema: ApiKeyWithSecret } },
@@ -62,6 +67,7 @@ export const teamRoutes = defineRoutes({
     scope: 'keys:manage',
     tag: 'Team',
     summary: 'Revoke an API key; it stops working at once',
+    description: 'Only keys of the environment of the calling key are found; others answer 404. A revoked key answers 401 from the next request on.',
     request: { params: KeyIdParams },
     responses: { 200: { description: 'The revoked key.', schema: ApiKey } },
     changesAccess: true,

@@ -26,6 +26,8 @@ export const webhookRoutes = defineRoutes({
     scope: 'webhooks:write',
     tag: 'Webhooks',
     summary: 'Register an endpoint; the signing secret is shown only here',
+    description:
+      'An HTTPS URL that resolves to a public address (else 422 webhook.url.refused) and the event types it receives; at most 16 endpoints per environment (422 webhook.endpoint.limit). signing_secret is the HMAC-SHA256 key of X-Service-Signature.',
     request: { body: CreateWebhookBody },
     errors: ['webhook.url.refused', 'webhook.endpoint.limit'],
     responses: { 201: { description: 'The endpoint with its signing_secret.', schema: WebhookEndpointWithSecret } },
@@ -39,6 +41,7 @@ export const webhookRoutes = defineRoutes({
     scope: 'webhooks:read',
     tag: 'Webhooks',
     summary: 'Your endpoints in this environment (at most 16)',
+    description: 'Every endpoint of the environment of the calling key, with its last delivery status; never their secrets.',
     responses: { 200: { description: 'The endpoints, without secrets.', schema: WebhookList } },
   },
   listWebhookDeliveries: {
@@ -49,6 +52,7 @@ export const webhookRoutes = defineRoutes({
     scope: 'webhooks:read',
     tag: 'Webhooks',
     summary: 'Delivery log, most recent first (by created_at)',
+    description: 'Keyset-paged. Filter by status (comma-separated: PENDING, DELIVERED, FAILED), endpoint_id and event_id, combinable.',
     request: { query: DeliveryListQuery },
     responses: { 200: { description: 'A page of deliveries.', schema: DeliveryPage } },
   },
@@ -60,6 +64,7 @@ export const webhookRoutes = defineRoutes({
     scope: 'webhooks:read',
     tag: 'Webhooks',
     summary: 'One delivery with every attempt, by its id or by an attempt id (X-Service-Delivery-Id)',
+    description: 'The id is the delivery id or any attempt id (an X-Service-Delivery-Id your receiver logged); attempt_log lists every attempt, oldest first.',
     request: { params: WebhookIdParams },
     responses: { 200: { description: 'The delivery and its attempts.', schema: WebhookDeliveryDetail } },
   },
@@ -90,6 +95,8 @@ export const webhookRoutes = defineRoutes({
     scope: 'webhooks:read',
     tag: 'Webhooks',
     summary: 'One endpoint (never its secret)',
+    description:
+      'URL, event types, status (ACTIVE or DISABLED), last HTTP status and last delivery time. The signing secret is shown only when the endpoint is created.',
     request: { params: WebhookIdParams },
     responses: { 200: { description: 'The endpoint.', schema: WebhookEndpoint } },
   },
@@ -101,6 +108,8 @@ export const webhookRoutes = defineRoutes({
     scope: 'webhooks:write',
     tag: 'Webhooks',
     summary: 'Change the URL, event types, status (ACTIVE/DISABLED) or description',
+    description:
+      'Only the fields present change; at least one is required. A new URL is checked as on creation. A DISABLED endpoint receives nothing until set ACTIVE again.',
     request: { params: WebhookIdParams, body: UpdateWebhookBody },
     errors: ['webhook.url.refused'],
     responses: { 200: { description: 'The endpoint.', schema: WebhookEndpoint } },
@@ -113,6 +122,7 @@ export const webhookRoutes = defineRoutes({
     scope: 'webhooks:write',
     tag: 'Webhooks',
     summary: 'Delete an endpoint; pending deliveries to it fail',
+    description: 'The endpoint stops receiving at once; its PENDING deliveries fail.',
     request: { params: WebhookIdParams },
     responses: { 200: { description: 'Deleted.', schema: DeletedWebhook } },
   },

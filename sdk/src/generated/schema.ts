@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Service health */
+        /**
+         * Service health
+         * @description Public and unmetered: no key, no rate-limit headers. For load balancers and uptime checks.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -24,7 +27,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI 3.1 document */
+        /**
+         * This OpenAPI 3.1 document
+         * @description Public. Generated from the route table and its schemas; generated clients (openapi-typescript, openapi-fetch) build from it, and the SDK is generated from it.
+         */
         get: operations["getOpenApi"];
         put?: never;
         post?: never;
@@ -81,7 +87,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Audit trail of the writes made with your keys in this environment */
+        /**
+         * Audit trail of the writes made with your keys in this environment
+         * @description Every write made with your keys in the environment of the calling key: time, member, key id, method, path, status, request id, and whether it was an idempotent replay. Never bodies. Keyset-paged.
+         */
         get: operations["listAuditEvents"];
         put?: never;
         post?: never;
@@ -98,7 +107,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the console members of your partner */
+        /**
+         * List the console members of your partner
+         * @description Your partner's console members, with their roles; is_you marks the member of the calling key. Members are partner-wide: one member holds both its live and its sandbox keys.
+         */
         get: operations["listTeamMembers"];
         put?: never;
         post?: never;
@@ -135,10 +147,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the API keys of this environment */
+        /**
+         * List the API keys of this environment
+         * @description The keys of the environment of the calling key, newest first, keyset-paged. Secrets are never shown.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Issue an API key for a member, in the environment of the calling key */
+        /**
+         * Issue an API key for a member, in the environment of the calling key
+         * @description The key acts in the environment of the calling key. Its `key` is shown only in this response (an idempotent replay returns null). Not for another PARTNER_ADMIN: 403 team.key.other_admin.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -156,7 +174,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key; it stops working at once */
+        /**
+         * Revoke an API key; it stops working at once
+         * @description Only keys of the environment of the calling key are found; others answer 404. A revoked key answers 401 from the next request on.
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
@@ -190,7 +211,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One adventure with its rate packs */
+        /**
+         * One adventure with its rate packs
+         * @description The adventure with its rate packs: age brackets and their prices, cancellation policy, schedule and booking window.
+         */
         get: operations["getAdventure"];
         put?: never;
         post?: never;
@@ -227,10 +251,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your quotes, most recent first */
+        /**
+         * Your quotes, most recent first
+         * @description Quote summaries of the environment of the calling key, most recent first, keyset-paged.
+         */
         get: operations["listQuotes"];
         put?: never;
-        /** Price a party for a slot and lock the price for 30 minutes */
+        /**
+         * Price a party for a slot and lock the price for 30 minutes
+         * @description Checks that the slot is sellable and has the seats, prices each traveler by the age bracket of their age on the travel date, and locks the price for 30 minutes (expires_at). Book it with POST /bookings.
+         */
         post: operations["createQuote"];
         delete?: never;
         options?: never;
@@ -245,7 +275,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One quote */
+        /**
+         * One quote
+         * @description The full quote: travelers with their age bracket and price, net_amount and cancellation policy; expired is computed now, and booking_number is set once a booking consumed the quote.
+         */
         get: operations["getQuote"];
         put?: never;
         post?: never;
@@ -262,7 +295,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your bookings, most recent first */
+        /**
+         * Your bookings, most recent first
+         * @description Keyset-paged, most recent first. Filter by status (comma-separated), customer_reference (matched against its stored hash) and created_from/created_to (inclusive instants). Traveler names as initials.
+         */
         get: operations["listBookings"];
         put?: never;
         /**
@@ -283,7 +319,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One booking with full traveler details */
+        /**
+         * One booking with full traveler details
+         * @description Full detail: travelers, contact, amounts, payment, quote_id, partner_reference, travel_date, status, test_mode and, once cancelled, the cancellation.
+         */
         get: operations["getBooking"];
         put?: never;
         post?: never;
@@ -300,7 +339,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Refund preview before cancelling */
+        /**
+         * Refund preview before cancelling
+         * @description What cancelling now would refund under the rate pack's policy: refundable_amount, fee_amount, refund_percent and the applied rule. It holds until valid_until (the policy's next threshold).
+         */
         get: operations["getCancellationQuote"];
         put?: never;
         post?: never;
@@ -397,7 +439,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One settlement */
+        /**
+         * One settlement
+         * @description A settlement of yours: its status (DRAFT, ISSUED, PAID), period, total due and, once issued, its number, dates and document links.
+         */
         get: operations["getSettlement"];
         put?: never;
         post?: never;
@@ -494,10 +539,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your endpoints in this environment (at most 16) */
+        /**
+         * Your endpoints in this environment (at most 16)
+         * @description Every endpoint of the environment of the calling key, with its last delivery status; never their secrets.
+         */
         get: operations["listWebhooks"];
         put?: never;
-        /** Register an endpoint; the signing secret is shown only here */
+        /**
+         * Register an endpoint; the signing secret is shown only here
+         * @description An HTTPS URL that resolves to a public address (else 422 webhook.url.refused) and the event types it receives; at most 16 endpoints per environment (422 webhook.endpoint.limit). signing_secret is the HMAC-SHA256 key of X-Service-Signature.
+         */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -512,7 +563,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery log, most recent first (by created_at) */
+        /**
+         * Delivery log, most recent first (by created_at)
+         * @description Keyset-paged. Filter by status (comma-separated: PENDING, DELIVERED, FAILED), endpoint_id and event_id, combinable.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -529,7 +583,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One delivery with every attempt, by its id or by an attempt id (X-Service-Delivery-Id) */
+        /**
+         * One delivery with every attempt, by its id or by an attempt id (X-Service-Delivery-Id)
+         * @description The id is the delivery id or any attempt id (an X-Service-Delivery-Id your receiver logged); attempt_log lists every attempt, oldest first.
+         */
         get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
@@ -566,15 +623,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One endpoint (never its secret) */
+        /**
+         * One endpoint (never its secret)
+         * @description URL, event types, status (ACTIVE or DISABLED), last HTTP status and last delivery time. The signing secret is shown only when the endpoint is created.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete an endpoint; pending deliveries to it fail */
+        /**
+         * Delete an endpoint; pending deliveries to it fail
+         * @description The endpoint stops receiving at once; its PENDING deliveries fail.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change the URL, event types, status (ACTIVE/DISABLED) or description */
+        /**
+         * Change the URL, event types, status (ACTIVE/DISABLED) or description
+         * @description Only the fields present change; at least one is required. A new URL is checked as on creation. A DISABLED endpoint receives nothing until set ACTIVE again.
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -693,7 +759,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of your files, with the result of its check */
+        /**
+         * One of your files, with the result of its check
+         * @description PENDING_UPLOAD until the uploaded object is checked, then READY (with the photo URL) or REJECTED (with rejection_reason).
+         */
         get: operations["getFile"];
         put?: never;
         post?: never;
