@@ -1,5 +1,6 @@
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import * as z from 'zod';
+import { singleLine } from '../http/bounds';
 import { ApiError } from '../kernel/errors';
 
 /**
@@ -11,9 +12,14 @@ import { ApiError } from '../kernel/errors';
 export const PaymentClaims = z.object({
   quote_id: z.uuid(),
   amount: z.object({ amount: z.string().regex(/^\d{1,9}\.\d{2}$/, 'a MAD amount with two decimals'), currency: z.literal('MAD') }),
-  payment_reference: z.string().min(1).max(128),
+  payment_reference: singleLine(z.string()).min(1).max(128),
   paid_at: z.iso.datetime({ offset: true }),
 });
+
+/** How far in the future paid_at may be: clock skew between the bank and the service, as for signed requests. */
+export const PAID_AT_SKEW_MS = 300_000;
+/** How old paid_at may be: a quote lives 30 minutes, so a payment for it is never a day old. */
+export const PAID_AT_MAX_AGE_MS = 24 * 3_600_000;
 export type PaymentClaims = z.infer<typeof PaymentClaims>;
 
 export interface RegisteredKey {
@@ -26,6 +32,7 @@ const malformed = (why: string) => new ApiError('payment.confirmation.malformed'
 export async function verifyPaymentConfirmation(
   jws: string,
   lookup: (kid: string) => Promise<RegisteredKey | undefined>,
+  now = new Date(),
 ): Promise<{ claims: PaymentClaims; kid: string }> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
@@ -59,6 +66,14 @@ export async function verifyPaymentConfirmation(
   if (!parsed.success) {
     throw new ApiError('payment.confirmation.malformed', 'The payment confirmation lacks required claims.', {
       errors: parsed.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
+    });
+  }
+  const paidAt = Date.parse(parsed.data.paid_at);
+  const [earliest, latest] = [new Date(now.getTime() - PAID_AT_MAX_AGE_MS), new Date(now.getTime() + PAID_AT_SKEW_MS)];
+  if (paidAt < earliest.getTime() || paidAt > latest.getTime()) {
+    const message = `paid_at must be within the last 24 hours and not in the future (5 minutes of clock skew allowed): from ${earliest.toISOString()} to ${latest.toISOString()}.`;
+    throw new ApiError('payment.confirmation.malformed', `The payment confirmation's ${message}`, {
+      errors: [{ field: 'paid_at', message, received: parsed.data.paid_at }],
     });
   }
   return { claims: parsed.data, kid: header.kid };

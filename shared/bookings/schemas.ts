@@ -1,14 +1,15 @@
 import * as z from 'zod';
+import { BoundedInstant, singleLine } from '../http/bounds';
 import { csvOf, Money, PageMeta, pageQuery } from '../http/schemas';
 import { BOOKING_NUMBER_RE } from './rules';
 
 const Status = z.enum(['CONFIRMED', 'COMPLETED', 'CANCELLED']).meta({ id: 'BookingStatus' });
-const Name = z.string().trim().min(1).max(100);
+const Name = singleLine(z.string()).trim().min(1).max(100);
 
 export const CreateBookingBody = z
   .object({
     quote_id: z.uuid(),
-    partner_reference: z.string().min(1).max(64).describe('Your own reference, unique per environment'),
+    partner_reference: singleLine(z.string()).min(1).max(64).describe('Your own reference, unique per environment; one line, no control characters'),
     customer_reference: z
       .string()
       .min(1)
@@ -88,13 +89,13 @@ export const BookingPage = z.object({ data: z.array(BookingListItem), meta: Page
 export const BookingListQuery = pageQuery.extend({
   status: csvOf(Status.options).describe('Comma-separated: CONFIRMED, COMPLETED, CANCELLED'),
   customer_reference: z.string().min(1).max(128).optional().describe('Plaintext customer id; matched against the stored hash'),
-  created_from: z.iso.datetime().optional().describe('Bookings created at or after this instant'),
-  created_to: z.iso.datetime().optional().describe('Bookings created at or before this instant'),
+  created_from: BoundedInstant.optional().describe('Bookings created at or after this instant (from 2000-01-01 to the booking horizon)'),
+  created_to: BoundedInstant.optional().describe('Bookings created at or before this instant (from 2000-01-01 to the booking horizon)'),
 });
 
 export const BookingNumberParams = z.object({ booking_number: z.string().regex(BOOKING_NUMBER_RE, 'a booking number like PTB-7K3M-Q9XD') });
 export const CancelBookingBody = z
-  .object({ reason: z.string().max(500).optional() })
+  .object({ reason: singleLine(z.string()).max(500).optional() })
   .strict()
   .meta({ id: 'CancelBookingRequest' });
 

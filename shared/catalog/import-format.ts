@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MAX_BOOKING_WINDOW_DAYS } from './slots';
 
 /**
  * The catalog import format (`catalog:import FILE`), modelled on activity
@@ -57,7 +58,7 @@ const RatePackBase = {
   max_travelers: z.number().int().min(1),
   cancellation_policy: CancellationPolicyInput,
   /** Days ahead bookings open (default 60). */
-  booking_window_days: z.number().int().min(1).max(365).optional(),
+  booking_window_days: z.number().int().min(1).max(MAX_BOOKING_WINDOW_DAYS).optional(),
 };
 
 export const RatePackInput = z.discriminatedUnion('booking_mode', [

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { CalendarDate, Money, PageMeta, pageQuery } from '../http/schemas';
+import { BoundedDate } from '../http/bounds';
+import { Money, PageMeta, pageQuery } from '../http/schemas';
 import { CATEGORIES } from './import-format';
 
 const Mad = z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'an amount in MAD, e.g. 250 or 250.00 (at most 9 digits before the point)');
@@ -17,7 +18,9 @@ export const AdventureListQuery = pageQuery
     q: z.string().max(100).optional().describe('Text search in title, summary, city, agency and category'),
     city: z.string().max(60).optional(),
     category: Category.optional(),
-    date: CalendarDate.optional().describe('Only adventures operating on this date (Morocco time) within their booking window; exact seats via /availability'),
+    date: BoundedDate.optional().describe(
+      'Only adventures operating on this date (Morocco time) within their booking window; exact seats via /availability. From 2000-01-01 to the booking horizon (today plus 365 days)',
+    ),
     min_price: Mad.optional().describe('Minimum from-price in MAD'),
     max_price: Mad.optional().describe('Maximum from-price in MAD'),
     lat: z.coerce.number().min(-90).max(90).optional(),
@@ -101,8 +104,8 @@ export const AdventureDetail = AdventureSummary.extend({
 export const SlugParams = z.object({ slug: z.string().regex(/^[a-z0-9-]{1,120}$/) });
 
 export const AvailabilityQuery = z.object({
-  from: CalendarDate.optional().describe('First date (default today, Morocco time)'),
-  to: CalendarDate.optional().describe('Last date, inclusive (default from + 13 days; at most 62 days in all)'),
+  from: BoundedDate.optional().describe('First date (default today, Morocco time); no later than the booking horizon (today plus 365 days)'),
+  to: BoundedDate.optional().describe('Last date, inclusive (default from + 13 days; at most 62 days in all); no later than the booking horizon'),
   rate_pack_id: z.uuid().optional(),
 });
 

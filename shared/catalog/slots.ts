@@ -1,6 +1,8 @@
 import { addDays, daysBetween, isoWeekday, localDate, localToInstant } from '../kernel/time';
 
 export const DEFAULT_BOOKING_WINDOW_DAYS = 60;
+/** The longest booking window a pack may have (catalog import): no route takes a date further ahead. */
+export const MAX_BOOKING_WINDOW_DAYS = 365;
 
 /** How many days ahead a pack sells (its own window, or the default of 60). */
 export const bookingWindowDays = (pack: { booking_window_days?: number }) => pack.booking_window_days ?? DEFAULT_BOOKING_WINDOW_DAYS;

@@ -79,7 +79,10 @@ export const ERROR_CODES = {
   },
   'settlement.transition.invalid': { status: 409, description: 'Only an ISSUED settlement can become PAID; DRAFT and PAID settlements refuse it.' },
   'settlement.amount.mismatch': { status: 422, description: 'The amount received differs from the total due of the settlement.' },
-  'settlement.period.not_closable': { status: 422, description: 'Test helper: the period to close is after the running month.' },
+  'settlement.period.not_closable': {
+    status: 422,
+    description: 'Test helper: the period to close is after the latest closable one (the running month, or a later month that holds a DRAFT).',
+  },
   'payment.confirmation.malformed': { status: 400, description: 'payment_confirmation is not a compact ES256 JWS with a kid and the required claims.' },
   'payment.key.unknown': { status: 422, description: 'The JWS kid is not a payment key registered for this partner and environment.' },
   'payment.signature.invalid': { status: 422, description: 'The JWS signature does not verify with the registered key.' },

@@ -1,16 +1,17 @@
 import * as z from 'zod';
 import { BookingMode, CancellationPolicy } from '../catalog/schemas';
-import { CalendarDate, Money, PageMeta } from '../http/schemas';
+import { BirthDate, BoundedDate } from '../http/bounds';
+import { Money, PageMeta } from '../http/schemas';
 
 const TravelerIn = z.union([
   z.object({ age: z.number().int().min(0).max(120).describe('Age on the travel date') }).strict(),
-  z.object({ birth_date: CalendarDate.describe('The age on the travel date is computed from it') }).strict(),
+  z.object({ birth_date: BirthDate.describe('The age on the travel date is computed from it; from 1900-01-01 to today') }).strict(),
 ]);
 
 export const CreateQuoteBody = z
   .object({
     rate_pack_id: z.uuid(),
-    start_date: CalendarDate,
+    start_date: BoundedDate.describe('The travel date, no later than the booking horizon (today plus 365 days, Morocco time)'),
     start_time: z
       .string()
       .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM')

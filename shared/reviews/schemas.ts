@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { singleLine } from '../http/bounds';
 import { documentedAs, PageMeta, pageQuery } from '../http/schemas';
 import { MODERATION_ACTIONS, REVIEWABLE_TYPES } from './model';
 import { MAX_PHOTOS } from './rules';
@@ -7,7 +8,7 @@ const ReviewableType = z
   .enum(REVIEWABLE_TYPES)
   .meta({ id: 'ReviewableType', description: 'EXPERIENCE (an adventure shorter than a day), TRIP (a day or more) or AGENCY (its operator)' });
 const Rating = z.number().int().min(1).max(5).describe('1 to 5');
-const Title = z.string().max(200).describe('At most 200 characters');
+const Title = singleLine(z.string()).max(200).describe('At most 200 characters, one line');
 const Comment = z.string().min(10).max(4000).describe('10 to 4000 characters');
 const PhotoIds = z
   .array(z.uuid())
@@ -69,7 +70,12 @@ export const CreateReviewBody = z
     rating: Rating,
     title: Title.optional(),
     comment: Comment,
-    author_name: z.string().trim().min(1).max(80).optional().describe("Shown publicly; default: the booking contact's first name and last initial"),
+    author_name: singleLine(z.string())
+      .trim()
+      .min(1)
+      .max(80)
+      .optional()
+      .describe("Shown publicly, one line; default: the booking contact's first name and last initial"),
     photo_ids: PhotoIds.optional(),
   })
   .strict()

@@ -65,19 +65,23 @@ export async function runSettlements(o: RunOptions): Promise<{ through_period: s
 
 /**
  * Test helper: the job for the caller's sandbox tenant, now. Closes every
- * open settlement up to `period`; by default up to the latest open one (the
- * running month, or a later one that bookings reached after an early close),
- * so that bookings made a minute ago are issued.
+ * open settlement up to `period`, by default up to the latest closable one,
+ * so that bookings made a minute ago are issued. The latest closable period
+ * is the later of the running month and the latest DRAFT: a month closed
+ * early sends the bookings after it to the next month's DRAFT, which can
+ * then be closed too, by default or by naming it. A later period: 422.
  */
 export async function runSandboxSettlements(t: Tenant, period: string | undefined, seal: Seal<SettlementRecord[]>, now = new Date()) {
   const running = periodOf(now);
-  if (period && period > running) {
-    throw new ApiError('settlement.period.not_closable', `Period ${period} has not started: the latest period that can be closed is ${running}.`, {
-      period,
-      running_period: running,
-    });
-  }
   const drafts = (await settlementStore.allForTenant(t.partnerId, t.env)).filter((s) => s.status === 'DRAFT').map((s) => s.period);
-  const through = period ?? [running, ...drafts].sort().at(-1)!;
+  const latest = [running, ...drafts].sort().at(-1)!;
+  if (period && period > latest) {
+    throw new ApiError(
+      'settlement.period.not_closable',
+      `Period ${period} cannot be closed yet: the latest period that can be closed is ${latest} (the running month ${running}, or a later month that holds a DRAFT).`,
+      { period, running_period: running, latest_closable_period: latest },
+    );
+  }
+  const through = period ?? latest;
   return (await settleTenant(t.partnerId, t.env, through, seal, now)).settlements;
 }

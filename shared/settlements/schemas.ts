@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { boundedMonth, singleLine } from '../http/bounds';
 import { csvOf, Money, PageMeta, pageQuery } from '../http/schemas';
 import { SETTLEMENT_STATUSES } from './model';
 import { PERIOD_RE } from './period';
 
 const Status = z.enum(SETTLEMENT_STATUSES).meta({ id: 'SettlementStatus' });
-const Period = z.string().regex(PERIOD_RE, 'a month YYYY-MM');
+const Period = boundedMonth(z.string().regex(PERIOD_RE, 'a month YYYY-MM'));
 
 export const Settlement = z
   .object({
@@ -52,7 +53,7 @@ export const RunSettlementsBody = z
   .meta({ id: 'RunSettlementsRequest' });
 
 export const PaySettlementBody = z
-  .object({ transfer_reference: z.string().min(1).max(64).optional().describe('Default: a generated SIMULATED-... reference') })
+  .object({ transfer_reference: singleLine(z.string()).min(1).max(64).optional().describe('Default: a generated SIMULATED-... reference') })
   .strict()
   .optional()
   .meta({ id: 'PaySettlementRequest' });

@@ -1,8 +1,15 @@
 import * as z from 'zod';
 import { EVENT_TYPES } from '../events/types';
+import { singleLine } from '../http/bounds';
 import { csvOf, PageMeta, pageQuery } from '../http/schemas';
 
 const EventType = z.enum(EVENT_TYPES).meta({ id: 'EventType' });
+const EventTypes = z
+  .array(EventType)
+  .min(1)
+  .refine((types) => new Set(types).size === types.length, 'a list naming each event type at most once')
+  .describe('Each type at most once');
+const Description = singleLine(z.string()).max(200);
 
 export const WebhookEndpoint = z
   .object({
@@ -25,8 +32,8 @@ export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
 export const CreateWebhookBody = z
   .object({
     url: z.string().min(1).max(2048).describe('HTTPS URL on a public address'),
-    event_types: z.array(EventType).min(1),
-    description: z.string().max(200).optional(),
+    event_types: EventTypes,
+    description: Description.optional(),
   })
   .strict()
   .meta({ id: 'CreateWebhookRequest' });
@@ -34,9 +41,9 @@ export const CreateWebhookBody = z
 export const UpdateWebhookBody = z
   .object({
     url: z.string().min(1).max(2048).optional(),
-    event_types: z.array(EventType).min(1).optional(),
+    event_types: EventTypes.optional(),
     status: z.enum(['ACTIVE', 'DISABLED']).optional(),
-    description: z.string().max(200).nullable().optional(),
+    description: Description.nullable().optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'give at least one of url, event_types, status, description')

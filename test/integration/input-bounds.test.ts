@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import type { JWK } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addDays, localDate } from '../../shared/kernel/time';
+import { nextPeriod, periodOf } from '../../shared/settlements/period';
+import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
+import { api, newPartner, write } from './helpers';
+
+/**
+ * What a partner may send, at the edges: text that would forge a row or a
+ * line of a document, dates out of any sane range, a payment time from
+ * another era, repeated event types, and the settlement run helper's period.
+ */
+const today = localDate(new Date());
+const horizon = addDays(today, 365);
+const travel = addDays(today, 25);
+
+let K: string;
+let jwk: JWK;
+let pack: { id: string; start_time: string | null; slug: string };
+beforeAll(async () => {
+  const p = await newPartner();
+  K = p.test_key;
+  jwk = await sandboxPaymentKey(p.partner_id);
+  pack = (await packs(K)).FLEXIBLE;
+});
+
+/** A 400 in the error shape whose details name `field` first. */
+function refused(r: { status: number; body: any; text: string }, field: string, code = 'validation.field.invalid') {
+  expect(r.status, r.text).toBe(400);
+  expect(r.body.code).toBe(code);
+  expect(r.body.details.errors[0].field).toBe(field);
+  expect(r.body.message).toContain(field);
+  expect(r.body.request_id).toBeTruthy();
+}
+
+async function book(overrides: Record<string, unknown> = {}, claims: Record<string, unknown> = {}) {
+  const quote = await quoteFor(K, pack, travel);
+  return write('POST', '/bookings', K, bookingBody(quote, await signPayment(jwk, { ...paidClaims(quote), ...claims }), overrides));
+}
+
+describe('text that reaches a document', () => {
+  it('refuses a partner_reference with a line break, as each forged reference of issue 22, and the control characters of names', async () => {
+    for (const forged of ['x\n=1+1', "\n-2+3+cmd|' /C calc'!A0", 'x\r@SUM(1+1)', 'tab\there', 'del\u007f', 'c1\u0085next']) {
+      const r = await book({ partner_reference: forged });
+      refused(r, 'partner_reference');
+      expect(r.body.message).toMatch(/line breaks/);
+    }
+    const quote = await quoteFor(K, pack, travel);
+    const confirmation = await signPayment(jwk, paidClaims(quote));
+    refused(
+      await write('POST', '/bookings', K, bookingBody(quote, confirmation, { travelers: [{ first_name: 'A\nB', last_name: 'C' }] })),
+      'travelers.0.first_name',
+    );
+    const contact = { first_name: 'Amina', last_name: 'El\r\nIdrissi', email: 'amina@example.com', phone: '+212 600 000 000' };
+    refused(await write('POST', '/bookings', K, bookingBody(quote, confirmation, { contact })), 'contact.last_name');
+    // The same booking with plain text goes through.
+    expect((await write('POST', '/bookings', K, bookingBody(quote, confirmation))).status).toBe(201);
+  });
+
+  it('refuses control characters in the other texts a partner stores: cancel reason, webhook description, transfer reference, review title', async () => {
+    const b = await book();
+    expect(b.status, b.text).toBe(201);
+    refused(await write('POST', `/bookings/${b.body.booking_number}/cancel`, K, { reason: 'changed\nplans' }), 'reason');
+    refused(await write('POST', '/webhooks', K, { url: 'https://example.com/h', event_types: ['booking.confirmed'], description: 'a\u0000b' }), 'description');
+    refused(await write('POST', `/test-helpers/settlements/${randomUUID()}/pay`, K, { transfer_reference: 'VIR\r1' }), 'transfer_reference');
+    const review = {
+      booking_number: b.body.booking_number,
+      reviewable_type: 'EXPERIENCE',
+      rating: 5,
+      title: 'Great\nday',
+      comment: 'A fine day out in the medina.',
+    };
+    refused(await write('POST', '/reviews', K, review), 'title');
+  });
+});
+
+describe('dates in a sane range', () => {
+  it('answers 400, not 500, for availability far ahead, and bounds every date parameter of every route', async () => {
+    const slug = pack.slug;
+    const cases: [string, string, string, unknown?][] = [
+      ['GET', `/adventures/${slug}/availability?from=9999-12-31&to=9999-12-31`, 'from'],
+      ['GET', `/adventures/${slug}/availability?to=${addDays(horizon, 1)}&from=${addDays(horizon, -5)}`, 'to'],
+      ['GET', `/adventures/${slug}/availability?from=0001-01-01&to=${today}`, 'from'],
+      ['GET', '/adventures?date=9999-12-31', 'date'],
+      ['GET', '/adventures?date=1000-01-01', 'date'],
+      ['POST', '/quotes', 'start_date', { rate_pack_id: pack.id, start_date: '9999-12-31', travelers: [{ age: 30 }] }],
+      ['POST', '/quotes', 'start_date', { rate_pack_id: pack.id, start_date: addDays(horizon, 1), travelers: [{ age: 30 }] }],
+      ['GET', '/bookings?created_to=9999-12-31T00:00:00Z', 'created_to'],
+      ['GET', '/bookings?created_from=0001-01-01T00:00:00Z', 'created_from'],
+      ['GET', '/settlements?period_to=9999-12', 'period_to'],
+      ['GET', '/settlements?period_from=0001-01', 'period_from'],
+      ['POST', '/test-helpers/settlements/run', 'period', { period: '9999-12' }],
+    ];
+    for (const [method, path, field, body] of cases) {
+      const r = method === 'GET' ? await api(method, path, { key: K }) : await write(method, path, K, body);
+      refused(r, field);
+      expect(r.body.message, path).toMatch(/\d{4}-\d{2}/);
+    }
+    // Birth dates go back further, but not before 1900 nor after today.
+    for (const birth_date of ['1800-01-01', addDays(today, 1)]) {
+      const r = await write('POST', '/quotes', K, { rate_pack_id: pack.id, start_date: travel, travelers: [{ birth_date }] });
+      expect(r.status, r.text).toBe(400);
+    }
+    // The horizon itself is accepted.
+    expect((await api('GET', `/adventures/${slug}/availability?from=${addDays(horizon, -3)}&to=${horizon}`, { key: K })).status).toBe(200);
+    expect((await api('GET', `/adventures?date=${horizon}`, { key: K })).status).toBe(200);
+  });
+});
+
+describe('a payment confirmation', () => {
+  it('refuses a paid_at in the future beyond the clock skew, or older than a day, naming the field', async () => {
+    for (const paid_at of [
+      '2099-01-01T00:00:00Z',
+      new Date(Date.now() + 10 * 60_000).toISOString(),
+      '2000-01-01T00:00:00Z',
+      new Date(Date.now() - 25 * 3_600_000).toISOString(),
+    ]) {
+      const r = await book({}, { paid_at });
+      refused(r, 'paid_at', 'payment.confirmation.malformed');
+    }
+    // Within the skew (a bank clock a minute ahead) and a payment taken an hour ago are fine.
+    expect((await book({}, { paid_at: new Date(Date.now() + 60_000).toISOString() })).status).toBe(201);
+    expect((await book({}, { paid_at: new Date(Date.now() - 3_600_000).toISOString() })).status).toBe(201);
+  });
+});
+
+describe('webhook event types', () => {
+  it('refuses a list that names a type twice, on create and update', async () => {
+    const twice = ['booking.confirmed', 'booking.cancelled', 'booking.confirmed'];
+    refused(await write('POST', '/webhooks', K, { url: 'https://example.com/h', event_types: twice }), 'event_types');
+    refused(await write('PATCH', `/webhooks/${randomUUID()}`, K, { event_types: twice }), 'event_types');
+    const many = Array.from({ length: 100 }, () => 'booking.confirmed');
+    refused(await write('POST', '/webhooks', K, { url: 'https://example.com/h', event_types: many }), 'event_types');
+  });
+});
+
+describe('the settlement run helper', () => {
+  it('closes by name the same periods it closes by default: a month that bookings reached after an early close', async () => {
+    const p = await newPartner();
+    const key = p.test_key;
+    const pj = await sandboxPaymentKey(p.partner_id);
+    const bookOne = async () => {
+      const quote = await quoteFor(key, pack, travel);
+      const r = await write('POST', '/bookings', key, bookingBody(quote, await signPayment(pj, paidClaims(quote))));
+      expect(r.status, r.text).toBe(201);
+    };
+    const running = periodOf(new Date());
+    await bookOne();
+    const first = await write('POST', '/test-helpers/settlements/run', key);
+    expect(first.body.data.map((s: { period_start: string }) => s.period_start.slice(0, 7))).toEqual([running]);
+    // The running month is closed: the next booking goes to next month's DRAFT, which can be closed by name.
+    await bookOne();
+    const named = await write('POST', '/test-helpers/settlements/run', key, { period: nextPeriod(running) });
+    expect(named.status, named.text).toBe(200);
+    expect(named.body.data.map((s: { period_start: string; status: string }) => [s.period_start.slice(0, 7), s.status])).toEqual([
+      [nextPeriod(running), 'ISSUED'],
+    ]);
+    // Beyond the latest DRAFT and the running month: 422, naming the latest closable period.
+    await bookOne();
+    const beyond = await write('POST', '/test-helpers/settlements/run', key, { period: nextPeriod(nextPeriod(nextPeriod(running))) });
+    expect(beyond.status, beyond.text).toBe(422);
+    expect(beyond.body).toMatchObject({ code: 'settlement.period.not_closable', details: { latest_closable_period: nextPeriod(nextPeriod(running)) } });
+    // The default closes exactly that one.
+    const byDefault = await write('POST', '/test-helpers/settlements/run', key);
+    expect(byDefault.body.data.map((s: { period_start: string }) => s.period_start.slice(0, 7))).toEqual([nextPeriod(nextPeriod(running))]);
+  });
+});
