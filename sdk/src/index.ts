@@ -16,4 +16,4 @@ export { ERROR_CODES, type ErrorCode, OPERATIONS, type OperationErrorCodes, RESO
 export type { components, operations, paths } from './generated/schema';
 export { type PaymentConfirmationClaims, signPaymentConfirmation } from './payments';
 export { isLiveKey, keySecret, signRequest } from './signing';
-export { verifyWebhook } from './webhooks';
+export { type VerifyWebhookOptions, verifyWebhook } from './webhooks';

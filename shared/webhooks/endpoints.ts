@@ -33,8 +33,9 @@ export async function createEndpoint(
     event_types: eventTypesOf(input.event_types),
     status: 'ACTIVE',
     description: input.description ?? null,
-    // Kept to sign deliveries; returned only by this call.
-    signing_secret: `whsec_${randomBytes(32).toString('base64url')}`,
+    // Kept to sign deliveries; returned only by this call. Standard base64 after `whsec_`, as the
+    // Standard Webhooks libraries decode it (secrets minted before were base64url: rotate them).
+    signing_secret: `whsec_${randomBytes(32).toString('base64')}`,
     last_http_status: null,
     last_delivery_at: null,
     created_at: iso,

@@ -14,6 +14,27 @@ export function signPayload(secret: string, body: string): string {
 }
 
 /**
+ * The Standard Webhooks signature (`webhook-signature`): `v1,` and the base64 HMAC-SHA256 of
+ * `id.timestamp.body`, keyed with the secret's part after `whsec_` decoded from base64, the
+ * convention of the specification's libraries (`standardwebhooks` on npm verifies it unchanged).
+ */
+export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64')}`;
+}
+
+/** The signature headers of one attempt: the spec's own, and the Standard Webhooks ones beside them. */
+export function signatureHeaders(input: { secret: string; body: string; eventId: string }, now = Date.now()): Record<string, string> {
+  const timestamp = Math.floor(now / 1000);
+  return {
+    'x-service-signature': signPayload(input.secret, input.body),
+    'webhook-id': input.eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': standardSignature(input.secret, input.eventId, timestamp, input.body),
+  };
+}
+
+/**
  * A `lookup` that answers only with the addresses the SSRF check approved, whatever DNS says now.
  * Node asks in two forms: `{all: true}` (the default since Node 20, for Happy Eyeballs) wants an
  * array, otherwise one address and its family. Both are answered, honouring a requested family.
@@ -82,7 +103,7 @@ export async function sendAttempt(
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(input.body),
           'user-agent': 'partner-travel-webhooks/1',
-          'x-service-signature': signPayload(input.secret, input.body),
+          ...signatureHeaders(input),
           'x-service-event-id': input.eventId,
           // The attempt's id: GET /webhooks/deliveries/{id} resolves it to its delivery.
           'x-service-delivery-id': input.deliveryId,

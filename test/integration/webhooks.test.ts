@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readRuntime } from '../../infra/local/stack';
+import { verifyWebhook } from '../../sdk/src/index';
 import { eventKeys } from '../../shared/events/keys';
 import { EVENT_PAYLOADS } from '../../shared/events/payloads';
 import { EVENT_TYPES } from '../../shared/events/types';
@@ -242,6 +244,19 @@ describe('event delivery', () => {
     expect(got.headers['x-service-event-id']).toBe(envelope.id);
     expect(got.headers['x-service-event-type']).toBe('booking.confirmed');
     expect(got.headers['x-service-delivery-id']).toMatch(/^[0-9a-f-]{36}$/);
+    // The Standard Webhooks headers, checked by the specification's own package as a receiver would.
+    expect(e.signing_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(got.headers['webhook-id']).toBe(envelope.id);
+    expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+    expect(new StandardWebhook(e.signing_secret).verify(got.raw, got.headers)).toEqual(envelope);
+    expect(() => new StandardWebhook(e.signing_secret).verify(got.raw.replace(b.booking_number, 'PTB-XXXX-XXXX'), got.headers)).toThrow(/signature/i);
+    const old = { ...got.headers, 'webhook-timestamp': String(Number(got.headers['webhook-timestamp']) - 600) };
+    expect(() => new StandardWebhook(e.signing_secret).verify(got.raw, old)).toThrow(/too old/);
+    const other = (await endpoint(p.test_key, '/ok/other-secret', ['settlement.paid'])).signing_secret;
+    expect(() => new StandardWebhook(other).verify(got.raw, got.headers)).toThrow(/signature/i);
+    // And the SDK's verifier, which also bounds the timestamp.
+    expect(verifyWebhook(got.raw, got.headers, e.signing_secret).id).toBe(envelope.id);
+    expect(() => verifyWebhook(got.raw, old, e.signing_secret)).toThrow(/tolerance/);
     await new Promise((r) => setTimeout(r, 1500));
     expect(at('/ok/other-types')).toHaveLength(0);
     const log = (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data;
