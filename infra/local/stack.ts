@@ -211,7 +211,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
         stops.push(p.stop);
       }
     }
-    const cron = startCron(JOBS, log, verboseLevel(env.POWERTOOLS_LOG_LEVEL));
+    const cron = startCron(JOBS, log, verboseLevel(process.env.LOG_LEVEL)); // the terminal's level: quiet at the default WARN
     stops.push(cron.stop);
 
     env.REFERENCE_HTML = await referenceP;
