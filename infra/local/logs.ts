@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { inInvocation } from './lambda';
@@ -20,7 +20,7 @@ export interface CaptureOptions {
   /** Where log lines at or above `echoLevel` are also shown (the terminal); EMF documents never are. */
   echo: 'stdout' | 'stderr';
   echoLevel?: string;
-  /** Start a new file, keeping the previous one as .prev (a new local run). */
+  /** Start a new file, keeping the previous runs' files as .1, .2, ... (a new local run): see `rotateLog`. */
   rotate?: boolean;
   /**
    * Keep only JSON lines (logs and EMF) in the file; other text goes to the terminal as before.
@@ -29,10 +29,37 @@ export interface CaptureOptions {
   jsonOnly?: boolean;
 }
 
+/** How many previous runs' log files are kept, and how many bytes they may take together. */
+export const LOG_RETENTION = { files: 5, bytes: 64 * 1024 * 1024 };
+
+/** The file of the run `n` runs back: lambda-3000.1.jsonl is the previous run's. */
+export const rotatedLogFile = (file: string, n: number) => file.replace(/\.jsonl$/, `.${n}.jsonl`);
+
+/**
+ * Starts a new log file for a new run: the current one becomes .1, .1 becomes
+ * .2, and so on. At most `keep.files` previous files are kept, and the oldest
+ * go first once they take more than `keep.bytes` together; the previous run's
+ * (the one a crash interrupted) is always kept.
+ */
+export function rotateLog(file: string, keep = LOG_RETENTION): void {
+  const legacy = file.replace(/\.jsonl$/, '.prev.jsonl'); // one previous file, as kept before
+  const previous = [file, ...(existsSync(legacy) ? [legacy] : [])];
+  for (let n = 1; existsSync(rotatedLogFile(file, n)); n++) previous.push(rotatedLogFile(file, n));
+  if (!existsSync(file)) previous.shift();
+  let bytes = 0;
+  const kept = previous.filter((f, i) => {
+    bytes += statSync(f).size;
+    return i === 0 || (i < keep.files && bytes <= keep.bytes);
+  });
+  for (const f of previous.slice(kept.length)) rmSync(f, { force: true });
+  // Oldest first, so no file is renamed over one not moved yet.
+  for (let i = kept.length - 1; i >= 0; i--) renameSync(kept[i]!, rotatedLogFile(file, i + 1));
+}
+
 /** Routes the output of invocations to `file`; returns a function that restores stdout and stderr. */
 export function captureFunctionLogs(file: string, opts: CaptureOptions): () => Promise<void> {
   mkdirSync(dirname(file), { recursive: true });
-  if (opts.rotate && existsSync(file)) renameSync(file, file.replace(/\.jsonl$/, '.prev.jsonl'));
+  if (opts.rotate) rotateLog(file);
   const out: WriteStream = createWriteStream(file, { flags: 'a' });
   const threshold = Math.max(0, LEVELS.indexOf((opts.echoLevel ?? 'WARN').toUpperCase()));
   const shown = (line: string) => {
