@@ -84,7 +84,8 @@ export async function importCatalog(raw: unknown, progress: Progress = () => und
     await announceUnavailable(live(a, { ratePackId: null, slot: null, reason: 'WITHDRAWN' }), { marker: inventoryKeys.withdrawnSubject });
   }
   let sandbox = await catalogStore.currentSandboxScope();
-  if (!sandbox) {
+  // No snapshot yet, or one taken while production was empty: the sandboxes get this catalog now (tenants on an empty one follow it).
+  if (!sandbox || ((await catalogStore.meta(sandbox))?.adventure_count ?? 0) === 0) {
     sandbox = await catalogStore.createSandboxSnapshot(new Date(), withReviews);
     progress(`sandbox snapshot ${sandbox} created`);
   }
