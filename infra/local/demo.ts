@@ -8,6 +8,9 @@ export interface DemoPartner {
   live_key: string;
 }
 
+/** Where the demo partner's keys are kept, in the stack's state directory. */
+export const demoPartnerFile = (stateDir: string) => join(stateDir, 'demo-partner.json');
+
 /**
  * The demo partner created on first start. Its keys are kept in .local/ (never
  * committed) so that every start can print a working sandbox key; the service
@@ -15,16 +18,21 @@ export interface DemoPartner {
  */
 export async function ensureDemoPartner(stateDir: string): Promise<DemoPartner> {
   const { accessStore } = await import('../../shared/access/store');
-  const file = join(stateDir, 'demo-partner.json');
+  const file = demoPartnerFile(stateDir);
   if (existsSync(file)) {
     const demo = JSON.parse(readFileSync(file, 'utf8')) as DemoPartner;
     if (await accessStore.getPartner(demo.partner_id)) {
-      // The printed key must work: reissue it if an operator revoked it.
-      const key = await accessStore.getKey(demo.test_key.split('_')[2]!);
-      if (!key || key.revoked_at) {
-        demo.test_key = (await accessStore.issueKey(demo.partner_id, demo.member_id, 'test')).key;
-        writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+      // The printed keys must work: reissue one that an operator revoked.
+      let changed = false;
+      for (const env of ['test', 'live'] as const) {
+        const field = env === 'test' ? 'test_key' : 'live_key';
+        const key = await accessStore.getKey(demo[field].split('_')[2]!);
+        if (!key || key.revoked_at) {
+          demo[field] = (await accessStore.issueKey(demo.partner_id, demo.member_id, env)).key;
+          changed = true;
+        }
       }
+      if (changed) writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
       return demo;
     }
   }

@@ -94,6 +94,30 @@ export const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  'demo:keys': {
+    usage: 'demo:keys [--shell]',
+    description:
+      'The local stack\'s demo partner (created by npm start): its id, its PARTNER_ADMIN member, its sandbox and live keys, and the stack\'s base URL. --shell prints them as shell variables: eval "$(npm run -s admin -- demo:keys --shell)" sets B, K, LIVE_KEY, P and M.',
+    flags: z.object({ shell: z.boolean().optional() }),
+    offline: true,
+    async run(f) {
+      if (process.env.ADMIN_TARGET === 'aws')
+        throw new UsageError('demo:keys reads the local stack; a deployed stack has no demo partner (partner:create makes one)');
+      const { demoPartnerOf, findRunningStack } = await import('../../infra/local/find-stack');
+      const runtime = findRunningStack();
+      const demo = demoPartnerOf(runtime);
+      return {
+        json: { partner_id: demo.partner_id, member_id: demo.member_id, test_key: demo.test_key, live_key: demo.live_key, base_url: runtime.baseUrl },
+        text: f.shell
+          ? `B=${runtime.baseUrl}\nK=${demo.test_key}\nLIVE_KEY=${demo.live_key}\nP=${demo.partner_id}\nM=${demo.member_id}`
+          : [
+              `Demo Bank, partner ${demo.partner_id}, on ${runtime.baseUrl}`,
+              `  Sandbox key  ${demo.test_key}`,
+              `  Live key     ${demo.live_key}   (live writes are signed: see "Signing live writes" in the README)`,
+            ].join('\n'),
+      };
+    },
+  },
   'partner:set-rate-limit': {
     usage: 'partner:set-rate-limit --partner ID (--per-minute N | --default)',
     description: 'Set the per-key request rate of a partner (requests per minute), or go back to the default of 600.',
@@ -217,14 +241,20 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'payment-key:generate': {
-    usage: 'payment-key:generate --partner ID --env test',
-    description: 'Sandbox only: create a key pair, register the public key, print the private JWK once (to sign test payment confirmations).',
-    flags: z.object({ partner: z.uuid(), env: z.literal('test', { error: 'only sandbox keys are generated here: banks keep their production private keys' }) }),
+    usage: 'payment-key:generate --partner ID --env test|live',
+    description:
+      'Create a key pair, register the public key, print the private JWK once (to sign payment confirmations). Sandbox keys anywhere; live keys only on the local stack: in AWS banks keep their production private keys (payment-key:register).',
+    flags: z.object({ partner: z.uuid(), env }),
     async run(f) {
+      if (f.env === 'live' && process.env.ADMIN_TARGET === 'aws') {
+        throw new UsageError(
+          'live payment keys are not generated for a deployed stack: the bank keeps its private key and registers the public half (payment-key:register)',
+        );
+      }
       const { generatePaymentKey } = await import('../../shared/bookings/payment-keys');
-      const r = await generatePaymentKey(f.partner as string);
+      const r = await generatePaymentKey(f.partner as string, f.env as 'live' | 'test');
       return {
-        json: { partner_id: f.partner, env: 'test', kid: r.kid, private_jwk: r.private_jwk },
+        json: { partner_id: f.partner, env: f.env, kid: r.kid, private_jwk: r.private_jwk },
         text: `kid ${r.kid}\nprivate JWK (shown once): ${JSON.stringify(r.private_jwk)}`,
       };
     },
@@ -487,14 +517,13 @@ export const COMMANDS: Record<string, Command> = {
       if (process.env.ADMIN_TARGET === 'aws')
         throw new UsageError('metrics:summary reads the local stack; in AWS open the CloudWatch dashboard (stack output DashboardUrl)');
       const { summarizeMetrics, functionLogFile } = await import('../../infra/local/logs');
-      const { defaultStateDir, readRuntime } = await import('../../infra/local/stack');
-      const port = Number(process.env.PORT ?? 3000);
-      const stateDir = defaultStateDir();
+      const { lastStackPort } = await import('../../infra/local/find-stack');
+      // The stack the other commands act on (PORT, else the one running); stopped, the last one that ran.
+      const { stateDir, port, runtime } = lastStackPort();
       const summary = await summarizeMetrics(functionLogFile(stateDir, port), {
         since: f.since ? new Date(f.since as string) : undefined,
         name: f.name as string | undefined,
       });
-      const runtime = readRuntime(stateDir, port);
       const queues = runtime ? await queueDepths(runtime.env) : null;
       const dims = (d: Record<string, string>) =>
         Object.entries(d)

@@ -1,22 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { findRunningStack } from '../../infra/local/find-stack';
 import { withinInvocation } from '../../infra/local/lambda';
 import { captureFunctionLogs } from '../../infra/local/logs';
-import { defaultStateDir, type RuntimeInfo, readRuntime, runningStacks } from '../../infra/local/stack';
 import { TABLES } from '../../shared/db/tables';
 
 export class UsageError extends Error {}
-
-/** Without PORT: the one local stack running with this state directory, or an error that lists what runs. */
-function onlyRunningStack(stateDir: string): RuntimeInfo {
-  const stacks = runningStacks(stateDir);
-  if (stacks.length === 1) return stacks[0]!;
-  if (stacks.length === 0) {
-    throw new Error(`no local stack is running with state in ${stateDir}: start it with 'npm start', or set ADMIN_TARGET=aws to act on a deployed stack`);
-  }
-  const list = stacks.map((s) => `  PORT=${s.port}  ${s.baseUrl}  (pid ${s.pid})`).join('\n');
-  throw new UsageError(`${stacks.length} local stacks are running with state in ${stateDir}; say which one with PORT:\n${list}`);
-}
 
 /**
  * Where the admin CLI acts. By default: the local stack started from this
@@ -40,13 +29,7 @@ export async function connect(): Promise<string> {
     if (outputs.SettlementBucketName) process.env.SETTLEMENT_BUCKET = outputs.SettlementBucketName;
     return `stack ${stackName}`;
   }
-  const stateDir = defaultStateDir();
-  const runtime = process.env.PORT ? readRuntime(stateDir, Number(process.env.PORT)) : onlyRunningStack(stateDir);
-  if (!runtime) {
-    throw new Error(
-      `no local stack is running on port ${process.env.PORT} with state in ${stateDir}: start it with 'npm start' (same PORT and LOCAL_STATE_DIR), or set ADMIN_TARGET=aws to act on a deployed stack`,
-    );
-  }
+  const runtime = findRunningStack('set ADMIN_TARGET=aws to act on a deployed stack');
   Object.assign(process.env, runtime.env);
   return `local stack ${runtime.baseUrl}`;
 }

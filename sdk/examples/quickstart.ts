@@ -1,24 +1,28 @@
 /**
  * Quickstart: the whole path of a booking with the SDK, against the local stack.
  *
- *   npm start                                   # prints the base URL and a sandbox key
- *   PTBS_API_KEY=sk_test_... npm run -s sdk:quickstart
+ *   npm start                                   # in another terminal
+ *   npm run -s sdk:quickstart
  *
  * browse -> quote -> sign a payment confirmation -> book -> receive booking.confirmed
  * on a local receiver and verify it -> cancellation quote -> cancel.
- * PTBS_BASE_URL (default http://127.0.0.1:3000/v1); PTBS_PAYMENT_JWK: a file with the sandbox
- * payment key's private JWK (else one is generated with the admin CLI, as the README shows).
+ * It acts on the local stack the admin CLI finds (PORT and LOCAL_STATE_DIR as for npm start),
+ * with its demo partner's sandbox key. PTBS_BASE_URL and PTBS_API_KEY point it elsewhere
+ * (another stack, your own key); PTBS_PAYMENT_JWK: a file with the sandbox payment key's
+ * private JWK (else one is generated with the admin CLI, as the README shows).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { demoPartnerOf, findRunningStack } from '../../infra/local/find-stack';
 import { createClient, PartnerApiError, signPaymentConfirmation, verifyWebhook, type WebhookEvent } from '../src/index';
 
-const apiKey = process.env.PTBS_API_KEY;
-if (!apiKey) throw new Error('set PTBS_API_KEY to the sandbox key npm start printed');
-const baseUrl = process.env.PTBS_BASE_URL ?? 'http://127.0.0.1:3000/v1';
+// Locally: the running stack, found as the admin CLI finds it, and its demo partner's sandbox key.
+const local = process.env.PTBS_BASE_URL && process.env.PTBS_API_KEY ? undefined : findRunningStack('set PTBS_BASE_URL (and PTBS_API_KEY)');
+const baseUrl = process.env.PTBS_BASE_URL ?? local!.baseUrl;
+const apiKey = process.env.PTBS_API_KEY ?? demoPartnerOf(local!).test_key;
 const step = (n: number, text: string) => console.log(`${n}. ${text}`);
 
 const client = createClient({ apiKey, baseUrl });
@@ -78,6 +82,8 @@ try {
         execFileSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'payment-key:generate', '--partner', me.partner.id, '--env', 'test', '--json'], {
           cwd: resolve(import.meta.dirname, '..', '..'),
           encoding: 'utf8',
+          // The admin CLI acts on the stack found above.
+          env: local ? { ...process.env, PORT: String(local.port) } : process.env,
         }),
       ).private_jwk;
   const paymentConfirmation = await signPaymentConfirmation(jwk, {

@@ -24,11 +24,11 @@ export async function registerPaymentKey(partnerId: string, env: Env, jwk: JWK):
 }
 
 /** Sandbox convenience: a fresh key pair; the public half is registered, the private JWK returned once. */
-export async function generatePaymentKey(partnerId: string): Promise<{ kid: string; private_jwk: JWK }> {
+export async function generatePaymentKey(partnerId: string, env: Env = 'test'): Promise<{ kid: string; private_jwk: JWK }> {
   const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
   const pub = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(pub);
-  await registerPaymentKey(partnerId, 'test', { ...pub, kid });
+  await registerPaymentKey(partnerId, env, { ...pub, kid });
   return { kid, private_jwk: { ...(await exportJWK(privateKey)), kid, alg: 'ES256' } };
 }
 
