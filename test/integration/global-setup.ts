@@ -44,8 +44,8 @@ export default async function setup(project: TestProject) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  const ready = await new Promise<string>((resolveReady, reject) => {
-    const timer = setTimeout(() => reject(new Error(`local stack not ready in 60 s:\n${out}`)), 60_000);
+  const booting = new Promise<string>((resolveReady, reject) => {
+    const timer = setTimeout(() => reject(new Error(`local stack not ready in 120 s:\n${out}`)), 120_000);
     const onData = (d: Buffer) => {
       out += d.toString();
       const m = /Sandbox key\s+(sk_test_\S+)/.exec(out);
@@ -57,6 +57,12 @@ export default async function setup(project: TestProject) {
     child!.stdout!.on('data', onData);
     child!.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     child!.once('exit', (code) => reject(new Error(`local stack exited with ${code}:\n${out}`)));
+  });
+  // A stack that failed to boot is stopped here: vitest runs no teardown after a failed setup, and an
+  // orphaned stack (with its DynamoDB Local) would go on loading the machine.
+  const ready = await booting.catch(async (e: unknown) => {
+    await teardown();
+    throw e;
   });
   project.provide('baseUrl', `http://127.0.0.1:${port}/v1`);
   project.provide('port', port);
