@@ -46,8 +46,9 @@ try {
       '',
       'Partner travel booking service: local stack is up',
       `  Base URL     ${stack.baseUrl}`,
-      `  Sandbox key  ${demo.test_key}   (Demo Bank, PARTNER_ADMIN)`,
-      `  Try          curl -s -H "Authorization: Bearer ${demo.test_key}" ${stack.baseUrl}/me`,
+      `  Sandbox key  ${demo!.test_key}   (Demo Bank, PARTNER_ADMIN)`,
+      `  Live key     ${demo!.live_key}   (live writes are signed: see "Signing live writes" in the README)`,
+      `  Try          curl -s -H "Authorization: Bearer ${demo!.test_key}" ${stack.baseUrl}/me`,
       `  Catalog      ${catalog}`,
       `  State        ${stateDir}   (npm start -- --reset starts empty)`,
       ...(stack.recovered.events || stack.recovered.deliveries
