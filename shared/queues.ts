@@ -23,6 +23,8 @@ export interface QueueDef {
   rendersPdf?: boolean;
   /** Buckets of shared/buckets.ts the consumer reads or writes. */
   buckets?: Record<string, BucketAccess>;
+  /** Native packages the consumer loads (sharp): installed beside its bundle for the Lambda platform (ServiceFunction `nodeModules`). */
+  nodeModules?: string[];
 }
 
 export const QUEUES: Record<string, QueueDef> = {
@@ -51,13 +53,16 @@ export const QUEUES: Record<string, QueueDef> = {
   uploads: {
     name: 'uploads',
     envVar: 'UPLOAD_QUEUE_URL',
-    // S3 ObjectCreated notifications of the review-photo bucket (pending/): the validator checks each object.
+    // S3 ObjectCreated notifications of the review-photo bucket (pending/, photos/): the validator checks and re-encodes each upload.
     consumer: 'functions/files/validator.ts',
     batchSize: 10,
     visibilityTimeoutSeconds: 60,
     maxReceiveCount: 5,
     localConcurrency: 1,
+    // sharp decodes photos of up to 100 megapixels (PHOTO_MAX_INPUT_PIXELS), and Lambda's CPU grows with its memory.
+    consumerMemoryMb: 1536,
     buckets: { reviewPhotos: 'manage' },
+    nodeModules: ['sharp'],
   },
 };
 

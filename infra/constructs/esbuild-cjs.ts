@@ -35,6 +35,13 @@ export const LAMBDA_BUNDLE_ALIASES: Record<string, string> = {
 };
 
 /**
+ * Packages with native binaries that no bundle can hold: esbuild leaves them
+ * out, and the CDK installs them beside the bundle of a function that names
+ * them (QueueDef `nodeModules`).
+ */
+export const LAMBDA_NODE_MODULES = ['sharp'];
+
+/**
  * The esbuild options of every Lambda bundle, as ServiceFunction hands them
  * to the CDK's NodejsFunction; `npm run bundle-size` and the bundle tests
  * build with these.
@@ -49,4 +56,5 @@ export const LAMBDA_ESBUILD_OPTIONS = {
   define: IMPORT_META_URL_DEFINE,
   banner: { js: IMPORT_META_URL_BANNER },
   alias: LAMBDA_BUNDLE_ALIASES,
+  external: LAMBDA_NODE_MODULES,
 } satisfies BuildOptions;

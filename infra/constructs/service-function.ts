@@ -18,6 +18,9 @@ import { LAMBDA_ESBUILD_OPTIONS } from './esbuild-cjs';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
+/** The npm `cpu` of every function's architecture (Architecture.ARM_64): which prebuilt binaries a native package installs. */
+export const LAMBDA_NPM_CPU = 'arm64';
+
 export interface ServiceFunctionProps {
   /** Handler entry relative to the repository root (functions/...). */
   entry: string;
@@ -28,6 +31,12 @@ export interface ServiceFunctionProps {
   pdfFonts?: boolean;
   /** The function serves the API reference page: the bundling builds it into the bundle and REFERENCE_HTML points there. */
   referencePage?: boolean;
+  /**
+   * Packages with native binaries (LAMBDA_NODE_MODULES, e.g. sharp): left out of the esbuild bundle and installed
+   * beside it by `npm ci` from the lock file, with the binaries of the Lambda platform (linux, arm64, glibc)
+   * whatever machine synthesizes.
+   */
+  nodeModules?: string[];
 }
 
 /** The reference page's file name in a bundle. */
@@ -107,6 +116,9 @@ export class ServiceFunction extends NodejsFunction {
         define: LAMBDA_ESBUILD_OPTIONS.define,
         banner: LAMBDA_ESBUILD_OPTIONS.banner.js,
         esbuildArgs: { '--alias': Object.entries(LAMBDA_ESBUILD_OPTIONS.alias).map(([pkg, shim]) => `${pkg}=${shim}`) },
+        ...(props.nodeModules?.length
+          ? { nodeModules: props.nodeModules, environment: { npm_config_os: 'linux', npm_config_cpu: LAMBDA_NPM_CPU, npm_config_libc: 'glibc' } }
+          : {}),
         ...(props.pdfFonts || props.referencePage
           ? {
               commandHooks: {

@@ -40,6 +40,7 @@ export class WebhooksConstruct extends Construct {
         timeout: Duration.seconds(def.consumerTimeoutSeconds ?? Math.min(60, def.visibilityTimeoutSeconds - 10)),
         ...(def.consumerMemoryMb ? { memorySize: def.consumerMemoryMb } : {}),
         pdfFonts: def.rendersPdf,
+        nodeModules: def.nodeModules,
       });
       consumer.bind({
         tables: [{ table: props.tables.data, def: TABLES.data, access: 'readwrite' }],

@@ -289,6 +289,11 @@ describe('review photos', () => {
     expect(JSON.stringify(fn[1])).toContain('PHOTO_BASE_URL');
   });
 
+  it('gives the validator, which re-encodes photos with sharp, 1.5 GB (and so more CPU)', () => {
+    const fn = Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('WebhooksuploadsConsumer'))!;
+    expect((fn[1] as { Properties: { MemorySize: number } }).Properties.MemorySize).toBe(1536);
+  });
+
   it('keeps the service stack under the CloudFormation limit of 500 resources (alarms in the Operations nested stack)', () => {
     const count = Object.keys(template.toJSON().Resources).length;
     expect(count).toBeLessThan(450);
