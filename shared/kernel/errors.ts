@@ -90,6 +90,11 @@ export const ERROR_CODES = {
   'payment.amount.mismatch': { status: 422, description: "The confirmed amount differs from the quote's net_amount." },
   'webhook.url.refused': { status: 422, description: 'The webhook URL is not HTTPS, does not resolve, or resolves to a private or reserved address.' },
   'webhook.endpoint.limit': { status: 422, description: 'At most 16 webhook endpoints per environment.' },
+  'webhook.secret.rotation_open': {
+    status: 409,
+    description:
+      'POST /webhooks/{id}/rotate-secret while the previous rotation still signs with the older secret: wait for `details.previous_secret_expires_at`, or rotate with overlap_seconds 0.',
+  },
   'review.booking.not_found': { status: 404, description: 'POST /reviews: no such booking for this partner and environment.' },
   'review.booking.not_completed': {
     status: 409,

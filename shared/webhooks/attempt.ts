@@ -8,6 +8,7 @@ import type { Env } from '../kernel/tenant';
 import { envelopeBytes } from './deliveries';
 import type { DeliveryRecord, EndpointRecord } from './model';
 import { queueSettings, scheduleAttempt, sendDeadLetter } from './queue';
+import { signingSecrets } from './rotation';
 import { ATTEMPT_CLAIM_MS, MAX_ATTEMPTS, retryDelayMs } from './schedule';
 import { type AttemptResult, sendAttempt } from './sender';
 import { type AttemptClaim, type AttemptOutcome, webhookStore } from './store';
@@ -64,7 +65,7 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     ? { delivered: false, http_status: null, error: refused.error, response_time_ms: 0 }
     : await sendAttempt({
         url: endpoint!.url,
-        secret: endpoint!.signing_secret,
+        ...signingSecrets(endpoint!),
         body: envelopeBytes(event!),
         eventId: event!.id,
         eventType: event!.type,

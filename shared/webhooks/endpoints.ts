@@ -1,9 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type Seal, unsealed } from '../db/client';
 import type { EventType } from '../events/types';
 import { ApiError, notFound } from '../kernel/errors';
 import type { Env, Tenant } from '../kernel/tenant';
 import type { EndpointRecord } from './model';
+import { mintSigningSecret } from './rotation';
 import { checkWebhookUrl } from './ssrf';
 import { type EndpointPatch, MAX_ENDPOINTS, webhookStore } from './store';
 import { endpointView } from './views';
@@ -33,9 +34,8 @@ export async function createEndpoint(
     event_types: eventTypesOf(input.event_types),
     status: 'ACTIVE',
     description: input.description ?? null,
-    // Kept to sign deliveries; returned only by this call. Standard base64 after `whsec_`, as the
-    // Standard Webhooks libraries decode it (secrets minted before were base64url: rotate them).
-    signing_secret: `whsec_${randomBytes(32).toString('base64')}`,
+    // Kept to sign deliveries; returned only by this call.
+    signing_secret: mintSigningSecret(),
     last_http_status: null,
     last_delivery_at: null,
     created_at: iso,

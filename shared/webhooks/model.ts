@@ -10,6 +10,9 @@ export interface EndpointRecord {
   status: 'ACTIVE' | 'DISABLED';
   description: string | null;
   signing_secret: string;
+  /** The secret before the last rotation: deliveries are signed with it too until `previous_secret_expires_at`. */
+  previous_signing_secret?: string | null;
+  previous_secret_expires_at?: string | null;
   last_http_status: number | null;
   last_delivery_at: string | null;
   created_at: string;
@@ -65,6 +68,8 @@ export interface DeliveryRecord {
   updated_at: string;
   claimed_attempt?: number;
   claim_until?: number;
+  /** When the live claim was taken (epoch ms): a restart drops only the claims taken before it. */
+  claimed_at?: number;
   /** The attempt id of the live claim: only its holder records the outcome. */
   claim_id?: string;
 }

@@ -20,6 +20,14 @@ export const WebhookEndpoint = z
     description: z.string().nullable(),
     last_http_status: z.number().int().nullable().describe('Last HTTP status received from this endpoint'),
     last_delivery_at: z.iso.datetime().nullable(),
+    secret_rotation: z
+      .object({
+        previous_secret_expires_at: z.iso
+          .datetime()
+          .describe('Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)'),
+      })
+      .nullable()
+      .describe('An open secret rotation, or null; never a secret'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -52,6 +60,24 @@ export const UpdateWebhookBody = z
 export const WebhookList = z.object({ data: z.array(WebhookEndpoint) }).meta({ id: 'WebhookEndpointList' });
 export const WebhookIdParams = z.object({ id: z.uuid() });
 export const DeletedWebhook = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ id: 'DeletedWebhookEndpoint' });
+
+/** The longest overlap of a rotation: 7 days. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 3600;
+
+export const RotateWebhookSecretBody = z
+  .object({
+    overlap_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ROTATION_OVERLAP_SECONDS)
+      .default(24 * 3600)
+      .describe(
+        'How long the previous secret keeps signing deliveries beside the new one, in seconds: default 86400 (24 h), at most 604800 (7 days). 0 revokes it at once (after a leak), and may end a rotation that is still open.',
+      ),
+  })
+  .strict()
+  .meta({ id: 'RotateWebhookSecretRequest' });
 
 export const TestWebhookBody = z
   .object({

@@ -23,14 +23,20 @@ export function standardSignature(secret: string, id: string, timestamp: number,
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64')}`;
 }
 
-/** The signature headers of one attempt: the spec's own, and the Standard Webhooks ones beside them. */
-export function signatureHeaders(input: { secret: string; body: string; eventId: string }, now = Date.now()): Record<string, string> {
+/**
+ * The signature headers of one attempt: the spec's own, and the Standard Webhooks ones beside them.
+ * During a secret rotation `X-Service-Signature` stays what the spec defines, with the new secret;
+ * `X-Service-Signature-Previous` carries the previous secret's, and `webhook-signature` both, space-separated.
+ */
+export function signatureHeaders(input: { secret: string; previousSecret?: string; body: string; eventId: string }, now = Date.now()): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
+  const secrets = input.previousSecret ? [input.secret, input.previousSecret] : [input.secret];
   return {
     'x-service-signature': signPayload(input.secret, input.body),
+    ...(input.previousSecret ? { 'x-service-signature-previous': signPayload(input.previousSecret, input.body) } : {}),
     'webhook-id': input.eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardSignature(input.secret, input.eventId, timestamp, input.body),
+    'webhook-signature': secrets.map((s) => standardSignature(s, input.eventId, timestamp, input.body)).join(' '),
   };
 }
 
@@ -78,7 +84,7 @@ function category(e: NodeJS.ErrnoException): string {
 }
 
 export async function sendAttempt(
-  input: { url: string; secret: string; body: string; eventId: string; eventType: string; deliveryId: string; attempt: number },
+  input: { url: string; secret: string; previousSecret?: string; body: string; eventId: string; eventType: string; deliveryId: string; attempt: number },
   timeoutMs = DELIVERY_TIMEOUT_MS,
 ): Promise<AttemptResult> {
   const started = Date.now();

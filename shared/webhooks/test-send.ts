@@ -6,6 +6,7 @@ import { envelopeBytes, newDelivery } from './deliveries';
 import { getEndpoint } from './endpoints';
 import { exampleData } from './examples';
 import type { DeliveryRecord } from './model';
+import { signingSecrets } from './rotation';
 import { ATTEMPT_CLAIM_MS } from './schedule';
 import { sendAttempt } from './sender';
 import { type AttemptClaim, type AttemptOutcome, webhookStore } from './store';
@@ -60,7 +61,7 @@ export async function testEndpoint(
   const r = await sendAttempt(
     {
       url: e.url,
-      secret: e.signing_secret,
+      ...signingSecrets(e),
       body: envelopeBytes(recorded.event),
       eventId: recorded.event.id,
       eventType: type,

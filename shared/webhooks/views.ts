@@ -6,6 +6,10 @@ export type EndpointView = z.input<typeof WebhookEndpoint>;
 export type DeliveryView = z.input<typeof WebhookDelivery>;
 export type DeliveryDetailView = z.input<typeof WebhookDeliveryDetail>;
 
+/** Whether the previous secret still signs: a rotation whose overlap has not ended. */
+export const openRotation = (e: EndpointRecord, now = Date.now()) =>
+  !!e.previous_signing_secret && !!e.previous_secret_expires_at && Date.parse(e.previous_secret_expires_at) > now;
+
 export function endpointView(e: EndpointRecord): EndpointView {
   return {
     id: e.id,
@@ -15,6 +19,7 @@ export function endpointView(e: EndpointRecord): EndpointView {
     description: e.description,
     last_http_status: e.last_http_status,
     last_delivery_at: e.last_delivery_at,
+    secret_rotation: openRotation(e) ? { previous_secret_expires_at: e.previous_secret_expires_at! } : null,
     created_at: e.created_at,
     updated_at: e.updated_at,
   };

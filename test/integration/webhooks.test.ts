@@ -729,3 +729,77 @@ describe('receivers by host name over HTTPS', () => {
     }
   });
 });
+
+describe('signing secret rotation', () => {
+  const hmacHex = (secret: string, raw: string) => createHmac('sha256', secret).update(raw, 'utf8').digest('hex');
+
+  it('overlaps: both secrets sign until the overlap ends, a second rotation meanwhile is a 409, overlap 0 revokes at once', async () => {
+    const p = await newPartner();
+    const a = await endpoint(p.test_key, '/ok/rotate');
+    const idem = randomUUID();
+    const rotated = await write('POST', `/webhooks/${a.id}/rotate-secret`, p.test_key, {}, { idempotencyKey: idem });
+    expect(rotated.status, rotated.text).toBe(200);
+    const b = rotated.body.signing_secret as string;
+    expect(b).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(b).not.toBe(a.signing_secret);
+    const ends = Date.parse(rotated.body.secret_rotation.previous_secret_expires_at);
+    expect(Math.abs(ends - (Date.now() + 24 * 3600_000))).toBeLessThan(60_000);
+    // Shown once: an idempotent replay and a read never carry a secret.
+    expect((await write('POST', `/webhooks/${a.id}/rotate-secret`, p.test_key, {}, { idempotencyKey: idem })).body.signing_secret).toBeNull();
+    const read = await api('GET', `/webhooks/${a.id}`, { key: p.test_key });
+    expect(read.body.secret_rotation).toEqual(rotated.body.secret_rotation);
+    expect(read.text).not.toContain(b.slice(6, 30));
+    expect(read.text).not.toContain(a.signing_secret.slice(6, 30));
+
+    expect((await write('POST', `/webhooks/${a.id}/test`, p.test_key)).body.delivered).toBe(true);
+    const both = at('/ok/rotate').at(-1)!;
+    expect(both.headers['x-service-signature']).toBe(hmacHex(b, both.raw));
+    expect(both.headers['x-service-signature-previous']).toBe(hmacHex(a.signing_secret, both.raw));
+    expect(both.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    for (const secret of [a.signing_secret, b]) {
+      expect(new StandardWebhook(secret).verify(both.raw, both.headers)).toMatchObject({ type: 'booking.confirmed' });
+      expect(verifyWebhook(both.raw, both.headers, secret).type).toBe('booking.confirmed');
+    }
+
+    const again = await write('POST', `/webhooks/${a.id}/rotate-secret`, p.test_key, { overlap_seconds: 3600 });
+    expect(`${again.status} ${again.body.code}`).toBe('409 webhook.secret.rotation_open');
+    expect(again.body.details.previous_secret_expires_at).toBe(rotated.body.secret_rotation.previous_secret_expires_at);
+
+    const revoked = await write('POST', `/webhooks/${a.id}/rotate-secret`, p.test_key, { overlap_seconds: 0 });
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(revoked.body.secret_rotation).toBeNull();
+    const c = revoked.body.signing_secret as string;
+    expect((await write('POST', `/webhooks/${a.id}/test`, p.test_key)).body.delivered).toBe(true);
+    const only = at('/ok/rotate').at(-1)!;
+    expect(only.headers['x-service-signature']).toBe(hmacHex(c, only.raw));
+    expect(only.headers['x-service-signature-previous']).toBeUndefined();
+    expect(only.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+    expect(new StandardWebhook(c).verify(only.raw, only.headers)).toMatchObject({ type: 'booking.confirmed' });
+    for (const old of [a.signing_secret, b]) expect(() => new StandardWebhook(old).verify(only.raw, only.headers)).toThrow(/signature/i);
+    // A rotation after the revoke is not blocked: nothing older signs any more.
+    expect((await write('POST', `/webhooks/${a.id}/rotate-secret`, p.test_key, { overlap_seconds: 60 })).status).toBe(200);
+  });
+
+  it('bounds the overlap, refuses unknown fields, is scoped to the partner, and signs live rotations like any live write', async () => {
+    const p = await newPartner();
+    const e = await endpoint(p.test_key, '/ok/rotate-bounds');
+    for (const body of [{ overlap_seconds: 604_801 }, { overlap_seconds: -1 }, { overlap_seconds: 1.5 }, { overlap: 10 }]) {
+      const r = await write('POST', `/webhooks/${e.id}/rotate-secret`, p.test_key, body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+    }
+    // Two rotations racing: the write is conditional on the secret read, so exactly one wins.
+    const race = await Promise.all([1, 2, 3].map(() => write('POST', `/webhooks/${e.id}/rotate-secret`, p.test_key, { overlap_seconds: 604_800 })));
+    expect(race.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+    expect((await write('POST', `/webhooks/${e.id}/rotate-secret`, (await newPartner()).test_key, {})).status).toBe(404);
+    expect((await write('POST', `/webhooks/${e.id}/rotate-secret`, p.live_key, {})).status, 'another environment').toBe(404);
+    const live = await endpoint(p.live_key, '/ok/rotate-live');
+    const r = await write('POST', `/webhooks/${live.id}/rotate-secret`, p.live_key, { overlap_seconds: 0 });
+    expect(r.status, r.text).toBe(200);
+    const unsigned = await api('POST', `/webhooks/${live.id}/rotate-secret`, {
+      key: p.live_key,
+      body: {},
+      headers: { 'idempotency-key': randomUUID() },
+    });
+    expect(unsigned.status).toBe(401);
+  });
+});
