@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Distribution, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
+import { Distribution, ResponseHeadersPolicy, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
@@ -58,9 +58,9 @@ export class UploadsConstruct extends Construct {
       if (def.notify) {
         const queue = props.queues?.[def.notify.queue];
         if (!queue) throw new Error(`bucket ${key} notifies queue ${def.notify.queue}, which is not given`);
-        bucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(queue), { prefix: def.notify.prefix });
+        for (const prefix of def.notify.prefixes) bucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(queue), { prefix });
       }
-      if (def.serve) this.serve(key, bucket, def.serve.prefix);
+      if (def.serve) this.serve(key, bucket, def.serve.prefix, def.serve.headers);
     }
     // The notification custom resource (one per stack) is CDK's own Lambda, which configures the notification at deploy time.
     const handler = Stack.of(this).node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
@@ -76,13 +76,29 @@ export class UploadsConstruct extends Construct {
     }
   }
 
-  /** A CloudFront distribution over one prefix of a private bucket, through origin access control. */
-  private serve(key: string, bucket: Bucket, prefix: string) {
+  /**
+   * A CloudFront distribution over one prefix of a private bucket, through origin access control, whose
+   * responses carry the def's headers (a response headers policy that overrides whatever the origin says;
+   * nosniff and the CSP are CloudFront security headers, anything else a custom header).
+   */
+  private serve(key: string, bucket: Bucket, prefix: string, headers: Record<string, string>) {
+    const { 'X-Content-Type-Options': nosniff, 'Content-Security-Policy': csp, ...custom } = headers;
+    const responseHeadersPolicy = new ResponseHeadersPolicy(this, `${key}Headers`, {
+      comment: `${key}: served objects are never sniffed nor run`,
+      securityHeadersBehavior: {
+        ...(nosniff ? { contentTypeOptions: { override: true } } : {}),
+        ...(csp ? { contentSecurityPolicy: { contentSecurityPolicy: csp, override: true } } : {}),
+      },
+      ...(Object.keys(custom).length
+        ? { customHeadersBehavior: { customHeaders: Object.entries(custom).map(([header, value]) => ({ header, value, override: true })) } }
+        : {}),
+    });
     const distribution = new Distribution(this, `${key}Cdn`, {
       comment: `${key}: ${prefix} served publicly (stable photo URLs)`,
       defaultBehavior: {
         origin: S3BucketOrigin.withOriginAccessControl(bucket, { originPath: `/${prefix.replace(/\/$/, '')}` }),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        responseHeadersPolicy,
       },
     });
     const acknowledge = (rule: string, reason: string) => Validations.of(distribution).acknowledge({ id: `AwsSolutions::AwsSolutions-${rule}`, reason });

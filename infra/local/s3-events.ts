@@ -4,8 +4,8 @@ import type { ProvisionedQueue } from './provision';
 import type { S3Notification } from './services';
 
 /**
- * The S3 bucket notification of AWS, for s3rver: an object created under a
- * bucket's `notify.prefix` (shared/buckets.ts) is sent, as the S3 event JSON,
+ * The S3 bucket notification of AWS, for s3rver: an object created under one
+ * of a bucket's `notify.prefixes` (shared/buckets.ts) is sent, as the S3 event JSON,
  * to the named queue; its poller then invokes the consumer as Lambda would.
  */
 export function forwardS3Events(sqs: SQSClient, queues: Record<string, ProvisionedQueue>, log: (line: string) => void) {
@@ -13,7 +13,7 @@ export function forwardS3Events(sqs: SQSClient, queues: Record<string, Provision
   return (event: S3Notification) => {
     for (const record of event.Records) {
       if (!record.eventName.startsWith('ObjectCreated:')) continue;
-      const to = routes.find((r) => r.bucket === record.s3.bucket.name && record.s3.object.key.startsWith(r.prefix));
+      const to = routes.find((r) => r.bucket === record.s3.bucket.name && r.prefixes.some((p) => record.s3.object.key.startsWith(p)));
       const queue = to && queues[to.queue];
       if (!queue) continue;
       sqs

@@ -10,6 +10,22 @@ export type PhotoType = keyof typeof PHOTO_TYPES;
 export const PHOTO_CONTENT_TYPES = Object.keys(PHOTO_TYPES) as [PhotoType, ...PhotoType[]];
 /** 5 MiB: a phone photo resized for the web; the presigned POST policy and the validator both enforce it. */
 export const MAX_PHOTO_BYTES = 5 * 1024 * 1024;
+/**
+ * Every accepted photo is re-encoded (shared/files/reencode.ts): a display
+ * size at most this many pixels on its long side, and a thumbnail; never
+ * upscaled. Decoding stops above PHOTO_MAX_INPUT_PIXELS (a small file can
+ * declare enormous dimensions).
+ */
+export const PHOTO_DISPLAY_LONG_SIDE = 1600;
+export const PHOTO_THUMBNAIL_LONG_SIDE = 400;
+export const PHOTO_MAX_INPUT_PIXELS = 100_000_000;
+/**
+ * The form field (and so the object's user metadata) that carries a file's
+ * upload token: issued with the presigned POST, bound by its policy, and
+ * compared by the validator with the file's record. An object that lacks it
+ * was not uploaded with that file's fields (s3rver enforces no POST policy).
+ */
+export const UPLOAD_TOKEN_FIELD = 'x-amz-meta-upload-token';
 /** The presigned POST is valid this long. */
 export const UPLOAD_WINDOW_SECONDS = 15 * 60;
 /** A file not attached to a review within this delay is deleted (record and object) by the sweep. */

@@ -7,6 +7,9 @@ export const fileKeys = {
   /** Object keys in the photo bucket: uploads land under pending/, checked photos are served from photos/. */
   pendingObject: (id: string) => `pending/${id}`,
   photoObject: (id: string, extension: string) => `photos/${id}.${extension}`,
+  thumbnailObject: (id: string, extension: string) => `photos/${id}-thumb.${extension}`,
   /** The file id of a pending object key, or undefined for any other key. */
   idOfPendingObject: (key: string) => /^pending\/([0-9a-f-]{36})$/.exec(key)?.[1],
+  /** The file id of a key under photos/ shaped like one the validator writes, or undefined. */
+  idOfPhotoObject: (key: string) => /^photos\/([0-9a-f-]{36})(?:-thumb)?\.[a-z]+$/.exec(key)?.[1],
 };

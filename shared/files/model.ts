@@ -2,7 +2,16 @@ import type { Env } from '../kernel/tenant';
 import type { FilePurpose, PhotoType } from './config';
 
 export type FileStatus = 'PENDING_UPLOAD' | 'READY' | 'REJECTED';
-export type RejectionReason = 'type_mismatch' | 'unrecognized_type' | 'too_large' | 'empty';
+export const REJECTION_REASONS = ['type_mismatch', 'unrecognized_type', 'too_large', 'empty', 'unreadable_image'] as const;
+export type RejectionReason = (typeof REJECTION_REASONS)[number];
+
+/** One re-encoded rendition the validator wrote under photos/: its key, the MD5 of its bytes (its S3 ETag) and its size. */
+export interface Rendition {
+  key: string;
+  md5: string;
+  width: number;
+  height: number;
+}
 
 export interface FileRecord {
   id: string;
@@ -14,8 +23,15 @@ export interface FileRecord {
   size_bytes: number;
   status: FileStatus;
   rejection_reason?: RejectionReason;
-  /** Set when READY: the served object (photos/...). */
+  /** Issued with the presigned POST: the uploaded object must carry it (UPLOAD_TOKEN_FIELD). Never shown. */
+  upload_token?: string;
+  /** Set when READY: the served object (photos/..., the display size). */
   object_key?: string;
+  /**
+   * What the validator wrote under photos/, recorded before it writes them:
+   * an object created there whose ETag is not one of these is foreign and deleted.
+   */
+  renditions?: { display: Rendition; thumbnail: Rendition };
   /** The review the file is attached to. */
   attached_to?: string;
   created_at: string;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { FILE_PURPOSES, MAX_PHOTO_BYTES, PHOTO_CONTENT_TYPES } from './config';
+import { FILE_PURPOSES, MAX_PHOTO_BYTES, PHOTO_CONTENT_TYPES, PHOTO_DISPLAY_LONG_SIDE, PHOTO_THUMBNAIL_LONG_SIDE } from './config';
+import { REJECTION_REASONS } from './model';
 
 export const CreateFileBody = z
   .object({
@@ -31,8 +32,22 @@ export const FileObject = z
     status: FileStatus,
     content_type: z.enum(PHOTO_CONTENT_TYPES),
     size_bytes: z.number().int(),
-    rejection_reason: z.enum(['type_mismatch', 'unrecognized_type', 'too_large', 'empty']).nullable(),
-    url: z.url().nullable().describe('The stable public URL of the photo once READY'),
+    rejection_reason: z
+      .enum(REJECTION_REASONS)
+      .nullable()
+      .describe('Why a REJECTED file was refused: unreadable_image when its bytes have the declared type but do not decode as an image'),
+    url: z
+      .url()
+      .nullable()
+      .describe(
+        `The stable public URL of the photo once READY: re-encoded without metadata (no EXIF, no GPS position), at most ${PHOTO_DISPLAY_LONG_SIDE} px on its long side`,
+      ),
+    thumbnail_url: z
+      .url()
+      .nullable()
+      .describe(
+        `The same photo at most ${PHOTO_THUMBNAIL_LONG_SIDE} px on its long side, once READY (equal to url for a photo accepted before thumbnails existed)`,
+      ),
     attached: z.boolean(),
     created_at: z.iso.datetime(),
     expires_at: z.iso.datetime().describe('An unattached file is deleted after this instant'),

@@ -3,11 +3,30 @@ import { dataTable, type Table, type TransactItem } from '../db/client';
 import { isConditionFailed } from '../db/errors';
 import { batchGet, clean, indexBefore } from '../db/query';
 import { fileKeys } from './keys';
-import type { FileRecord, RejectionReason } from './model';
+import type { FileRecord, RejectionReason, Rendition } from './model';
 
 /** Uploaded files: their records, their check, and what attaches them to a review. */
 export function makeFileStore(table: Table = dataTable) {
   const TableName = () => table.name();
+  /** SET `set` on a file still PENDING_UPLOAD; false if it was checked meanwhile. */
+  const whilePending = async (id: string, set: string, values: Record<string, unknown>): Promise<boolean> => {
+    try {
+      await table.client.send(
+        new UpdateCommand({
+          TableName: TableName(),
+          Key: fileKeys.file(id),
+          UpdateExpression: `SET ${set}`,
+          ConditionExpression: '#s = :pending',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ...values, ':pending': 'PENDING_UPLOAD' },
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (isConditionFailed(e)) return false;
+      throw e;
+    }
+  };
   const store = {
     async get(id: string): Promise<FileRecord | undefined> {
       const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: fileKeys.file(id), ConsistentRead: true }));
@@ -30,33 +49,22 @@ export function makeFileStore(table: Table = dataTable) {
       );
     },
 
+    /**
+     * Records the renditions the validator is about to write under photos/
+     * (the file stays PENDING_UPLOAD): the photos/ guard then knows them as
+     * the validator's own. False if the file was checked meanwhile.
+     */
+    recordRenditions(id: string, renditions: { display: Rendition; thumbnail: Rendition }): Promise<boolean> {
+      return whilePending(id, 'renditions = :r', { ':r': renditions });
+    },
+
     /** PENDING_UPLOAD -> READY or REJECTED; false if the file was already checked (a redelivered notification). */
-    async settle(id: string, outcome: { status: 'READY'; object_key: string } | { status: 'REJECTED'; reason: RejectionReason }, now: Date): Promise<boolean> {
-      const values: Record<string, unknown> = { ':s': outcome.status, ':now': now.toISOString(), ':pending': 'PENDING_UPLOAD' };
-      let set = '#s = :s, checked_at = :now';
-      if (outcome.status === 'READY') {
-        set += ', object_key = :k';
-        values[':k'] = outcome.object_key;
-      } else {
-        set += ', rejection_reason = :r';
-        values[':r'] = outcome.reason;
-      }
-      try {
-        await table.client.send(
-          new UpdateCommand({
-            TableName: TableName(),
-            Key: fileKeys.file(id),
-            UpdateExpression: `SET ${set}`,
-            ConditionExpression: '#s = :pending',
-            ExpressionAttributeNames: { '#s': 'status' },
-            ExpressionAttributeValues: values,
-          }),
-        );
-        return true;
-      } catch (e) {
-        if (isConditionFailed(e)) return false;
-        throw e;
-      }
+    settle(id: string, outcome: { status: 'READY'; object_key: string } | { status: 'REJECTED'; reason: RejectionReason }, now: Date): Promise<boolean> {
+      const set = '#s = :s, checked_at = :now';
+      const values = { ':s': outcome.status, ':now': now.toISOString() };
+      return outcome.status === 'READY'
+        ? whilePending(id, `${set}, object_key = :k`, { ...values, ':k': outcome.object_key })
+        : whilePending(id, `${set}, rejection_reason = :r`, { ...values, ':r': outcome.reason });
     },
 
     /** Attaches a READY review photo of the tenant to a review: fails unless it is free, READY, the tenant's and a review photo. */

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { type FilePurpose, MAX_PHOTO_BYTES, type PhotoType, UPLOAD_WINDOW_SECONDS, unattachedExpiry } from './config';
@@ -25,11 +25,18 @@ export async function createUpload(t: Tenant, input: NewUpload, now = new Date()
     content_type: input.content_type,
     size_bytes: Math.min(input.size_bytes, MAX_PHOTO_BYTES),
     status: 'PENDING_UPLOAD',
+    upload_token: randomBytes(24).toString('base64url'),
     created_at: now.toISOString(),
     upload_expires_at: uploadExpires.toISOString(),
     expires_at: unattachedExpiry(now),
   };
-  const post = await photoObjects.presignedPost(fileKeys.pendingObject(id), record.content_type, record.size_bytes, UPLOAD_WINDOW_SECONDS);
+  const post = await photoObjects.presignedPost(
+    fileKeys.pendingObject(id),
+    record.content_type,
+    record.size_bytes,
+    UPLOAD_WINDOW_SECONDS,
+    record.upload_token!,
+  );
   await fileStore.create(record);
   return { record, upload: { url: post.url, method: 'POST' as const, fields: post.fields } };
 }

@@ -14,6 +14,7 @@ export function fileView(f: FileRecord): FileView {
     size_bytes: f.size_bytes,
     rejection_reason: f.rejection_reason ?? null,
     url: f.status === 'READY' && f.object_key ? photoUrl(f.object_key) : null,
+    thumbnail_url: f.status === 'READY' && f.object_key ? photoUrl(f.renditions?.thumbnail.key ?? f.object_key) : null,
     attached: f.attached_to !== undefined,
     created_at: f.created_at,
     expires_at: f.expires_at,

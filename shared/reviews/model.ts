@@ -10,6 +10,8 @@ export interface ReviewPhoto {
   file_id: string | null;
   /** The served object (photos/...), or a full URL for consumer-site photos. */
   object_key?: string;
+  /** Its thumbnail (photos/...-thumb...); absent for consumer-site photos and photos accepted before thumbnails existed. */
+  thumbnail_key?: string;
   url?: string;
 }
 

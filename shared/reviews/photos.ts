@@ -31,7 +31,10 @@ export async function photosFor(t: Tenant, ids: string[], reviewId: string): Pro
     if (f.attached_to && f.attached_to !== reviewId) throw new ApiError('review.photo.in_use', `File ${id} is attached to another review.`, named);
     return f;
   });
-  return { photos: files.map((f) => ({ file_id: f.id, object_key: f.object_key! })), files };
+  return {
+    photos: files.map((f) => ({ file_id: f.id, object_key: f.object_key!, ...(f.renditions ? { thumbnail_key: f.renditions.thumbnail.key } : {}) })),
+    files,
+  };
 }
 
 /** The photo set change of an edit: files to attach, files to detach (they expire like any unattached upload). */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { PHOTO_DISPLAY_LONG_SIDE, PHOTO_THUMBNAIL_LONG_SIDE } from '../files/config';
 import { singleLine } from '../http/bounds';
 import { documentedAs, PageMeta, pageQuery } from '../http/schemas';
 import { MODERATION_ACTIONS, REVIEWABLE_TYPES } from './model';
@@ -28,7 +29,18 @@ export const Review = z
     author_avatar: z.url().nullable(),
     verified_booking: z.boolean().describe('true when tied to a confirmed booking'),
     helpful_count: z.number().int().min(0),
-    photo_urls: z.array(z.url()).max(MAX_PHOTOS).nullable(),
+    photo_urls: z
+      .array(z.url())
+      .max(MAX_PHOTOS)
+      .nullable()
+      .describe(`Traveler photos. Uploaded ones are re-encoded without metadata, at most ${PHOTO_DISPLAY_LONG_SIDE} px on their long side`),
+    photo_thumbnail_urls: z
+      .array(z.url())
+      .max(MAX_PHOTOS)
+      .nullable()
+      .describe(
+        `The same photos in the same order, at most ${PHOTO_THUMBNAIL_LONG_SIDE} px on their long side (a consumer-site photo, which has no thumbnail, repeats its URL)`,
+      ),
     agency_reply: z.string().nullable(),
     agency_replied_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),

@@ -7,6 +7,7 @@ export type ReviewView = z.input<typeof Review>;
 
 export function reviewView(r: ReviewRecord): ReviewView {
   const urls = r.photos.map((p) => p.url ?? photoUrl(p.object_key!));
+  const thumbnails = r.photos.map((p, i) => (p.thumbnail_key ? photoUrl(p.thumbnail_key) : urls[i]!));
   return {
     id: r.id,
     reviewable_type: r.reviewable_type,
@@ -19,6 +20,7 @@ export function reviewView(r: ReviewRecord): ReviewView {
     verified_booking: r.verified_booking,
     helpful_count: r.helpful_count,
     photo_urls: urls.length ? urls : null,
+    photo_thumbnail_urls: thumbnails.length ? thumbnails : null,
     agency_reply: r.agency_reply,
     agency_replied_at: r.agency_replied_at,
     created_at: r.created_at,

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app';
 import { THROTTLE } from '../../infra/constructs/api';
+import { SERVED_PHOTO_HEADERS } from '../../shared/buckets';
 import { TABLES } from '../../shared/db/tables';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
 import { JOBS, QUEUES } from '../../shared/queues';
@@ -237,14 +238,17 @@ describe('review photos', () => {
       );
   const actions = (fnPrefix: string) => policiesOf(fnPrefix).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
 
-  it('has the photo bucket: private, encrypted, pending/ expiring after a day, ObjectCreated of pending/ to the uploads queue', () => {
+  it('has the photo bucket: private, encrypted, pending/ expiring after a day, ObjectCreated of pending/ and photos/ to the uploads queue', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'pending/', ExpirationInDays: 1, Status: 'Enabled' })]) },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
     });
     template.hasResourceProperties('Custom::S3BucketNotifications', {
       NotificationConfiguration: {
-        QueueConfigurations: [Match.objectLike({ Events: ['s3:ObjectCreated:*'], Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'pending/' }] } } })],
+        // pending/: the uploads to check; photos/: what the validator did not write there is deleted.
+        QueueConfigurations: ['pending/', 'photos/'].map((Value) =>
+          Match.objectLike({ Events: ['s3:ObjectCreated:*'], Filter: { Key: { FilterRules: [{ Name: 'prefix', Value }] } } }),
+        ),
       },
     });
   });
@@ -287,6 +291,24 @@ describe('review photos', () => {
     });
     const fn = Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('ApilistReviews'))!;
     expect(JSON.stringify(fn[1])).toContain('PHOTO_BASE_URL');
+  });
+
+  it('serves photos with nosniff and a sandboxing CSP (a response headers policy that overrides the origin)', () => {
+    template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
+      ResponseHeadersPolicyConfig: Match.objectLike({
+        SecurityHeadersConfig: Match.objectLike({
+          ContentTypeOptions: { Override: true },
+          ContentSecurityPolicy: { ContentSecurityPolicy: SERVED_PHOTO_HEADERS['Content-Security-Policy'], Override: true },
+        }),
+      }),
+    });
+    const policies = Object.keys(template.findResources('AWS::CloudFront::ResponseHeadersPolicy'));
+    expect(policies).toHaveLength(1);
+    template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        DefaultCacheBehavior: Match.objectLike({ ResponseHeadersPolicyId: { Ref: policies[0] } }),
+      }),
+    });
   });
 
   it('gives the validator, which re-encodes photos with sharp, 1.5 GB (and so more CPU)', () => {

@@ -1,32 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { JWK } from 'jose';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readRuntime } from '../../infra/local/stack';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
 import { api, memberWithRole, newPartner, type ReceivedEvent, startEventReceiver, write } from './helpers';
-
-/** A real 1x1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+import { fileOf, objectExists, PNG, readyPhoto, settled, until, upload } from './photo-helpers';
 
 type Partner = Awaited<ReturnType<typeof newPartner>>;
 let a: Partner;
 let b: Partner;
 let jwkA: JWK;
 let pack: { id: string; start_time: string | null; slug: string };
-let s3: S3Client;
 let receiver: Awaited<ReturnType<typeof startEventReceiver>>;
 let received: ReceivedEvent[];
-
-const until = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 let day = 3;
 /** A COMPLETED sandbox booking of partner A on the test pack (each on its own date, so seats never run out). */
@@ -39,31 +26,6 @@ async function completedBooking(key = a.test_key, jwk = jwkA) {
   return done.body as { booking_number: string; partner_reference: string; adventure: { id: string; slug: string } };
 }
 
-/** Uploads bytes the way a partner does: POST /files, then the presigned multipart POST form to S3. */
-async function upload(key: string, bytes: Buffer, contentType = 'image/png', size = bytes.length) {
-  const created = await write('POST', '/files', key, { purpose: 'review_photo', content_type: contentType, size_bytes: size });
-  expect(created.status, created.text).toBe(201);
-  const { url, fields } = created.body.upload as { url: string; fields: Record<string, string> };
-  const form = new FormData();
-  for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  form.append('file', new Blob([bytes], { type: contentType }), 'photo');
-  const res = await fetch(url, { method: 'POST', body: form });
-  expect(res.status).toBeLessThan(300);
-  return created.body.id as string;
-}
-
-const fileOf = (key: string, id: string) => api('GET', `/files/${id}`, { key });
-const settled = (key: string, id: string) =>
-  until(
-    () => fileOf(key, id),
-    (r) => r.body.status !== 'PENDING_UPLOAD',
-  );
-async function readyPhoto(key = a.test_key) {
-  const id = await upload(key, PNG);
-  expect((await settled(key, id)).body.status).toBe('READY');
-  return id;
-}
-
 const review = (booking: { booking_number: string }, extra: Record<string, unknown> = {}) => ({
   booking_number: booking.booking_number,
   reviewable_type: 'EXPERIENCE',
@@ -71,11 +33,6 @@ const review = (booking: { booking_number: string }, extra: Record<string, unkno
   comment: 'A lovely morning with a great guide.',
   ...extra,
 });
-const objectExists = (key: string) =>
-  s3.send(new HeadObjectCommand({ Bucket: 'review-photos', Key: key })).then(
-    () => true,
-    () => false,
-  );
 
 beforeAll(async () => {
   receiver = await startEventReceiver('/reviews');
@@ -90,13 +47,6 @@ beforeAll(async () => {
     event_types: ['review.moderated'],
   });
   expect(hook.status).toBe(201);
-  const runtime = readRuntime(inject('stateDir'), inject('port'))!;
-  s3 = new S3Client({
-    region: 'us-east-1',
-    endpoint: runtime.env.AWS_ENDPOINT_URL_S3,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
 }, 60_000);
 afterAll(() => receiver.close());
 
@@ -104,11 +54,12 @@ describe('reviews', () => {
   it('the whole path: completed booking, photo upload, post, list, edit, moderate, review.moderated', async () => {
     const detail0 = (await api('GET', `/adventures/${pack.slug}`, { key: a.test_key })).body;
     const booking = await completedBooking();
-    const photo = await readyPhoto();
+    const photo = await readyPhoto(a.test_key);
     const file = (await fileOf(a.test_key, photo)).body;
     const served = await fetch(file.url);
     expect(served.status).toBe(200);
-    expect(Buffer.from(await served.arrayBuffer()).equals(PNG)).toBe(true);
+    // Re-encoded (test/integration/photos.test.ts): the same 1x1 PNG image, not the same bytes.
+    expect(await sharp(Buffer.from(await served.arrayBuffer())).metadata()).toMatchObject({ format: 'png', width: 1, height: 1 });
 
     const posted = await write('POST', '/reviews', a.test_key, review(booking, { title: 'Great', photo_ids: [photo] }));
     expect(posted.status, posted.text).toBe(201);
@@ -122,6 +73,7 @@ describe('reviews', () => {
       author_name: 'Amina E.',
     });
     expect(r.photo_urls).toEqual([file.url]);
+    expect(r.photo_thumbnail_urls).toEqual([file.thumbnail_url]);
     expect((await fileOf(a.test_key, photo)).body.attached).toBe(true);
 
     const listed = await api('GET', `/reviews?adventure=${pack.slug}&limit=5`, { key: a.test_key });
@@ -227,6 +179,7 @@ describe('reviews', () => {
     expect([notDone.status, notDone.body.code]).toEqual([409, 'review.booking.not_completed']);
     const trip = await write('POST', '/reviews', a.test_key, review(booking, { reviewable_type: 'TRIP' }));
     expect([trip.status, trip.body.code, field(trip)]).toEqual([422, 'review.reviewable.mismatch', ['reviewable_type']]);
+    expect(trip.body.message).toBe('The booked adventure is an experience: review it as reviewable_type EXPERIENCE (or AGENCY).');
     const wrongId = await write('POST', '/reviews', a.test_key, review(booking, { reviewable_id: randomUUID() }));
     expect([wrongId.status, field(wrongId)]).toEqual([422, ['reviewable_id']]);
     // Photos: unknown, another partner's.
@@ -237,7 +190,7 @@ describe('reviews', () => {
     expect((await write('POST', '/reviews', a.test_key, review(booking, { photo_ids: [foreign] }))).body.details.file_id).toBe(foreign);
 
     // One review per booking and reviewable; the agency is another reviewable.
-    const ten = await Promise.all(Array.from({ length: 10 }, () => readyPhoto()));
+    const ten = await Promise.all(Array.from({ length: 10 }, () => readyPhoto(a.test_key)));
     const first = await write('POST', '/reviews', a.test_key, review(booking, { photo_ids: ten.slice(0, 9) }));
     expect(first.status, first.text).toBe(201);
     expect((await write('POST', '/reviews', a.test_key, review(booking))).body.code).toBe('review.already_exists');

@@ -1095,7 +1095,10 @@ export interface components {
         CreateQuoteRequest: {
             /** Format: uuid */
             rate_pack_id: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The travel date, no later than the booking horizon (today plus 365 days, Morocco time)
+             */
             start_date: string;
             /** @description A departure time for SCHEDULED packs; null or absent for FLEXIBLE */
             start_time?: string | null;
@@ -1105,7 +1108,7 @@ export interface components {
             } | {
                 /**
                  * Format: date
-                 * @description The age on the travel date is computed from it
+                 * @description The age on the travel date is computed from it; from 1900-01-01 to today
                  */
                 birth_date: string;
             })[];
@@ -1205,7 +1208,7 @@ export interface components {
         CreateBookingRequest: {
             /** Format: uuid */
             quote_id: string;
-            /** @description Your own reference, unique per environment */
+            /** @description Your own reference, unique per environment; one line, no control characters */
             partner_reference: string;
             /** @description Your customer's id: pseudonymized with HMAC-SHA256 under a key of yours, never stored nor returned */
             customer_reference: string;
@@ -1363,6 +1366,7 @@ export interface components {
         CreateWebhookRequest: {
             /** @description HTTPS URL on a public address */
             url: string;
+            /** @description Each type at most once */
             event_types: components["schemas"]["EventType"][];
             description?: string;
         };
@@ -1477,6 +1481,7 @@ export interface components {
         };
         UpdateWebhookRequest: {
             url?: string;
+            /** @description Each type at most once */
             event_types?: components["schemas"]["EventType"][];
             /** @enum {string} */
             status?: "ACTIVE" | "DISABLED";
@@ -1534,7 +1539,10 @@ export interface components {
             /** @description true when tied to a confirmed booking */
             verified_booking: boolean;
             helpful_count: number;
+            /** @description Traveler photos. Uploaded ones are re-encoded without metadata, at most 1600 px on their long side */
             photo_urls: string[] | null;
+            /** @description The same photos in the same order, at most 400 px on their long side (a consumer-site photo, which has no thumbnail, repeats its URL) */
+            photo_thumbnail_urls: string[] | null;
             agency_reply: string | null;
             agency_replied_at: string | null;
             /** Format: date-time */
@@ -1557,11 +1565,11 @@ export interface components {
             reviewable_id?: string;
             /** @description 1 to 5 */
             rating: number;
-            /** @description At most 200 characters */
+            /** @description At most 200 characters, one line */
             title?: string;
             /** @description 10 to 4000 characters */
             comment: string;
-            /** @description Shown publicly; default: the booking contact's first name and last initial */
+            /** @description Shown publicly, one line; default: the booking contact's first name and last initial */
             author_name?: string;
             /** @description READY review_photo files of yours (POST /files), at most 10, not attached to another review */
             photo_ids?: string[];
@@ -1569,7 +1577,7 @@ export interface components {
         UpdateReviewRequest: {
             /** @description 1 to 5 */
             rating?: number;
-            /** @description At most 200 characters */
+            /** @description At most 200 characters, one line */
             title?: string;
             /** @description 10 to 4000 characters */
             comment?: string;
@@ -1585,9 +1593,12 @@ export interface components {
             /** @enum {string} */
             content_type: "image/jpeg" | "image/png" | "image/webp";
             size_bytes: number;
-            rejection_reason: ("type_mismatch" | "unrecognized_type" | "too_large" | "empty") | null;
-            /** @description The stable public URL of the photo once READY */
+            /** @description Why a REJECTED file was refused: unreadable_image when its bytes have the declared type but do not decode as an image */
+            rejection_reason: ("type_mismatch" | "unrecognized_type" | "too_large" | "empty" | "unreadable_image") | null;
+            /** @description The stable public URL of the photo once READY: re-encoded without metadata (no EXIF, no GPS position), at most 1600 px on its long side */
             url: string | null;
+            /** @description The same photo at most 400 px on its long side, once READY (equal to url for a photo accepted before thumbnails existed) */
+            thumbnail_url: string | null;
             attached: boolean;
             /** Format: date-time */
             created_at: string;
@@ -1635,9 +1646,12 @@ export interface components {
             /** @enum {string} */
             content_type: "image/jpeg" | "image/png" | "image/webp";
             size_bytes: number;
-            rejection_reason: ("type_mismatch" | "unrecognized_type" | "too_large" | "empty") | null;
-            /** @description The stable public URL of the photo once READY */
+            /** @description Why a REJECTED file was refused: unreadable_image when its bytes have the declared type but do not decode as an image */
+            rejection_reason: ("type_mismatch" | "unrecognized_type" | "too_large" | "empty" | "unreadable_image") | null;
+            /** @description The stable public URL of the photo once READY: re-encoded without metadata (no EXIF, no GPS position), at most 1600 px on its long side */
             url: string | null;
+            /** @description The same photo at most 400 px on its long side, once READY (equal to url for a photo accepted before thumbnails existed) */
+            thumbnail_url: string | null;
             attached: boolean;
             /** Format: date-time */
             created_at: string;
@@ -3435,7 +3449,7 @@ export interface operations {
                 q?: string;
                 city?: string;
                 category?: components["schemas"]["Category"];
-                /** @description Only adventures operating on this date (Morocco time) within their booking window; exact seats via /availability */
+                /** @description Only adventures operating on this date (Morocco time) within their booking window; exact seats via /availability. From 2000-01-01 to the booking horizon (today plus 365 days) */
                 date?: string;
                 /** @description Minimum from-price in MAD */
                 min_price?: string;
@@ -3916,9 +3930,9 @@ export interface operations {
     getAvailability: {
         parameters: {
             query?: {
-                /** @description First date (default today, Morocco time) */
+                /** @description First date (default today, Morocco time); no later than the booking horizon (today plus 365 days) */
                 from?: string;
-                /** @description Last date, inclusive (default from + 13 days; at most 62 days in all) */
+                /** @description Last date, inclusive (default from + 13 days; at most 62 days in all); no later than the booking horizon */
                 to?: string;
                 rate_pack_id?: string;
             };
@@ -4909,9 +4923,9 @@ export interface operations {
                 status?: string;
                 /** @description Plaintext customer id; matched against the stored hash */
                 customer_reference?: string;
-                /** @description Bookings created at or after this instant */
+                /** @description Bookings created at or after this instant (from 2000-01-01 to the booking horizon) */
                 created_from?: string;
-                /** @description Bookings created at or before this instant */
+                /** @description Bookings created at or before this instant (from 2000-01-01 to the booking horizon) */
                 created_to?: string;
             };
             header?: never;
@@ -8085,7 +8099,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "settlement.period.not_closable",
-                     *       "message": "Test helper: the period to close is after the running month.",
+                     *       "message": "Test helper: the period to close is after the latest closable one (the running month, or a later month that holds a DRAFT).",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -10717,6 +10731,9 @@ export interface operations {
                      *           "photo_urls": [
                      *             "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg"
                      *           ],
+                     *           "photo_thumbnail_urls": [
+                     *             "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/thumbnail.jpg"
+                     *           ],
                      *           "agency_reply": "Thank you, Amina: we hope to fly with you again.",
                      *           "agency_replied_at": "2026-11-21T09:27:45.000Z",
                      *           "created_at": "2026-11-21T09:27:45.000Z",
@@ -10933,6 +10950,9 @@ export interface operations {
                      *       "helpful_count": 3,
                      *       "photo_urls": [
                      *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg"
+                     *       ],
+                     *       "photo_thumbnail_urls": [
+                     *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/thumbnail.jpg"
                      *       ],
                      *       "agency_reply": "Thank you, Amina: we hope to fly with you again.",
                      *       "agency_replied_at": "2026-11-21T09:27:45.000Z",
@@ -11226,6 +11246,9 @@ export interface operations {
                      *       "photo_urls": [
                      *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg"
                      *       ],
+                     *       "photo_thumbnail_urls": [
+                     *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/thumbnail.jpg"
+                     *       ],
                      *       "agency_reply": "Thank you, Amina: we hope to fly with you again.",
                      *       "agency_replied_at": "2026-11-21T09:27:45.000Z",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
@@ -11458,6 +11481,9 @@ export interface operations {
                      *       "helpful_count": 3,
                      *       "photo_urls": [
                      *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg"
+                     *       ],
+                     *       "photo_thumbnail_urls": [
+                     *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/thumbnail.jpg"
                      *       ],
                      *       "agency_reply": "Thank you, Amina: we hope to fly with you again.",
                      *       "agency_replied_at": "2026-11-21T09:27:45.000Z",
@@ -11771,6 +11797,9 @@ export interface operations {
                      *       "photo_urls": [
                      *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg"
                      *       ],
+                     *       "photo_thumbnail_urls": [
+                     *         "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/thumbnail.jpg"
+                     *       ],
                      *       "agency_reply": "Thank you, Amina: we hope to fly with you again.",
                      *       "agency_replied_at": "2026-11-21T09:27:45.000Z",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
@@ -12047,6 +12076,7 @@ export interface operations {
                      *       "size_bytes": 482133,
                      *       "rejection_reason": null,
                      *       "url": null,
+                     *       "thumbnail_url": null,
                      *       "attached": false,
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "expires_at": "2026-11-22T09:27:45.000Z",
@@ -12288,6 +12318,7 @@ export interface operations {
                      *       "size_bytes": 482133,
                      *       "rejection_reason": null,
                      *       "url": "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/display.jpg",
+                     *       "thumbnail_url": "https://photos.partner-travel.example/reviews/6f1d2c3b-4a5e-4f60-9b7a-8c9d0e1f2a3b/thumbnail.jpg",
                      *       "attached": false,
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "expires_at": "2026-11-22T09:27:45.000Z"
