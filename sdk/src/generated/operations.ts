@@ -298,6 +298,14 @@ export const OPERATIONS = {
     "hasPathParams": true,
     "response": "json"
   },
+  "rotateWebhookSecret": {
+    "method": "POST",
+    "path": "/webhooks/{id}/rotate-secret",
+    "write": true,
+    "paginated": false,
+    "hasPathParams": true,
+    "response": "json"
+  },
   "testWebhook": {
     "method": "POST",
     "path": "/webhooks/{id}/test",
@@ -419,6 +427,7 @@ export const RESOURCES = {
     "get": "getWebhook",
     "update": "updateWebhook",
     "delete": "deleteWebhook",
+    "rotateSecret": "rotateWebhookSecret",
     "test": "testWebhook"
   },
   "reviews": {
@@ -494,6 +503,7 @@ export const ERROR_CODES = [
   "payment.amount.mismatch",
   "webhook.url.refused",
   "webhook.endpoint.limit",
+  "webhook.secret.rotation_open",
   "review.booking.not_found",
   "review.booking.not_completed",
   "review.reviewable.mismatch",
@@ -548,6 +558,7 @@ export interface OperationErrorCodes {
   getWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'resource.not_found' | 'rate_limit.exceeded' | 'internal.error';
   updateWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'webhook.url.refused' | 'rate_limit.exceeded' | 'internal.error';
   deleteWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
+  rotateWebhookSecret: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'webhook.secret.rotation_open' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   testWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   listReviews: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   createReview: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'review.booking.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'review.booking.not_completed' | 'review.already_exists' | 'review.photo.not_ready' | 'review.photo.in_use' | 'review.write.conflict' | 'request.body.too_large' | 'review.reviewable.mismatch' | 'review.photo.not_found' | 'review.photo.wrong_purpose' | 'rate_limit.exceeded' | 'internal.error';

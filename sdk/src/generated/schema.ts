@@ -644,6 +644,26 @@ export interface paths {
         patch: operations["updateWebhook"];
         trace?: never;
     };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret; the new one is shown only here
+         * @description Mints a new signing secret and returns it once (null in an idempotent replay). The previous secret keeps signing every delivery beside the new one for overlap_seconds (default 24 h, at most 7 days): X-Service-Signature uses the new secret, X-Service-Signature-Previous the previous one, and webhook-signature carries both. overlap_seconds 0 revokes every older secret at once, even during an open rotation; any other rotation while one is open is refused with 409 webhook.secret.rotation_open.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}/test": {
         parameters: {
             query?: never;
@@ -1354,6 +1374,14 @@ export interface components {
             /** @description Last HTTP status received from this endpoint */
             last_http_status: number | null;
             last_delivery_at: string | null;
+            /** @description An open secret rotation, or null; never a secret */
+            secret_rotation: {
+                /**
+                 * Format: date-time
+                 * @description Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)
+                 */
+                previous_secret_expires_at: string;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1385,6 +1413,14 @@ export interface components {
             /** @description Last HTTP status received from this endpoint */
             last_http_status: number | null;
             last_delivery_at: string | null;
+            /** @description An open secret rotation, or null; never a secret */
+            secret_rotation: {
+                /**
+                 * Format: date-time
+                 * @description Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)
+                 */
+                previous_secret_expires_at: string;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1492,6 +1528,13 @@ export interface components {
             id: string;
             /** @constant */
             deleted: true;
+        };
+        RotateWebhookSecretRequest: {
+            /**
+             * @description How long the previous secret keeps signing deliveries beside the new one, in seconds: default 86400 (24 h), at most 604800 (7 days). 0 revokes it at once (after a leak), and may end a rotation that is still open.
+             * @default 86400
+             */
+            overlap_seconds: number;
         };
         WebhookTestResult: {
             /** Format: uuid */
@@ -8513,6 +8556,9 @@ export interface operations {
                      *           "description": "Booking events for the core banking system",
                      *           "last_http_status": 200,
                      *           "last_delivery_at": "2026-11-21T09:27:45.000Z",
+                     *           "secret_rotation": {
+                     *             "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
+                     *           },
                      *           "created_at": "2026-11-21T09:27:45.000Z",
                      *           "updated_at": "2026-11-21T09:27:45.000Z"
                      *         }
@@ -8711,6 +8757,9 @@ export interface operations {
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
+                     *       "secret_rotation": {
+                     *         "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
+                     *       },
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
                      *       "signing_secret": "whsec_Jx8v2QmL4tR7nB1cY6wE9kP3sH5dF0gA2zU8oI4rT1e"
@@ -9677,6 +9726,9 @@ export interface operations {
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
+                     *       "secret_rotation": {
+                     *         "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
+                     *       },
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "updated_at": "2026-11-21T09:27:45.000Z"
                      *     }
@@ -10160,6 +10212,9 @@ export interface operations {
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
+                     *       "secret_rotation": {
+                     *         "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
+                     *       },
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "updated_at": "2026-11-21T09:27:45.000Z"
                      *     }
@@ -10353,6 +10408,285 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "webhook.url.refused";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per logical operation (UUID v4 recommended), at most 255 characters, retained 24 hours. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description Live writes only: Unix time in seconds, within 300 s of server time. */
+                "X-Timestamp"?: components["parameters"]["XTimestamp"];
+                /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
+                "X-Signature"?: components["parameters"]["XSignature"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlap_seconds": 86400
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateWebhookSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new signing_secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c06a3ee1-8c69-4582-b738-8f84109fc88d",
+                     *       "url": "https://bank.example/webhooks/travel",
+                     *       "event_types": [
+                     *         "booking.confirmed"
+                     *       ],
+                     *       "status": "ACTIVE",
+                     *       "description": "Booking events for the core banking system",
+                     *       "last_http_status": 200,
+                     *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
+                     *       "secret_rotation": {
+                     *         "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
+                     *       },
+                     *       "created_at": "2026-11-21T09:27:45.000Z",
+                     *       "updated_at": "2026-11-21T09:27:45.000Z",
+                     *       "signing_secret": "whsec_Jx8v2QmL4tR7nB1cY6wE9kP3sH5dF0gA2zU8oI4rT1e"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`, `auth.timestamp.missing`, `auth.timestamp.skew`, `auth.signature.invalid`, `auth.signature.replayed`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
+                };
+            };
+            /**
+             * @description No such resource for this partner and environment.
+             *
+             *     Codes: `resource.not_found`.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "resource.not_found",
+                     *       "message": "The resource does not exist in this partner and environment.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Idempotency-Key reused with another request or still in progress, or a conflict of the operation.
+             *
+             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`, `webhook.secret.rotation_open`.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency.key.reused",
+                     *       "message": "The Idempotency-Key was already used for a different request (method, path or body).",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "webhook.secret.rotation_open";
+                    };
+                };
+            };
+            /**
+             * @description Body too large.
+             *
+             *     Codes: `request.body.too_large`.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.body.too_large",
+                     *       "message": "The body exceeds the maximum size.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
                     };
                 };
             };
