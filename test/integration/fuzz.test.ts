@@ -16,6 +16,8 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 // From an address of its own: its failed authentications must not spend the other suites' budget.
 const FROM = '127.0.0.9';
+// The dates property sends with a valid key, from an address whose budget the first property's failed authentications did not spend.
+const DATES_FROM = '127.0.0.10';
 
 interface Op {
   method: string;
@@ -27,6 +29,8 @@ interface Op {
 
 let ops: Op[] = [];
 let keys: { test: string; live: string };
+/** Real adventure slugs: a far date reaches the availability code only for an adventure that exists. */
+let slugs: string[] = [];
 const statuses = new Map<number, number>();
 
 beforeAll(async () => {
@@ -45,6 +49,7 @@ beforeAll(async () => {
   const p = await newPartner();
   await admin(['partner:set-rate-limit', '--partner', p.partner_id, '--per-minute', '100000', '--json']);
   keys = { test: p.test_key, live: p.live_key };
+  slugs = ((await api('GET', '/adventures?limit=3', { key: p.test_key })).body.data as { slug: string }[]).map((a) => a.slug);
 });
 
 const junk = fc.oneof(
@@ -75,7 +80,49 @@ const junk = fc.oneof(
   ),
 );
 
+/**
+ * Dates, months and instants out of any sane range (issue 22: availability to 9999-12-31 answered 500),
+ * or that do not exist, as the date parameters of every route take them.
+ */
+const farDate = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '9999-12-31',
+      '9999-12-20',
+      '9999-01-01',
+      '9000-06-15',
+      '0000-01-01',
+      '0001-01-01',
+      '1899-12-31',
+      '2026-02-30',
+      '275760-09-13',
+      '+010000-01-01',
+      '-000001-01-01',
+      '9999-12',
+      '0000-00',
+      '0001-01',
+      '9999-12-31T23:59:59Z',
+      '0001-01-01T00:00:00Z',
+      '2099-01-01T00:00:00+14:00',
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .date({ min: new Date(-8_640_000_000_000_000), max: new Date(8_640_000_000_000_000), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10)),
+  },
+  { weight: 1, arbitrary: fc.integer({ min: 0, max: 9999 }).map((y) => `${String(y).padStart(4, '0')}-12-31`) },
+);
+/** The names of the date fields in bodies and queries. */
+const DATE_FIELDS = ['start_date', 'birth_date', 'period', 'date', 'from', 'to', 'created_from', 'created_to', 'period_from', 'period_to', 'paid_at'];
+
 const body = fc.oneof(
+  fc.dictionary(fc.constantFrom(...DATE_FIELDS), farDate, { minKeys: 1 }).map((v) => ({ text: JSON.stringify(v) })),
+  fc
+    .record({ rate_pack_id: fc.uuid(), start_date: farDate, travelers: fc.constantFrom([{ age: 30 }], [{ birth_date: '0001-01-01' }]) })
+    .map((v) => ({ text: JSON.stringify(v) })),
   fc.jsonValue({ maxDepth: 4 }).map((v) => ({ text: JSON.stringify(v) })),
   fc.dictionary(fc.string({ maxLength: 20 }), junk).map((v) => ({ text: JSON.stringify(v) })),
   fc.nat({ max: 20_000 }).map((n) => ({ text: `${'['.repeat(n)}${']'.repeat(n)}` })),
@@ -92,8 +139,21 @@ const request = (op: Op) =>
       { weight: 4, arbitrary: fc.constant(op.method) },
       { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS') },
     ),
-    params: fc.tuple(...op.params.map(() => fc.oneof(junk, fc.uuid(), fc.constantFrom('PTB-AAAA-BBBB', 'abcdefabcdef')))),
-    query: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...op.query, 'cursor', 'limit'), fc.string({ maxLength: 12 })), junk), { maxLength: 4 }),
+    params: fc.tuple(
+      ...op.params.map((name) =>
+        name === 'slug' && slugs.length
+          ? fc.oneof(fc.constantFrom(...slugs), junk)
+          : fc.oneof(junk, fc.uuid(), fc.constantFrom('PTB-AAAA-BBBB', 'abcdefabcdef')),
+      ),
+    ),
+    query: fc.array(
+      fc.oneof(
+        fc.tuple(fc.oneof(fc.constantFrom(...op.query, 'cursor', 'limit'), fc.string({ maxLength: 12 })), junk),
+        // A far date in each of the operation's date parameters (or any of its parameters, when it has none).
+        fc.tuple(fc.constantFrom(...(op.query.some((q) => DATE_FIELDS.includes(q)) ? op.query.filter((q) => DATE_FIELDS.includes(q)) : ['date'])), farDate),
+      ),
+      { maxLength: 4 },
+    ),
     body: fc.option(body, { freq: 4 }),
     contentType: fc.constantFrom(
       'application/json',
@@ -172,5 +232,31 @@ describe('fuzz', () => {
       `fuzz: ${sent} requests over ${ops.length} operations (seed ${SEED}); statuses ${summary.join(', ')}; 5xx: ${[...statuses.keys()].filter((s) => s >= 500).length}`,
     );
     expect(sent).toBe(ops.length * perOp);
+  }, 600_000);
+
+  it('answers far, ancient and impossible dates in every date query parameter of every route below 500', async () => {
+    const dated = ops.filter((op) => op.method === 'GET' && op.query.some((q) => DATE_FIELDS.includes(q)));
+    expect(dated.length).toBeGreaterThan(0);
+    let sent = 0;
+    for (const op of dated) {
+      const names = op.query.filter((q) => DATE_FIELDS.includes(q));
+      // The same date in every date parameter (a range of one day, as from=to=9999-12-31), or one each.
+      const dates = fc.oneof(
+        farDate.map((d) => names.map((n) => [n, d] as [string, string])),
+        fc
+          .tuple(...names.map((n) => fc.option(farDate, { nil: undefined }).map((d) => [n, d] as const)))
+          .map((q) => q.filter((x): x is [string, string] => !!x[1])),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...(slugs.length ? slugs : ['none'])), dates, async (slug, query) => {
+          const path = `${op.path.replace('{slug}', slug)}?${new URLSearchParams(query).toString()}`;
+          const res = await api('GET', path, { key: keys.test, localAddress: DATES_FROM });
+          sent++;
+          expect(res.status, `GET ${path}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+        }),
+        { seed: SEED, numRuns: 40, endOnFailure: true },
+      );
+    }
+    console.log(`fuzz dates: ${sent} requests over ${dated.map((op) => op.path).join(', ')}`);
   }, 600_000);
 });
