@@ -8,7 +8,7 @@ const EventTypes = z
   .array(EventType)
   .min(1)
   .refine((types) => new Set(types).size === types.length, 'a list naming each event type at most once')
-  .describe('Each type at most once');
+  .meta({ description: 'Each type at most once', uniqueItems: true });
 const Description = singleLine(z.string()).max(200);
 
 export const WebhookEndpoint = z
