@@ -341,7 +341,7 @@ export function makeWebhookStore(table: Table = dataTable) {
           new UpdateCommand({
             TableName: TableName(),
             Key: webhookKeys.delivery(deliveryId),
-            UpdateExpression: 'SET claimed_attempt = :a, claim_until = :until, claim_id = :id, last_attempt_id = :id, attempt_log = :log',
+            UpdateExpression: 'SET claimed_attempt = :a, claim_until = :until, claimed_at = :now, claim_id = :id, last_attempt_id = :id, attempt_log = :log',
             ConditionExpression:
               '#s = :pending AND attempts = :zero AND (attribute_not_exists(claim_until) OR claim_until < :now OR claimed_attempt <> :a) AND (attribute_not_exists(attempt_log) OR size(attempt_log) = :zero)',
             ExpressionAttributeNames: { '#s': 'status' },
@@ -379,7 +379,7 @@ export function makeWebhookStore(table: Table = dataTable) {
             TableName: TableName(),
             Key: webhookKeys.delivery(d.id),
             UpdateExpression:
-              'SET claimed_attempt = :a, claim_until = :until, claim_id = :id, last_attempt_id = :id, attempt_log = list_append(if_not_exists(attempt_log, :empty), :entry)',
+              'SET claimed_attempt = :a, claim_until = :until, claimed_at = :now, claim_id = :id, last_attempt_id = :id, attempt_log = list_append(if_not_exists(attempt_log, :empty), :entry)',
             ConditionExpression:
               '#s = :pending AND attempts = :prev AND (attribute_not_exists(claim_until) OR claim_until < :now OR claimed_attempt <> :a) AND (attribute_not_exists(attempt_log) OR size(attempt_log) = :len)',
             ExpressionAttributeNames: { '#s': 'status' },
@@ -527,17 +527,21 @@ export function makeWebhookStore(table: Table = dataTable) {
       return indexBefore(table, 'gsi2', webhookKeys.pendingPartition, cutoff);
     },
 
-    /** Drops the claim on a PENDING delivery's attempt (after a restart, when no worker holds it any more). */
-    async releaseClaim(id: string): Promise<void> {
+    /**
+     * Drops the claim on a PENDING delivery's attempt if it was taken before `claimedBefore` (the restart:
+     * the worker that held it is gone). A claim taken since is kept: a worker of this run holds it and may
+     * be sending. A claim without its time predates the field, so the restart too.
+     */
+    async releaseClaim(id: string, claimedBefore: Date): Promise<void> {
       try {
         await table.client.send(
           new UpdateCommand({
             TableName: TableName(),
             Key: webhookKeys.delivery(id),
-            UpdateExpression: 'REMOVE claimed_attempt, claim_until',
-            ConditionExpression: '#s = :pending',
+            UpdateExpression: 'REMOVE claimed_attempt, claim_until, claimed_at',
+            ConditionExpression: '#s = :pending AND (attribute_not_exists(claimed_at) OR claimed_at < :boot)',
             ExpressionAttributeNames: { '#s': 'status' },
-            ExpressionAttributeValues: { ':pending': 'PENDING' },
+            ExpressionAttributeValues: { ':pending': 'PENDING', ':boot': claimedBefore.getTime() },
           }),
         );
       } catch (e) {
