@@ -334,7 +334,7 @@ export const COMMANDS: Record<string, Command> = {
     async run(f) {
       const { localDate } = await import('../../shared/kernel/time');
       const { periodOf } = await import('../../shared/settlements/period');
-      const { runSettlements } = await import('../../shared/settlements/run');
+      const { runCounts, runSettlements } = await import('../../shared/settlements/run');
       const { enqueueSettlements, throughPeriodFor } = await import('../../shared/settlements/schedule');
       const { settlementView } = await import('../../shared/settlements/views');
       const date = (f.date as string | undefined) ?? localDate(new Date());
@@ -351,14 +351,23 @@ export const COMMANDS: Record<string, Command> = {
         };
       }
       const r = await runSettlements({ ...o, progress });
-      const failed = r.tenants.filter((t) => t.error);
       const json = {
         through_period: r.through_period,
-        issued: r.tenants.reduce((n, t) => n + t.settlements.length, 0),
-        failed: failed.length,
-        tenants: r.tenants.map((t) => ({ partner_id: t.partner_id, env: t.env, settlements: t.settlements.map(settlementView), error: t.error ?? null })),
+        // Numbers taken by this run, and settlements completed (documents, settlement.issued): a rerun after a
+        // stopped run completes what that run numbered without issuing it again.
+        ...runCounts(r.tenants),
+        tenants: r.tenants.map((t) => ({
+          partner_id: t.partner_id,
+          env: t.env,
+          issued: t.issued,
+          settlements: t.settlements.map(settlementView),
+          error: t.error ?? null,
+        })),
       };
-      return { json, text: `Through ${r.through_period}: ${json.issued} settlement(s) issued, ${failed.length} tenant(s) failed.` };
+      return {
+        json,
+        text: `Through ${r.through_period}: ${json.issued} settlement(s) issued, ${json.completed} completed, ${json.failed} tenant(s) failed.`,
+      };
     },
   },
   'settlement:pay': {

@@ -120,6 +120,8 @@ export interface TenantRun {
   env: Env;
   /** Settlements whose issue this run completed (documents stored, settlement.issued recorded), including those an earlier run left half-way. */
   settlements: SettlementRecord[];
+  /** The numbers this run took (DRAFT -> ISSUED). A settlement an earlier run numbered is completed here, not issued. */
+  issued: string[];
 }
 
 /**
@@ -136,9 +138,11 @@ export async function settleTenant(
   now = new Date(),
 ): Promise<TenantRun> {
   const summed = new Map<string, LedgerLine[]>();
+  const issued: string[] = [];
   for (const s of await settlementStore.allForTenant(partnerId, env)) {
     if (s.status !== 'DRAFT' || s.period > throughPeriod) continue;
     const r = await issueDraft(partnerId, env, s.period, now);
+    if (r.issued) issued.push(r.settlement!.number!);
     if (r.issued && r.lines) summed.set(s.period, r.lines);
   }
   const pending = (await settlementStore.allForTenant(partnerId, env)).filter((s) => s.status !== 'DRAFT' && s.documents_status === 'PENDING');
@@ -149,5 +153,5 @@ export async function settleTenant(
     const r = await storeDocuments(s, sealFor, now, summed.get(s.period));
     if (r.stored) done.push(r.settlement);
   }
-  return { partner_id: partnerId, env, settlements: done };
+  return { partner_id: partnerId, env, settlements: done, issued };
 }

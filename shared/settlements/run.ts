@@ -26,8 +26,31 @@ export interface RunOptions {
 export interface TenantOutcome {
   partner_id: string;
   env: Env;
+  /** Completed by this run: documents stored and settlement.issued recorded (numbered by this run or an earlier one). */
   settlements: SettlementRecord[];
+  /** The numbers this run took. */
+  issued: string[];
   error?: string;
+}
+
+/** What a run did, counted apart: numbers taken, settlements completed (some numbered by an earlier, stopped run), tenants failed. */
+export function runCounts(tenants: TenantOutcome[]) {
+  return {
+    issued: tenants.reduce((n, t) => n + t.issued.length, 0),
+    completed: tenants.reduce((n, t) => n + t.settlements.length, 0),
+    failed: tenants.filter((t) => t.error).length,
+  };
+}
+
+/** One tenant's progress line: what it issued, and what it completed that an earlier run had issued. */
+function progressLine(r: TenantRun): string {
+  if (r.settlements.length === 0) return r.issued.length ? `issued ${r.issued.join(', ')} (documents pending)` : 'nothing to issue';
+  return r.settlements
+    .map(
+      (s) =>
+        `${r.issued.includes(s.number!) ? 'issued' : 'completed'} ${s.number} for ${s.period} (${s.booking_count} bookings, ${(s.total_minor / 100).toFixed(2)} MAD)`,
+    )
+    .join('; ');
 }
 
 /**
@@ -45,16 +68,10 @@ export async function runSettlements(o: RunOptions): Promise<{ through_period: s
       const t = list[next++]!;
       try {
         const r: TenantRun = await settleTenant(t.partner_id, t.env, through);
-        out.push({ partner_id: t.partner_id, env: t.env, settlements: r.settlements });
-        o.progress?.(
-          `${t.partner_id} ${t.env}: ${
-            r.settlements.length
-              ? r.settlements.map((s) => `issued ${s.number} for ${s.period} (${s.booking_count} bookings, ${(s.total_minor / 100).toFixed(2)} MAD)`).join('; ')
-              : 'nothing to issue'
-          }`,
-        );
+        out.push({ partner_id: t.partner_id, env: t.env, settlements: r.settlements, issued: r.issued });
+        o.progress?.(`${t.partner_id} ${t.env}: ${progressLine(r)}`);
       } catch (e) {
-        out.push({ partner_id: t.partner_id, env: t.env, settlements: [], error: (e as Error).message });
+        out.push({ partner_id: t.partner_id, env: t.env, settlements: [], issued: [], error: (e as Error).message });
         o.progress?.(`${t.partner_id} ${t.env}: FAILED: ${(e as Error).message}`);
       }
     }
