@@ -1,10 +1,11 @@
 import { fileKeys } from './keys';
+import type { FileRecord } from './model';
 import { photoObjects } from './objects';
 import { fileStore } from './store';
 
 /**
  * Deletes the files never attached to a review (or detached, or rejected)
- * once they expire: the served object, the pending object if any, and the
+ * once they expire: the served objects, the pending object if any, and the
  * record. The bucket's lifecycle rule expires pending/ on its own as well.
  */
 export async function sweepFiles(now = new Date()): Promise<{ deleted: number }> {
@@ -13,8 +14,10 @@ export async function sweepFiles(now = new Date()): Promise<{ deleted: number }>
     for (const item of page) {
       const id = item.id as string;
       const objectKey = item.object_key as string | undefined;
+      const renditions = item.renditions as FileRecord['renditions'];
       if (!(await fileStore.deleteIfOpen(id))) continue;
-      if (objectKey) await photoObjects.delete(objectKey);
+      // The display size and the thumbnail (a photo accepted before re-encoding has only its object_key).
+      for (const key of new Set([objectKey, renditions?.display.key, renditions?.thumbnail.key])) if (key) await photoObjects.delete(key);
       await photoObjects.delete(fileKeys.pendingObject(id));
       deleted++;
     }

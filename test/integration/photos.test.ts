@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SERVED_PHOTO_HEADERS } from '../../shared/buckets';
-import { newPartner } from './helpers';
+import { fileKeys } from '../../shared/files/keys';
+import { admin, newPartner, testDb } from './helpers';
 import { createFile, fileOf, objectExists, postForm, readyPhoto, settled, until, upload } from './photo-helpers';
 
 /**
@@ -158,5 +160,26 @@ describe('uploaded photos', () => {
       expect(gone, key).toBe(false);
     }
     expect((await fileOf(a.test_key, own.id)).body.status).toBe('PENDING_UPLOAD');
+  });
+
+  it('the sweep deletes both renditions of an expired unattached photo', async () => {
+    const id = await readyPhoto(a.test_key, await photo(40, 30).png().toBuffer());
+    const file = (await fileOf(a.test_key, id)).body;
+    const keys = [`photos/${id}.png`, `photos/${id}-thumb.png`];
+    for (const key of keys) expect(await objectExists(key), key).toBe(true);
+    // Aged past its expiry, as if unattached for a day.
+    const { ddb, dataTable } = testDb();
+    const past = new Date(Date.now() - 60_000).toISOString();
+    await ddb.send(
+      new UpdateCommand({
+        TableName: dataTable,
+        Key: fileKeys.file(id),
+        UpdateExpression: 'SET expires_at = :x, gsi1sk = :s',
+        ExpressionAttributeValues: { ':x': past, ':s': fileKeys.open(past, id).gsi1sk },
+      }),
+    );
+    expect((await admin(['files:sweep'])).code).toBe(0);
+    for (const key of keys) expect(await objectExists(key), key).toBe(false);
+    expect((await fetch(file.thumbnail_url)).status).toBe(404);
   });
 });
