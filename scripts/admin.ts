@@ -1,6 +1,6 @@
 import './quiet-sdk';
 import { parseArgs } from 'node:util';
-import { WhichStackError } from '../infra/local/find-stack';
+import { NoLocalStackError, WhichStackError } from '../infra/local/find-stack';
 import { AccessError } from '../shared/access/store';
 import { PaymentKeyError } from '../shared/bookings/payment-keys';
 import { CatalogFileError } from '../shared/catalog/operations';
@@ -59,7 +59,12 @@ async function main(argv: string[]): Promise<number> {
   } catch (e) {
     const err = e as Error;
     const usage = err instanceof UsageError || err instanceof WhichStackError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    const known = err instanceof AccessError || err instanceof CatalogFileError || err instanceof PaymentKeyError || err instanceof ApiError;
+    const known =
+      err instanceof NoLocalStackError ||
+      err instanceof AccessError ||
+      err instanceof CatalogFileError ||
+      err instanceof PaymentKeyError ||
+      err instanceof ApiError;
     const message = known || usage ? err.message : `${err.name}: ${err.message}`;
     if (json) process.stderr.write(`${JSON.stringify({ error: { message, kind: err instanceof AccessError ? err.kind : usage ? 'usage' : 'failure' } })}\n`);
     else process.stderr.write(`error: ${message}\n`);

@@ -13,6 +13,9 @@ import { defaultStateDir, type RuntimeInfo, readRuntime, runningStacks } from '.
 /** Several stacks run with this state directory and PORT does not say which (a usage error). */
 export class WhichStackError extends Error {}
 
+/** No local stack runs where the script looks (its message says how to start one). */
+export class NoLocalStackError extends Error {}
+
 function severalRunning(stateDir: string, stacks: RuntimeInfo[]): WhichStackError {
   const list = stacks.map((s) => `  PORT=${s.port}  ${s.baseUrl}  (pid ${s.pid})`).join('\n');
   return new WhichStackError(`${stacks.length} local stacks are running with state in ${stateDir}; say which one with PORT:\n${list}`);
@@ -28,14 +31,14 @@ export function findRunningStack(otherwise?: string): RuntimeInfo {
   if (process.env.PORT) {
     const runtime = readRuntime(stateDir, Number(process.env.PORT));
     if (runtime) return runtime;
-    throw new Error(
+    throw new NoLocalStackError(
       `no local stack is running on port ${process.env.PORT} with state in ${stateDir}: start it with 'npm start' (same PORT and LOCAL_STATE_DIR)${or}`,
     );
   }
   const stacks = runningStacks(stateDir);
   if (stacks.length === 1) return stacks[0]!;
   if (stacks.length > 1) throw severalRunning(stateDir, stacks);
-  throw new Error(`no local stack is running with state in ${stateDir}: start it with 'npm start'${or}`);
+  throw new NoLocalStackError(`no local stack is running with state in ${stateDir}: start it with 'npm start'${or}`);
 }
 
 /**
@@ -67,6 +70,7 @@ export function lastStackPort(): { stateDir: string; port: number; runtime?: Run
 /** The demo partner `npm start` created in this stack's state directory (its keys are kept there). */
 export function demoPartnerOf(runtime: Pick<RuntimeInfo, 'stateDir'>): DemoPartner {
   const file = demoPartnerFile(runtime.stateDir);
-  if (!existsSync(file)) throw new Error(`the local stack with state in ${runtime.stateDir} has no demo partner yet: it is created when npm start is ready`);
+  if (!existsSync(file))
+    throw new NoLocalStackError(`the local stack with state in ${runtime.stateDir} has no demo partner yet: it is created when npm start is ready`);
   return JSON.parse(readFileSync(file, 'utf8')) as DemoPartner;
 }

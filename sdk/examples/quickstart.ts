@@ -16,13 +16,36 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { demoPartnerOf, findRunningStack } from '../../infra/local/find-stack';
 import { createClient, PartnerApiError, signPaymentConfirmation, verifyWebhook, type WebhookEvent } from '../src/index';
 
-// Locally: the running stack, found as the admin CLI finds it, and its demo partner's sandbox key.
-const local = process.env.PTBS_BASE_URL && process.env.PTBS_API_KEY ? undefined : findRunningStack('set PTBS_BASE_URL (and PTBS_API_KEY)');
-const baseUrl = process.env.PTBS_BASE_URL ?? local!.baseUrl;
-const apiKey = process.env.PTBS_API_KEY ?? demoPartnerOf(local!).test_key;
+/** The local stack's operator CLI (npm run -s admin -- ...), which finds the running stack from PORT and LOCAL_STATE_DIR. */
+const admin = (args: string[]) =>
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'], {
+    cwd: resolve(import.meta.dirname, '..', '..'),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+
+// Locally: the running stack and its demo partner's sandbox key, as the admin CLI finds them.
+let local: { base_url: string; test_key: string } | undefined;
+if (!process.env.PTBS_BASE_URL || !process.env.PTBS_API_KEY) {
+  try {
+    local = JSON.parse(admin(['demo:keys']));
+  } catch (e) {
+    const stderr = String((e as { stderr?: string }).stderr ?? '');
+    const said = (() => {
+      try {
+        return JSON.parse(stderr).error.message as string;
+      } catch {
+        return stderr.trim();
+      }
+    })();
+    console.error(`${said}\n(or point the quickstart at a stack with PTBS_BASE_URL and PTBS_API_KEY)`);
+    process.exit(1);
+  }
+}
+const baseUrl = process.env.PTBS_BASE_URL ?? local!.base_url;
+const apiKey = process.env.PTBS_API_KEY ?? local!.test_key;
 const step = (n: number, text: string) => console.log(`${n}. ${text}`);
 
 const client = createClient({ apiKey, baseUrl });
@@ -78,14 +101,7 @@ try {
   // 3. The bank collected the payment: it signs a payment confirmation (ES256 JWS) with its registered key.
   const jwk = process.env.PTBS_PAYMENT_JWK
     ? JSON.parse(readFileSync(process.env.PTBS_PAYMENT_JWK, 'utf8'))
-    : JSON.parse(
-        execFileSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'payment-key:generate', '--partner', me.partner.id, '--env', 'test', '--json'], {
-          cwd: resolve(import.meta.dirname, '..', '..'),
-          encoding: 'utf8',
-          // The admin CLI acts on the stack found above.
-          env: local ? { ...process.env, PORT: String(local.port) } : process.env,
-        }),
-      ).private_jwk;
+    : JSON.parse(admin(['payment-key:generate', '--partner', me.partner.id, '--env', 'test'])).private_jwk;
   const paymentConfirmation = await signPaymentConfirmation(jwk, {
     quote_id: quote.id,
     amount: quote.net_amount,
