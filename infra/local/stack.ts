@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -13,7 +13,7 @@ import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { buildReferenceHtml } from '../reference-docs';
 import { startApiGateway } from './api-gateway';
 import { startCron, verboseLevel } from './cron';
-import { ROOT } from './lambda';
+import { ROOT, withinInvocation } from './lambda';
 import { captureFunctionLogs, functionLogFile } from './logs';
 import { provisionBuckets, provisionQueues, provisionTables } from './provision';
 import { forwardS3Events } from './s3-events';
@@ -28,11 +28,18 @@ export interface LocalStackOptions {
   log?: (line: string) => void;
   /** Called when a server the stack depends on dies (DynamoDB Local): the stack cannot answer any more. */
   onFatal?: (message: string) => void;
+  /**
+   * What must be done before the stack can serve every route (the first-start catalog import, the demo
+   * partner): it runs before the API listens, so /v1/health answers only once the stack is ready.
+   */
+  beforeListen?: () => Promise<void>;
 }
 
 export interface RuntimeInfo {
   pid: number;
   javaPid?: number;
+  /** The script the stack's process runs (infra/local/start.ts for `npm start`): how a reused PID is told apart. */
+  entry?: string;
   port: number;
   baseUrl: string;
   stateDir: string;
@@ -70,31 +77,108 @@ export function runningStacks(stateDir: string): RuntimeInfo[] {
     .flatMap((port) => readRuntime(stateDir, Number(port)) ?? []);
 }
 
-/** Only a process that is still DynamoDB Local is reaped: PIDs get reused. */
-function isDynamoLocal(pid: number): boolean {
+/** The command line of a process: null when there is no such process, undefined when `ps` cannot tell. */
+function commandOf(pid: number): string | null | undefined {
   const r = spawnSync('ps', ['-p', String(pid), '-o', 'command='], { encoding: 'utf8' });
-  return r.status === 0 && r.stdout.includes('DynamoDBLocal');
+  if (r.error) return undefined;
+  return r.status === 0 ? r.stdout : null;
 }
 
-/** Kills a DynamoDB Local left behind by a stack that was killed without cleanup. */
-function reapStale(stateDir: string, port: number) {
-  const f = runtimeFile(stateDir, port);
-  if (!existsSync(f)) return;
-  const info = JSON.parse(readFileSync(f, 'utf8')) as RuntimeInfo;
+/** Only a process that is still DynamoDB Local is reaped: PIDs get reused. */
+function isDynamoLocal(pid: number): boolean {
+  return commandOf(pid)?.includes('DynamoDBLocal') ?? false;
+}
+
+/** The script this process runs, as recorded in the lock and runtime files (relative to the checkout when inside it). */
+function entryScript(): string {
+  const script = process.argv[1] ?? '';
+  const rel = relative(ROOT, script);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split('\\').join('/') : script;
+}
+
+/**
+ * Whether `pid` is still the local stack that wrote a lock or runtime file: alive, and running the
+ * script it recorded (infra/local/start.ts for files written before the script was recorded). A PID
+ * reused by another process is not a stack. Without `ps` (nothing to tell them apart) a live PID counts.
+ */
+export function isLocalStackProcess(pid: number, entry = 'infra/local/start.ts'): boolean {
   try {
-    process.kill(info.pid, 0);
-    throw new Error(`a local stack (pid ${info.pid}) is already running on port ${port} with state in ${stateDir}`);
+    process.kill(pid, 0);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return false;
   }
-  if (info.javaPid && isDynamoLocal(info.javaPid)) {
+  const command = commandOf(pid);
+  return command === undefined || (command?.includes(entry) ?? false);
+}
+
+/** The lock a stack holds on its state directory, whatever its port: one stack per state directory. */
+export const lockFile = (stateDir: string) => join(stateDir, 'stack.lock');
+
+interface StackLock {
+  pid: number;
+  port: number;
+  entry: string;
+  javaPid?: number;
+  started_at: string;
+}
+
+function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined; // absent, or cut by a crash
+  }
+}
+
+export class StateDirInUseError extends Error {}
+
+const inUse = (stateDir: string, l: { pid: number; port: number }) =>
+  new StateDirInUseError(
+    `a local stack (pid ${l.pid}, port ${l.port}, http://127.0.0.1:${l.port}/v1) is already running with state in ${stateDir}: ` +
+      `stop it first (Ctrl-C in its terminal, or kill ${l.pid}), or give this one its own LOCAL_STATE_DIR. Nothing was changed.`,
+  );
+
+/** Kills the DynamoDB Local of a stack that was killed without cleanup (only if that PID is still DynamoDB Local). */
+function reapJava(javaPid: number | undefined) {
+  if (!javaPid || !isDynamoLocal(javaPid)) return;
+  try {
+    process.kill(javaPid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+}
+
+/**
+ * Refuses to start when a live stack uses this state directory (on any port), and cleans up after a
+ * stack that was killed without cleanup: its DynamoDB Local is killed and its files removed. A PID
+ * that a stack left behind and another process now uses is not taken for a stack.
+ */
+export function reapStale(stateDir: string, port: number) {
+  const lock = readJson<StackLock>(lockFile(stateDir));
+  if (lock && lock.pid !== process.pid) {
+    if (isLocalStackProcess(lock.pid, lock.entry)) throw inUse(stateDir, lock);
+    reapJava(lock.javaPid);
+    rmSync(lockFile(stateDir), { force: true });
+  }
+  const f = runtimeFile(stateDir, port);
+  const info = readJson<RuntimeInfo>(f);
+  if (!info) return;
+  if (info.pid !== process.pid && isLocalStackProcess(info.pid, info.entry)) throw inUse(stateDir, info);
+  reapJava(info.javaPid);
+  rmSync(f, { force: true });
+}
+
+/** Takes the state directory's lock (atomically: of two stacks started at once, one gets it). */
+function takeLock(stateDir: string, lock: StackLock) {
+  for (let i = 0; ; i++) {
     try {
-      process.kill(info.javaPid, 'SIGKILL');
-    } catch {
-      /* already gone */
+      writeFileSync(lockFile(stateDir), JSON.stringify(lock, null, 2), { flag: 'wx' });
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || i > 0) throw e;
+      reapStale(stateDir, lock.port);
     }
   }
-  rmSync(f, { force: true });
 }
 
 /**
@@ -105,10 +189,19 @@ function reapStale(stateDir: string, port: number) {
 export async function startLocalStack(opts: LocalStackOptions) {
   const log = opts.log ?? ((l: string) => console.log(l));
   const stateDir = opts.stateDir;
-  // Refuse (or clean up after) another stack on this port and state before touching its files.
+  // Claims made before this instant belong to a run that is gone; later ones to this run's workers.
+  const bootedAt = new Date();
+  // Refuse (or clean up after) another stack on this state directory before touching its files (--reset included).
   if (existsSync(stateDir)) reapStale(stateDir, opts.port);
   if (opts.reset) rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
+  const lock: StackLock = { pid: process.pid, port: opts.port, entry: entryScript(), started_at: bootedAt.toISOString() };
+  takeLock(stateDir, lock);
+  // However this process ends (Ctrl-C during the boot included), it leaves no lock of its own behind.
+  const dropLock = () => {
+    dropLock();
+  };
+  process.once('exit', dropLock);
 
   const [ddbPort, sqsPort, s3Port, schedPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const stops: (() => Promise<void>)[] = [];
@@ -120,6 +213,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
     stopping = true;
     for (const s of stops.reverse()) await s().catch(() => undefined);
     rmSync(runtimeFile(stateDir, opts.port), { force: true });
+    if (readJson<StackLock>(lockFile(stateDir))?.pid === process.pid) rmSync(lockFile(stateDir), { force: true });
   };
 
   try {
@@ -133,6 +227,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
     stops.push(s3H.stop);
     const dynamoH = await dynamoP;
     stops.push(dynamoH.stop);
+    // A stack killed from now on leaves its DynamoDB Local's PID where the next start finds it.
+    writeFileSync(lockFile(stateDir), JSON.stringify({ ...lock, javaPid: dynamoH.process.pid }, null, 2));
     // Without DynamoDB Local every keyed request would answer 500 forever: stop, and say why.
     dynamoH.process.once('exit', (code, signal) => {
       if (stopping) return;
@@ -155,22 +251,12 @@ export async function startLocalStack(opts: LocalStackOptions) {
     await provisionBuckets(s3);
     // S3 -> SQS event notifications: s3rver's object events, forwarded as S3 sends them (bucket and prefix as in shared/buckets.ts).
     s3H.onEvent(forwardS3Events(sqs, queues, log));
-
-    const scheduler = await startScheduler({
-      port: schedPort,
-      file: join(stateDir, 'schedules.json'),
-      sqs,
-      queueUrlForArn: (arn) => Object.values(queues).find((q) => q.arn === arn)?.url,
-      log,
-    });
-    stops.push(scheduler.stop);
-
     const env: Record<string, string> = {
       ...LOCAL_CREDENTIALS,
       AWS_ENDPOINT_URL_DYNAMODB: dynamoH.endpoint,
       AWS_ENDPOINT_URL_SQS: sqsH.endpoint,
       AWS_ENDPOINT_URL_S3: s3H.endpoint,
-      AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
+      AWS_ENDPOINT_URL_SCHEDULER: `http://127.0.0.1:${schedPort}`,
       S3_FORCE_PATH_STYLE: 'true',
       SERVICE_STAGE: 'local',
       MAIL_MODE: 'file',
@@ -205,6 +291,26 @@ export async function startLocalStack(opts: LocalStackOptions) {
     // Handlers run in this process: they read the same variables the CDK sets in AWS.
     Object.assign(process.env, env);
 
+    // Nothing of a previous run survives a restart: before anything consumes (scheduler, queue pollers, cron,
+    // the API), re-drive what a crash left behind (events not fanned out, attempts claimed by a worker that
+    // died, with no grace) and finish the settlements it issued without their documents (an SQS queue would
+    // have redelivered the job; the local queue lives in memory).
+    // (As the functions' work: their logs and metrics go to the function log file.)
+    const recovered = await withinInvocation(`boot-recovery-${bootedAt.getTime()}`, async () => {
+      const { sweep } = await import('../../shared/webhooks/sweep');
+      const swept = await sweep(new Date(), 0, { releaseClaims: true, claimedBefore: bootedAt });
+      const { completeIssuedSettlements } = await import('../../shared/settlements/recover');
+      return { ...swept, settlements: (await completeIssuedSettlements()).length };
+    });
+
+    const scheduler = await startScheduler({
+      port: schedPort,
+      file: join(stateDir, 'schedules.json'),
+      sqs,
+      queueUrlForArn: (arn) => Object.values(queues).find((q) => q.arn === arn)?.url,
+      log,
+    });
+    stops.push(scheduler.stop);
     for (const [k, q] of Object.entries(QUEUES)) {
       for (let i = 0; i < (q.localConcurrency ?? 1); i++) {
         const p = startPoller(sqs, { queueUrl: queues[k]!.url, queueArn: queues[k]!.arn, consumer: q.consumer, batchSize: q.batchSize }, log);
@@ -214,17 +320,15 @@ export async function startLocalStack(opts: LocalStackOptions) {
     const cron = startCron(JOBS, log, verboseLevel(process.env.LOG_LEVEL)); // the terminal's level: quiet at the default WARN
     stops.push(cron.stop);
 
+    // Ready means ready: the API listens (and /v1/health answers) once every route can be served.
+    await opts.beforeListen?.();
     env.REFERENCE_HTML = await referenceP;
     process.env.REFERENCE_HTML = env.REFERENCE_HTML;
     const api: Server = await startApiGateway(opts.port);
     stops.push(() => closeServer(api));
     const baseUrl = `http://127.0.0.1:${opts.port}/v1`;
-    const runtime: RuntimeInfo = { pid: process.pid, javaPid: dynamoH.process.pid, port: opts.port, baseUrl, stateDir, env };
+    const runtime: RuntimeInfo = { pid: process.pid, javaPid: dynamoH.process.pid, entry: lock.entry, port: opts.port, baseUrl, stateDir, env };
     writeFileSync(runtimeFile(stateDir, opts.port), JSON.stringify(runtime, null, 2));
-    // Nothing of a previous run survives a restart: re-drive at once what a crash left behind
-    // (events not fanned out, attempts claimed by a worker that died), with no grace.
-    const { sweep } = await import('../../shared/webhooks/sweep');
-    const recovered = await sweep(new Date(), 0, { releaseClaims: true });
     return { baseUrl, runtime, queues, recovered, stop: stopAll };
   } catch (e) {
     await stopAll();

@@ -29,6 +29,8 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGHUP', () => void shutdown('SIGHUP'));
 
 try {
+  let catalog = '';
+  let demo: Awaited<ReturnType<typeof ensureDemoPartner>> | undefined;
   stack = await startLocalStack({
     port,
     stateDir,
@@ -37,9 +39,12 @@ try {
       console.error(message);
       process.exit(1);
     },
+    // Before the API listens: /v1/health answers once the catalog is there and a new partner's sandbox has it.
+    beforeListen: async () => {
+      catalog = await ensureCatalog();
+      demo = await ensureDemoPartner(stateDir);
+    },
   });
-  const catalog = await ensureCatalog();
-  const demo = await ensureDemoPartner(stateDir);
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   console.log(
     [
@@ -53,6 +58,9 @@ try {
       `  State        ${stateDir}   (npm start -- --reset starts empty)`,
       ...(stack.recovered.events || stack.recovered.deliveries
         ? [`  Recovered    ${stack.recovered.events} event(s) and ${stack.recovered.deliveries} webhook delivery(ies) left by the last run, re-driven now`]
+        : []),
+      ...(stack.recovered.settlements
+        ? [`  Recovered    ${stack.recovered.settlements} settlement(s) issued by the last run without their documents, completed now`]
         : []),
       `Ready in ${secs} s. Press Ctrl-C to stop.`,
       '',
