@@ -199,7 +199,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   takeLock(stateDir, lock);
   // However this process ends (Ctrl-C during the boot included), it leaves no lock of its own behind.
   const dropLock = () => {
-    dropLock();
+    if (readJson<StackLock>(lockFile(stateDir))?.pid === process.pid) rmSync(lockFile(stateDir), { force: true });
   };
   process.once('exit', dropLock);
 
@@ -213,7 +213,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
     stopping = true;
     for (const s of stops.reverse()) await s().catch(() => undefined);
     rmSync(runtimeFile(stateDir, opts.port), { force: true });
-    if (readJson<StackLock>(lockFile(stateDir))?.pid === process.pid) rmSync(lockFile(stateDir), { force: true });
+    dropLock();
   };
 
   try {
