@@ -42,6 +42,7 @@ const TAGS: Record<string, string> = {
   Bookings: 'Create, retrieve and cancel bookings.',
   Settlements: 'Monthly payout invoices from the service to the partner.',
   Webhooks: 'Endpoints that receive signed events, and their deliveries.',
+  Events: 'Every event recorded for you, as webhooks carry it: the source of truth to resync after missed deliveries.',
   Team: 'Members of the partner console, their roles, and API keys.',
   Reviews: 'Traveler reviews.',
   Files: 'Presigned uploads.',

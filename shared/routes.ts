@@ -1,5 +1,6 @@
 import { bookingRoutes } from './bookings/routes';
 import { catalogRoutes } from './catalog/routes';
+import { eventRoutes } from './events/routes';
 import { fileRoutes } from './files/routes';
 import type { RouteDef } from './http/route-def';
 import { metaRoutes } from './meta/routes';
@@ -23,6 +24,7 @@ export const ROUTES = {
   ...bookingRoutes,
   ...settlementRoutes,
   ...webhookRoutes,
+  ...eventRoutes,
   ...reviewRoutes,
   ...fileRoutes,
 };

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { dataTable, type Table, type TransactItem } from '../db/client';
 import type { Env } from '../kernel/tenant';
 import { eventKeys } from './keys';
@@ -23,6 +23,27 @@ export interface RecordOptions {
   test?: boolean;
   /** Already dispatched: the fan-out leaves it alone (a test send delivers it itself). */
   dispatched?: boolean;
+  /** An example event of a test send: kept for its delivery log, never listed by GET /events. */
+  example?: boolean;
+}
+
+/**
+ * A new event's id: a UUID version 7 (RFC 9562), whose first 48 bits are the event's `created_at` in
+ * milliseconds. GET /events/{id} reads the event's key from its id, with no lookup item to write.
+ */
+export function newEventId(now: Date): string {
+  const b = randomBytes(16);
+  b.writeUIntBE(now.getTime(), 0, 6);
+  b[6] = (b[6]! & 0x0f) | 0x70;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** The `created_at` a version 7 event id carries, or undefined for ids of another version. */
+export function createdAtOfEventId(id: string): string | undefined {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)) return undefined;
+  return new Date(Number.parseInt(id.replace('-', '').slice(0, 12), 16)).toISOString();
 }
 
 /** A UUID (version 8, RFC 9562) derived from `parts`: the same announcement always gets the same event id. */
@@ -46,7 +67,7 @@ export function recordEvent<T extends EventType>(
   table: Table = dataTable,
   opts: RecordOptions = {},
 ): RecordedEvent {
-  const event: EventEnvelope = { id: opts.id ?? randomUUID(), type, created_at: now.toISOString(), test: opts.test === true || env === 'test', data };
+  const event: EventEnvelope = { id: opts.id ?? newEventId(now), type, created_at: now.toISOString(), test: opts.test === true || env === 'test', data };
   const ref = eventKeys.event(partnerId, env, event.created_at, event.id);
   const dispatch = opts.dispatched
     ? { dispatch: 'DONE', dispatched_at: event.created_at, delivery_count: 1 }
@@ -59,7 +80,7 @@ export function recordEvent<T extends EventType>(
     item: {
       Put: {
         TableName: table.name(),
-        Item: { ...ref, type: 'event', partner_id: partnerId, env, event, ...dispatch },
+        Item: { ...ref, type: 'event', partner_id: partnerId, env, event, ...dispatch, ...(opts.example ? { example: true } : {}) },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },

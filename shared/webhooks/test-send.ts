@@ -41,7 +41,7 @@ export async function testEndpoint(
 ): Promise<TestSendResult> {
   const e = await getEndpoint(t, id);
   const type = input.event_type ?? ((e.event_types[0] ?? 'booking.confirmed') as EventType);
-  const recorded = recordEvent(t.partnerId, t.env, type, exampleData(type, now), now, dataTable, { test: true, dispatched: true });
+  const recorded = recordEvent(t.partnerId, t.env, type, exampleData(type, now), now, dataTable, { test: true, dispatched: true, example: true });
   const delivery = newDelivery(recorded.event, recorded.ref, e, now);
   // Like any delivery's first attempt, the send carries the delivery's own id (X-Service-Delivery-Id = delivery_id).
   const claim: AttemptClaim = { id: delivery.id, index: 0 };

@@ -314,6 +314,22 @@ export const OPERATIONS = {
     "hasPathParams": true,
     "response": "json"
   },
+  "listEvents": {
+    "method": "GET",
+    "path": "/events",
+    "write": false,
+    "paginated": true,
+    "hasPathParams": false,
+    "response": "json"
+  },
+  "getEvent": {
+    "method": "GET",
+    "path": "/events/{id}",
+    "write": false,
+    "paginated": false,
+    "hasPathParams": true,
+    "response": "json"
+  },
   "listReviews": {
     "method": "GET",
     "path": "/reviews",
@@ -429,6 +445,10 @@ export const RESOURCES = {
     "delete": "deleteWebhook",
     "rotateSecret": "rotateWebhookSecret",
     "test": "testWebhook"
+  },
+  "events": {
+    "list": "listEvents",
+    "get": "getEvent"
   },
   "reviews": {
     "list": "listReviews",
@@ -560,6 +580,8 @@ export interface OperationErrorCodes {
   deleteWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   rotateWebhookSecret: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'webhook.secret.rotation_open' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   testWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
+  listEvents: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
+  getEvent: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'resource.not_found' | 'rate_limit.exceeded' | 'internal.error';
   listReviews: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   createReview: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'review.booking.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'review.booking.not_completed' | 'review.already_exists' | 'review.photo.not_ready' | 'review.photo.in_use' | 'review.write.conflict' | 'request.body.too_large' | 'review.reviewable.mismatch' | 'review.photo.not_found' | 'review.photo.wrong_purpose' | 'rate_limit.exceeded' | 'internal.error';
   getReview: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'resource.not_found' | 'rate_limit.exceeded' | 'internal.error';

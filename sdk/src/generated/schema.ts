@@ -684,6 +684,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your events in this environment, newest first
+         * @description Every event recorded for the partner in the environment of the calling key, whether or not an endpoint received it: the source of truth beside webhooks. Keyset-paged; filter by type (comma-separated) and by a created_at range (inclusive). Events are kept at least 30 days. Example events of test sends are not listed.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event, by its id (X-Service-Event-Id, webhook-id)
+         * @description The envelope exactly as its deliveries carry it. Another partner's or environment's event is a 404.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/reviews": {
         parameters: {
             query?: never;
@@ -1554,6 +1594,27 @@ export interface components {
         TestWebhookRequest: {
             /** @description The type of the example event to send (default: the endpoint's first subscribed type); any type may be tried */
             event_type?: components["schemas"]["EventType"];
+        };
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        Event: {
+            /**
+             * Format: uuid
+             * @description The event id: X-Service-Event-Id and webhook-id of its deliveries
+             */
+            id: string;
+            /** @enum {string} */
+            type: "booking.confirmed" | "booking.cancelled" | "booking.completed" | "settlement.issued" | "settlement.paid" | "review.moderated" | "adventure.unavailable";
+            /** Format: date-time */
+            created_at: string;
+            /** @description true for sandbox events */
+            test: boolean;
+            /** @description The type's payload, exactly as its webhook deliveries carry it */
+            data: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @description EXPERIENCE (an adventure shorter than a day), TRIP (a day or more) or AGENCY (its operator)
@@ -10958,6 +11019,395 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request.body.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 25); the service clamps larger values to 100. */
+                limit?: number;
+                /** @description Opaque cursor from meta.next_cursor of the previous page. */
+                cursor?: string;
+                /** @description Comma-separated event types, e.g. booking.confirmed,booking.cancelled */
+                type?: string;
+                /** @description Events created at or after this instant */
+                created_from?: string;
+                /** @description Events created at or before this instant */
+                created_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "dc042f25-f0cb-4232-9ad9-7558bbaff66d",
+                     *           "type": "booking.confirmed",
+                     *           "created_at": "2026-11-21T09:27:45.000Z",
+                     *           "test": true,
+                     *           "data": {}
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "count": 1,
+                     *         "next_cursor": null,
+                     *         "page_size": 25,
+                     *         "total_results": 1,
+                     *         "page_number": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `pagination.limit.invalid`, `pagination.cursor.invalid`, `pagination.cursor.wrong_endpoint`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dc042f25-f0cb-4232-9ad9-7558bbaff66d",
+                     *       "type": "booking.confirmed",
+                     *       "created_at": "2026-11-21T09:27:45.000Z",
+                     *       "test": true,
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
+                };
+            };
+            /**
+             * @description No such resource for this partner and environment.
+             *
+             *     Codes: `resource.not_found`.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "resource.not_found",
+                     *       "message": "The resource does not exist in this partner and environment.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
                     };
                 };
             };
