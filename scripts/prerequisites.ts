@@ -5,7 +5,8 @@ import { delimiter, join } from 'node:path';
 /**
  * What `npm start` and `npm test` need beyond `npm install`, checked before
  * anything starts: a Java runtime 17+ (DynamoDB Local is a Java program) and,
- * for the tests, Chromium (the reference page's browser test). What is missing
+ * for the tests, Chromium (the reference page's browser test) and openssl (the
+ * HTTPS webhook test's certificates). What is missing
  * is installed with apt-get where that can be done unattended (Debian or
  * Ubuntu, as root or with passwordless sudo), as .ci/run does; otherwise the
  * script stops at once with the exact command to run.
@@ -23,6 +24,8 @@ export interface Facts {
   javaMajor: number | null;
   chromiumPath: string;
   chromium: boolean;
+  /** openssl on the PATH: the HTTPS webhook test makes its certificates with it. */
+  openssl: boolean;
   platform: NodeJS.Platform;
   /** apt-get is on the PATH (Debian, Ubuntu). */
   apt: boolean;
@@ -62,6 +65,11 @@ export function plan(need: Need, f: Facts): Plan {
     missing.push(`Chromium at ${f.chromiumPath} (the reference page's browser test; CHROMIUM_PATH points elsewhere)`);
     if (f.chromiumPath === DEFAULT_CHROMIUM) packages.push('chromium');
     brew.push('brew install --cask chromium && export CHROMIUM_PATH=/Applications/Chromium.app/Contents/MacOS/Chromium');
+  }
+  if (need === 'test' && !f.openssl) {
+    missing.push('openssl (the HTTPS webhook test makes a test certificate authority with it)');
+    packages.push('openssl');
+    brew.push('brew install openssl');
   }
   if (missing.length === 0) return { missing };
   const chromiumElsewhere = need === 'test' && !f.chromium && f.chromiumPath !== DEFAULT_CHROMIUM;
@@ -120,6 +128,7 @@ function facts(): Facts {
     javaMajor: major,
     chromiumPath,
     chromium,
+    openssl: onPath('openssl'),
     platform: process.platform,
     apt,
     debian: existsSync('/etc/debian_version'),

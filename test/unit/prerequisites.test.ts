@@ -9,6 +9,7 @@ const debianRoot: Facts = {
   javaMajor: 17,
   chromiumPath: '/usr/bin/chromium',
   chromium: true,
+  openssl: true,
   platform: 'linux',
   apt: true,
   debian: true,
@@ -52,6 +53,11 @@ describe('prerequisites of npm start and npm test', () => {
       'brew install --cask chromium && export CHROMIUM_PATH=/Applications/Chromium.app/Contents/MacOS/Chromium',
     ]);
     // A Chromium of one's own is never replaced by Debian's.
+    expect(plan('test', { ...debianRoot, openssl: false })).toEqual({
+      missing: [expect.stringContaining('openssl')],
+      install: { packages: ['openssl'], sudo: false },
+    });
+    expect(plan('start', { ...debianRoot, openssl: false })).toEqual({ missing: [] });
     const own = plan('test', { ...debianRoot, chromium: false, chromiumPath: '/opt/chrome/chrome' });
     expect([own.install, own.commands]).toEqual([
       undefined,
@@ -73,6 +79,6 @@ describe('prerequisites of npm start and npm test', () => {
     rmSync(empty, { recursive: true, force: true });
     expect(r.status, r.stderr).toBe(1);
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(r.stderr).toMatch(/^npm test needs what this machine lacks:\n {2}- Java 17\+ .*\n {2}- Chromium at .*\nRun this, then npm test again:\n {2}\S/);
+    expect(r.stderr).toMatch(/^npm test needs what this machine lacks:\n {2}- Java 17\+ .*\n {2}- Chromium at .*\n {2}- openssl .*\nRun this, then npm test again:\n {2}\S/);
   }, 30_000);
 });
