@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { TABLES, type TableName } from '../../shared/db/tables';
 import { QUEUES, type QueueDef } from '../../shared/queues';
 import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
+import { MAIL_FROM } from './api';
 import { ServiceFunction } from './service-function';
 
 /**
@@ -56,7 +57,12 @@ export class WebhooksConstruct extends Construct {
       this.queues[key] = queue;
       this.dlqs[key] = dlq;
       this.consumers[key] = consumer;
-      if (key === 'webhooks') this.retryMachinery(queue, consumer);
+      if (key === 'webhooks') {
+        this.retryMachinery(queue, consumer);
+        // A failing endpoint's team is e-mailed (its admins and developers, read from the members).
+        consumer.bind({ tables: [{ table: props.tables.access, def: TABLES.access, access: 'read' }] });
+        consumer.allowMail(MAIL_FROM);
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import { logger } from '../kernel/logger';
 import { recordWebhookAttempt } from '../kernel/metrics';
 import type { Env } from '../kernel/tenant';
 import { envelopeBytes } from './deliveries';
+import { judgeFailingEndpoint } from './health';
 import type { DeliveryRecord, EndpointRecord } from './model';
 import { queueSettings, scheduleAttempt, sendDeadLetter } from './queue';
 import { signingSecrets } from './rotation';
@@ -118,8 +119,8 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     response_time_ms: result.response_time_ms,
     ...(final && !result.delivered ? { dead_lettered: true } : {}),
   });
-  if (endpoint && result.http_status !== null) {
-    const answer = { partner_id: d.partner_id, env: d.env, endpoint_id: d.endpoint_id, http_status: result.http_status, at };
+  if (endpoint && !refused) {
+    const answer = { partner_id: d.partner_id, env: d.env, endpoint_id: d.endpoint_id, http_status: result.http_status, delivered: result.delivered, at };
     if (batch) batch.answered(answer);
     else await writeEndpointStatus(answer);
   }
@@ -131,13 +132,23 @@ interface EndpointAnswer {
   partner_id: string;
   env: Env;
   endpoint_id: string;
-  http_status: number;
+  http_status: number | null;
+  delivered: boolean;
   at: string;
 }
 
-/** Best effort: the delivery log holds every answer, the endpoint only shows the last one. */
-const writeEndpointStatus = (a: EndpointAnswer) =>
-  webhookStore.recordEndpointStatus(a.partner_id, a.env, a.endpoint_id, a.http_status, a.at).catch(() => undefined);
+/**
+ * Best effort: the delivery log holds every answer, the endpoint only shows the last one. After a
+ * failure, the endpoint's failure streak is judged (a warning, or auto-disable).
+ */
+const writeEndpointStatus = async (a: EndpointAnswer) => {
+  try {
+    const endpoint = await webhookStore.recordEndpointStatus(a.partner_id, a.env, a.endpoint_id, a);
+    if (endpoint && !a.delivered) await judgeFailingEndpoint(endpoint, new Date(a.at));
+  } catch (e) {
+    logger.warn('endpoint status not recorded', { partner_id: a.partner_id, endpoint_id: a.endpoint_id, error: (e as Error).message });
+  }
+};
 
 /**
  * What the attempts of one queue batch share. The endpoints are read once per

@@ -15,6 +15,15 @@ export interface EndpointRecord {
   previous_secret_expires_at?: string | null;
   last_http_status: number | null;
   last_delivery_at: string | null;
+  /** When the last attempt's outcome was recorded: orders concurrent answers. */
+  last_outcome_at?: string;
+  /** Start of the current run of failed attempts (absent once one succeeds): what auto-disable measures. */
+  failing_since?: string | null;
+  /** When the team was warned of the current run of failures. */
+  failure_warned_at?: string | null;
+  /** Why a DISABLED endpoint is: `failing` (auto-disabled) or `manual` (PATCH). */
+  disabled_reason?: 'failing' | 'manual' | null;
+  disabled_at?: string | null;
   created_at: string;
   updated_at: string;
 }

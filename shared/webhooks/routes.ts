@@ -1,6 +1,7 @@
 import { defineRoutes } from '../http/route-def';
 import { EmptyBody } from '../http/schemas';
 import {
+  AgeFailuresBody,
   CreateWebhookBody,
   DeletedWebhook,
   DeliveryListQuery,
@@ -141,6 +142,20 @@ export const webhookRoutes = defineRoutes({
     errors: ['webhook.secret.rotation_open'],
     responses: { 200: { description: 'The endpoint with its new signing_secret.', schema: WebhookEndpointWithSecret } },
     secretFields: ['signing_secret'],
+  },
+  ageWebhookFailuresTestHelper: {
+    method: 'POST',
+    path: '/v1/test-helpers/webhooks/{id}/age-failures',
+    handler: 'functions/webhooks/test-age-failures.ts',
+    access: 'key',
+    scope: 'webhooks:write',
+    tag: 'Test helpers',
+    summary: "Sandbox: move the start of an endpoint's failure streak back",
+    description:
+      'Sets failing_since to `hours` ago (and forgets a warning already sent), so the next failed delivery to the endpoint meets the thresholds now: 25 hours brings the warning e-mail, 121 hours the auto-disable and its e-mail. Sandbox keys only.',
+    request: { params: WebhookIdParams, body: AgeFailuresBody },
+    responses: { 200: { description: 'The endpoint.', schema: WebhookEndpoint } },
+    sandboxOnly: true,
   },
   testWebhook: {
     method: 'POST',

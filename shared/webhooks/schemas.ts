@@ -17,6 +17,15 @@ export const WebhookEndpoint = z
     url: z.url(),
     event_types: z.array(EventType),
     status: z.enum(['ACTIVE', 'DISABLED']),
+    disabled_reason: z
+      .enum(['failing', 'manual'])
+      .nullable()
+      .describe('Why a DISABLED endpoint is: failing (every delivery failed for 5 days: auto-disabled) or manual (PATCH); null when ACTIVE'),
+    disabled_at: z.iso.datetime().nullable(),
+    failing_since: z.iso
+      .datetime()
+      .nullable()
+      .describe('Every attempt since then has failed (null once one succeeds): the team is warned after 24 h, the endpoint disabled after 5 days'),
     description: z.string().nullable(),
     last_http_status: z.number().int().nullable().describe('Last HTTP status received from this endpoint'),
     last_delivery_at: z.iso.datetime().nullable(),
@@ -78,6 +87,17 @@ export const RotateWebhookSecretBody = z
   })
   .strict()
   .meta({ id: 'RotateWebhookSecretRequest' });
+
+export const AgeFailuresBody = z
+  .object({
+    hours: z
+      .number()
+      .positive()
+      .max(24 * 365)
+      .describe("How many hours ago the endpoint's failure streak should have started: 25 meets the warning, 121 the auto-disable"),
+  })
+  .strict()
+  .meta({ id: 'AgeWebhookFailuresRequest' });
 
 export const TestWebhookBody = z
   .object({

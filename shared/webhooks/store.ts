@@ -168,12 +168,23 @@ export function makeWebhookStore(table: Table = dataTable) {
       for (let attempt = 0; ; attempt++) {
         const current = await store.getEndpoint(partnerId, env, id);
         if (!current) return undefined;
-        const next: EndpointRecord = { ...current, ...patch, updated_at: now.toISOString() };
+        // Setting the status starts afresh: ACTIVE forgets the failure streak, DISABLED says it was asked for.
+        const health =
+          patch.status === 'ACTIVE'
+            ? { failing_since: null, failure_warned_at: null, disabled_reason: null, disabled_at: null }
+            : patch.status === 'DISABLED' && current.status !== 'DISABLED'
+              ? { disabled_reason: 'manual' as const, disabled_at: now.toISOString() }
+              : {};
+        const next: EndpointRecord = { ...current, ...patch, ...health, updated_at: now.toISOString() };
         const sets: string[] = [];
         const names: Record<string, string> = {};
         const values: Record<string, unknown> = { ':prev': current.updated_at };
-        for (const field of ['url', 'event_types', 'status', 'description', 'updated_at'] as const) {
-          if (field !== 'updated_at' && patch[field] === undefined) continue;
+        const changed = [
+          ...(['url', 'event_types', 'status', 'description'] as const).filter((f) => patch[f] !== undefined),
+          ...(Object.keys(health) as (keyof typeof health)[]),
+          'updated_at' as const,
+        ];
+        for (const field of changed) {
           sets.push(`#${field} = :${field}`);
           names[`#${field}`] = field;
           values[`:${field}`] = next[field];
@@ -288,20 +299,38 @@ export function makeWebhookStore(table: Table = dataTable) {
      * The last HTTP status the endpoint answered, if it still exists and has
      * not recorded a later answer meanwhile (concurrent attempts finish in any order).
      */
-    async recordEndpointStatus(partnerId: string, env: Env, id: string, httpStatus: number, at: string): Promise<void> {
+    async recordEndpointStatus(
+      partnerId: string,
+      env: Env,
+      id: string,
+      answer: { http_status: number | null; at: string; delivered?: boolean },
+    ): Promise<EndpointRecord | undefined> {
+      const sets = ['last_outcome_at = :now'];
+      const values: Record<string, unknown> = { ':now': answer.at, ':null': 'NULL' };
+      if (answer.http_status !== null) {
+        sets.push('last_http_status = :h', 'last_delivery_at = :now');
+        values[':h'] = answer.http_status;
+      }
+      // The failure streak auto-disable measures (test sends leave it alone: `delivered` undefined).
+      let update = `SET ${sets.join(', ')}`;
+      if (answer.delivered === false) update += ', failing_since = if_not_exists(failing_since, :now)';
+      if (answer.delivered === true) update += ' REMOVE failing_since, failure_warned_at';
       try {
-        await table.client.send(
+        const r = await table.client.send(
           new UpdateCommand({
             TableName: TableName(),
             Key: webhookKeys.endpoint(partnerId, env, id),
-            UpdateExpression: 'SET last_http_status = :h, last_delivery_at = :now',
+            UpdateExpression: update,
             ConditionExpression:
-              'attribute_exists(pk) AND (attribute_not_exists(last_delivery_at) OR attribute_type(last_delivery_at, :null) OR last_delivery_at <= :now)',
-            ExpressionAttributeValues: { ':h': httpStatus, ':now': at, ':null': 'NULL' },
+              'attribute_exists(pk) AND (attribute_not_exists(last_delivery_at) OR attribute_type(last_delivery_at, :null) OR last_delivery_at <= :now) AND (attribute_not_exists(last_outcome_at) OR last_outcome_at <= :now)',
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
           }),
         );
+        return r.Attributes as EndpointRecord;
       } catch (e) {
         if (!isConditionFailed(e)) throw e;
+        return undefined;
       }
     },
 

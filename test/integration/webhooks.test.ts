@@ -620,14 +620,18 @@ describe('event delivery', () => {
     Object.assign(process.env, readRuntime(inject('stateDir'), inject('port'))!.env);
     const { webhookStore } = await import('../../shared/webhooks/store');
     const earlier = new Date(Date.parse(shown.last_delivery_at) - 1000).toISOString();
-    await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, 500, earlier);
+    await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, { http_status: 500, at: earlier, delivered: false });
     expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body).toMatchObject({
       last_http_status: 200,
       last_delivery_at: shown.last_delivery_at,
     });
     const later = new Date(Date.parse(shown.last_delivery_at) + 1000).toISOString();
-    await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, 503, later);
-    expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body).toMatchObject({ last_http_status: 503, last_delivery_at: later });
+    await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, { http_status: 503, at: later, delivered: false });
+    expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body).toMatchObject({
+      last_http_status: 503,
+      last_delivery_at: later,
+      failing_since: later,
+    });
   });
 
   it('an event recorded without its fan-out nudge is picked up by the sweeper', async () => {
@@ -801,5 +805,86 @@ describe('signing secret rotation', () => {
       headers: { 'idempotency-key': randomUUID() },
     });
     expect(unsigned.status).toBe(401);
+  });
+});
+
+describe('endpoint health: warning, auto-disable, re-enable', () => {
+  const mailsTo = async (to: string) => (await admin(['mail:list', '--to', to, '--json'])).json.data as { subject: string; text: string }[];
+  const admins = async (p: Awaited<ReturnType<typeof newPartner>>) =>
+    ((await api('GET', '/team/members', { key: p.test_key })).body.data as { email: string; role: string }[])
+      .filter((m) => m.role === 'PARTNER_ADMIN')
+      .map((m) => m.email);
+
+  it('a failing endpoint is warned after 24 h and disabled after 5 days of failures (aged by the sandbox helper); deliveries stay; ACTIVE again starts afresh', async () => {
+    const p = await newPartner();
+    const tag = randomUUID().slice(0, 8);
+    const path = `/always-fail/${tag}`;
+    const e = await endpoint(p.test_key, path);
+    const [adminEmail] = await admins(p);
+    await book(p);
+    const failing = await until(
+      async () => (await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body,
+      (x) => x.failing_since !== null,
+    );
+    expect(failing).toMatchObject({ status: 'ACTIVE', disabled_reason: null, last_http_status: 500 });
+    expect(await mailsTo(adminEmail!)).toHaveLength(0);
+
+    // 25 hours of failures: the next failed attempt warns the team once.
+    const aged = await write('POST', `/test-helpers/webhooks/${e.id}/age-failures`, p.test_key, { hours: 25 });
+    expect(aged.status, aged.text).toBe(200);
+    await book(p);
+    const warned = await until(
+      () => mailsTo(adminEmail!),
+      (m) => m.length >= 1,
+    );
+    expect(warned[0]!.subject).toBe('[TEST] Webhook endpoint failing for 25 hours');
+    expect(warned[0]!.text).toContain(`localhost:`);
+    expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body.status).toBe('ACTIVE');
+
+    // 121 hours: disabled, its subscriptions dropped, the team told; nothing deleted.
+    await write('POST', `/test-helpers/webhooks/${e.id}/age-failures`, p.test_key, { hours: 121 });
+    await book(p);
+    const disabled = await until(
+      async () => (await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body,
+      (x) => x.status === 'DISABLED',
+    );
+    expect(disabled).toMatchObject({ status: 'DISABLED', disabled_reason: 'failing' });
+    const told = await until(
+      () => mailsTo(adminEmail!),
+      (m) => m.some((x) => x.subject.includes('disabled')),
+    );
+    expect(told.map((m) => m.subject)).toContain('[TEST] Webhook endpoint disabled after 5 days of failures');
+    const sent = at(path).length;
+    await book(p);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(at(path).length, 'a disabled endpoint receives nothing').toBe(sent);
+    // Nothing deleted: the failed deliveries of the first two bookings stay in the log (the third may have found it disabled).
+    expect((await api('GET', `/webhooks/deliveries?endpoint_id=${e.id}`, { key: p.test_key })).body.data.length).toBeGreaterThanOrEqual(2);
+
+    healed.add(path);
+    const back = await write('PATCH', `/webhooks/${e.id}`, p.test_key, { status: 'ACTIVE' });
+    expect(back.body).toMatchObject({ status: 'ACTIVE', disabled_reason: null, disabled_at: null, failing_since: null });
+    await book(p);
+    await until(
+      () => at(path).length,
+      (n) => n > sent,
+    );
+    const manual = await write('PATCH', `/webhooks/${e.id}`, p.test_key, { status: 'DISABLED' });
+    expect(manual.body).toMatchObject({ status: 'DISABLED', disabled_reason: 'manual' });
+  });
+
+  it('a success ends the streak; the helper is sandbox only and scoped', async () => {
+    const p = await newPartner();
+    const e = await endpoint(p.test_key, '/ok/healthy');
+    await write('POST', `/test-helpers/webhooks/${e.id}/age-failures`, p.test_key, { hours: 10 });
+    await book(p);
+    const healthy = await until(
+      async () => (await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body,
+      (x) => x.failing_since === null,
+    );
+    expect(healthy.status).toBe('ACTIVE');
+    expect((await write('POST', `/test-helpers/webhooks/${e.id}/age-failures`, p.live_key, { hours: 10 })).status).toBe(404);
+    expect((await write('POST', `/test-helpers/webhooks/${e.id}/age-failures`, (await newPartner()).test_key, { hours: 10 })).status).toBe(404);
+    expect((await write('POST', `/test-helpers/webhooks/${e.id}/age-failures`, p.test_key, { hours: -1 })).status).toBe(400);
   });
 });

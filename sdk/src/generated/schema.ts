@@ -664,6 +664,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/test-helpers/webhooks/{id}/age-failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: move the start of an endpoint's failure streak back
+         * @description Sets failing_since to `hours` ago (and forgets a warning already sent), so the next failed delivery to the endpoint meets the thresholds now: 25 hours brings the warning e-mail, 121 hours the auto-disable and its e-mail. Sandbox keys only.
+         */
+        post: operations["ageWebhookFailuresTestHelper"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}/test": {
         parameters: {
             query?: never;
@@ -1410,6 +1430,11 @@ export interface components {
             event_types: components["schemas"]["EventType"][];
             /** @enum {string} */
             status: "ACTIVE" | "DISABLED";
+            /** @description Why a DISABLED endpoint is: failing (every delivery failed for 5 days: auto-disabled) or manual (PATCH); null when ACTIVE */
+            disabled_reason: ("failing" | "manual") | null;
+            disabled_at: string | null;
+            /** @description Every attempt since then has failed (null once one succeeds): the team is warned after 24 h, the endpoint disabled after 5 days */
+            failing_since: string | null;
             description: string | null;
             /** @description Last HTTP status received from this endpoint */
             last_http_status: number | null;
@@ -1449,6 +1474,11 @@ export interface components {
             event_types: components["schemas"]["EventType"][];
             /** @enum {string} */
             status: "ACTIVE" | "DISABLED";
+            /** @description Why a DISABLED endpoint is: failing (every delivery failed for 5 days: auto-disabled) or manual (PATCH); null when ACTIVE */
+            disabled_reason: ("failing" | "manual") | null;
+            disabled_at: string | null;
+            /** @description Every attempt since then has failed (null once one succeeds): the team is warned after 24 h, the endpoint disabled after 5 days */
+            failing_since: string | null;
             description: string | null;
             /** @description Last HTTP status received from this endpoint */
             last_http_status: number | null;
@@ -1575,6 +1605,10 @@ export interface components {
              * @default 86400
              */
             overlap_seconds: number;
+        };
+        AgeWebhookFailuresRequest: {
+            /** @description How many hours ago the endpoint's failure streak should have started: 25 meets the warning, 121 the auto-disable */
+            hours: number;
         };
         WebhookTestResult: {
             /** Format: uuid */
@@ -8614,6 +8648,9 @@ export interface operations {
                      *             "booking.confirmed"
                      *           ],
                      *           "status": "ACTIVE",
+                     *           "disabled_reason": "failing",
+                     *           "disabled_at": "2026-11-21T09:27:45.000Z",
+                     *           "failing_since": "2026-11-21T09:27:45.000Z",
                      *           "description": "Booking events for the core banking system",
                      *           "last_http_status": 200,
                      *           "last_delivery_at": "2026-11-21T09:27:45.000Z",
@@ -8815,6 +8852,9 @@ export interface operations {
                      *         "booking.confirmed"
                      *       ],
                      *       "status": "ACTIVE",
+                     *       "disabled_reason": "failing",
+                     *       "disabled_at": "2026-11-21T09:27:45.000Z",
+                     *       "failing_since": "2026-11-21T09:27:45.000Z",
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
@@ -9784,6 +9824,9 @@ export interface operations {
                      *         "booking.confirmed"
                      *       ],
                      *       "status": "ACTIVE",
+                     *       "disabled_reason": "failing",
+                     *       "disabled_at": "2026-11-21T09:27:45.000Z",
+                     *       "failing_since": "2026-11-21T09:27:45.000Z",
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
@@ -10270,6 +10313,9 @@ export interface operations {
                      *         "booking.confirmed"
                      *       ],
                      *       "status": "ACTIVE",
+                     *       "disabled_reason": "failing",
+                     *       "disabled_at": "2026-11-21T09:27:45.000Z",
+                     *       "failing_since": "2026-11-21T09:27:45.000Z",
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
@@ -10575,6 +10621,9 @@ export interface operations {
                      *         "booking.confirmed"
                      *       ],
                      *       "status": "ACTIVE",
+                     *       "disabled_reason": "failing",
+                     *       "disabled_at": "2026-11-21T09:27:45.000Z",
+                     *       "failing_since": "2026-11-21T09:27:45.000Z",
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
@@ -10721,6 +10770,287 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "webhook.secret.rotation_open";
+                    };
+                };
+            };
+            /**
+             * @description Body too large.
+             *
+             *     Codes: `request.body.too_large`.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.body.too_large",
+                     *       "message": "The body exceeds the maximum size.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    ageWebhookFailuresTestHelper: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per logical operation (UUID v4 recommended), at most 255 characters, retained 24 hours. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description Live writes only: Unix time in seconds, within 300 s of server time. */
+                "X-Timestamp"?: components["parameters"]["XTimestamp"];
+                /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
+                "X-Signature"?: components["parameters"]["XSignature"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "hours": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["AgeWebhookFailuresRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "4c949f09-f5d1-464a-a1f4-1c98a94507fd",
+                     *       "url": "https://bank.example/webhooks/travel",
+                     *       "event_types": [
+                     *         "booking.confirmed"
+                     *       ],
+                     *       "status": "ACTIVE",
+                     *       "disabled_reason": "failing",
+                     *       "disabled_at": "2026-11-21T09:27:45.000Z",
+                     *       "failing_since": "2026-11-21T09:27:45.000Z",
+                     *       "description": "Booking events for the core banking system",
+                     *       "last_http_status": 200,
+                     *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
+                     *       "secret_rotation": {
+                     *         "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
+                     *       },
+                     *       "created_at": "2026-11-21T09:27:45.000Z",
+                     *       "updated_at": "2026-11-21T09:27:45.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`, `auth.timestamp.missing`, `auth.timestamp.skew`, `auth.signature.invalid`, `auth.signature.replayed`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient";
+                    };
+                };
+            };
+            /**
+             * @description A live key: test helpers exist in the sandbox only. Or no such resource in your sandbox.
+             *
+             *     Codes: `request.route.not_found`, `resource.not_found`.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.route.not_found",
+                     *       "message": "No route matches the path.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.route.not_found" | "resource.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Idempotency-Key reused with another request or still in progress, or a conflict of the operation.
+             *
+             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency.key.reused",
+                     *       "message": "The Idempotency-Key was already used for a different request (method, path or body).",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
             };

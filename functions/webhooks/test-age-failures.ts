@@ -1,0 +1,11 @@
+import { route } from '../../shared/http/route';
+import { notFound } from '../../shared/kernel/errors';
+import { ageFailureStreak } from '../../shared/webhooks/health';
+import { webhookRoutes } from '../../shared/webhooks/routes';
+import { endpointView } from '../../shared/webhooks/views';
+
+export const handler = route(webhookRoutes.ageWebhookFailuresTestHelper, async ({ tenant, params, body }) => {
+  const e = await ageFailureStreak(tenant.partnerId, tenant.env, params.id, body.hours);
+  if (!e) throw notFound('Webhook endpoint', params.id);
+  return { body: endpointView(e) };
+});
