@@ -141,6 +141,7 @@ const VALUES: Record<string, unknown> = {
   'WebhookEndpointWithSecret.description': 'Booking events for the core banking system',
   'CreateWebhookRequest.description': 'Booking events for the core banking system',
   'UpdateWebhookRequest.description': 'Booking events for the core banking system',
+  'endpoint.description': 'Booking events for the core banking system',
   'UpdateWebhookRequest.status': 'DISABLED',
   signing_secret: 'whsec_Jx8v2QmL4tR7nB1cY6wE9kP3sH5dF0gA2zU8oI4rT1e',
   last_http_status: 200,

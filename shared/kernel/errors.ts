@@ -90,6 +90,10 @@ export const ERROR_CODES = {
   'payment.amount.mismatch': { status: 422, description: "The confirmed amount differs from the quote's net_amount." },
   'webhook.url.refused': { status: 422, description: 'The webhook URL is not HTTPS, does not resolve, or resolves to a private or reserved address.' },
   'webhook.endpoint.limit': { status: 422, description: 'At most 16 webhook endpoints per environment.' },
+  'webhook.endpoint.disabled': {
+    status: 409,
+    description: 'POST /webhooks/{id}/recover on a DISABLED endpoint without "enable": true: nothing would reach it.',
+  },
   'webhook.secret.rotation_open': {
     status: 409,
     description:

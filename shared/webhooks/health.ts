@@ -41,7 +41,7 @@ async function tell(e: EndpointRecord, kind: 'warning' | 'disabled', hours: numb
     '',
     kind === 'warning'
       ? `If it keeps failing, it is disabled after ${healthThresholds().WEBHOOK_DISABLE_AFTER_HOURS} hours of failures. The deliveries stay in the delivery log (GET /v1/webhooks/deliveries?endpoint_id=${e.id}).`
-      : `It is now DISABLED and receives nothing. Nothing was deleted: the deliveries stay in the delivery log. Once your receiver answers 2xx again, PATCH /v1/webhooks/${e.id} with {"status": "ACTIVE"}, then replay what it missed (GET /v1/webhooks/deliveries?status=FAILED&endpoint_id=${e.id}, POST /v1/webhooks/deliveries/{id}/replay; GET /v1/events lists every event).`,
+      : `It is now DISABLED and receives nothing. Nothing was deleted: the deliveries stay in the delivery log. Once your receiver answers 2xx again, POST /v1/webhooks/${e.id}/recover with {"since": "${e.failing_since}", "enable": true} re-enables it and re-sends every event it missed, once each.`,
   ].join('\n');
   const to = await recipients(e.partner_id);
   const results = await Promise.allSettled(to.map((address) => sendMail({ to: address, subject, text })));

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { EVENT_TYPES } from '../events/types';
-import { singleLine } from '../http/bounds';
+import { BoundedInstant, singleLine } from '../http/bounds';
 import { csvOf, PageMeta, pageQuery } from '../http/schemas';
 
 const EventType = z.enum(EVENT_TYPES).meta({ id: 'EventType' });
@@ -87,6 +87,23 @@ export const RotateWebhookSecretBody = z
   })
   .strict()
   .meta({ id: 'RotateWebhookSecretRequest' });
+
+export const RecoverWebhookBody = z
+  .object({
+    since: BoundedInstant.describe('Re-send the events whose deliveries to this endpoint, created at or after this instant, all failed'),
+    enable: z.boolean().default(false).describe('Set a DISABLED endpoint ACTIVE first (else a DISABLED endpoint is a 409 webhook.endpoint.disabled)'),
+  })
+  .strict()
+  .meta({ id: 'RecoverWebhookRequest' });
+
+export const RecoverWebhookResult = z
+  .object({
+    endpoint: WebhookEndpoint,
+    since: z.iso.datetime(),
+    resent: z.number().int().describe('Events that had only failed deliveries to the endpoint since `since` and got a new delivery now'),
+    truncated: z.boolean().describe('More than one call handles (500 events): call again with the same since; nothing is sent twice'),
+  })
+  .meta({ id: 'RecoverWebhookResult' });
 
 export const AgeFailuresBody = z
   .object({

@@ -39,6 +39,8 @@ export interface DeliveryFilter {
   status?: DeliveryStatus[];
   endpoint_id?: string;
   event_id?: string;
+  /** Only deliveries created at or after this instant (a sort-key bound, not a filter). */
+  created_from?: string;
 }
 
 /** The ACTIVE endpoint's subscription items: one per event type. */
@@ -544,7 +546,13 @@ export function makeWebhookStore(table: Table = dataTable) {
       const filter = filters.length ? { expression: filters.join(' AND '), names, values } : undefined;
       const { items, next } = await newestFirst(
         table,
-        { index: 'gsi1', partition: webhookKeys.deliveriesPartition(partnerId, env), itemKey: webhookKeys.deliveryFromIndexSort, filter },
+        {
+          index: 'gsi1',
+          partition: webhookKeys.deliveriesPartition(partnerId, env),
+          itemKey: webhookKeys.deliveryFromIndexSort,
+          filter,
+          ...(q.created_from ? { between: { from: q.created_from, to: '\uffff' } } : {}),
+        },
         q.limit,
         after,
       );

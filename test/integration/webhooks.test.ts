@@ -888,3 +888,43 @@ describe('endpoint health: warning, auto-disable, re-enable', () => {
     expect((await write('POST', `/test-helpers/webhooks/${e.id}/age-failures`, p.test_key, { hours: -1 })).status).toBe(400);
   });
 });
+
+describe('recover', () => {
+  it('re-enables if asked and re-sends each event the endpoint failed to receive since a time, once; calling again sends nothing', async () => {
+    const p = await newPartner();
+    const path = `/always-fail/recover-${randomUUID().slice(0, 8)}`;
+    const e = await endpoint(p.test_key, path);
+    const since = new Date(Date.now() - 1000).toISOString();
+    await book(p);
+    await book(p);
+    const failed = await until(
+      async () => (await api('GET', `/webhooks/deliveries?status=FAILED&endpoint_id=${e.id}`, { key: p.test_key })).body.data as { event_id: string }[],
+      (x) => x.length === 2,
+      55_000,
+    );
+    expect(failed).toHaveLength(2);
+    await write('PATCH', `/webhooks/${e.id}`, p.test_key, { status: 'DISABLED' });
+    const refused = await write('POST', `/webhooks/${e.id}/recover`, p.test_key, { since });
+    expect(`${refused.status} ${refused.body.code}`).toBe('409 webhook.endpoint.disabled');
+
+    healed.add(path);
+    const idem = randomUUID();
+    const r = await write('POST', `/webhooks/${e.id}/recover`, p.test_key, { since, enable: true }, { idempotencyKey: idem });
+    expect(r.status, r.text).toBe(202);
+    expect(r.body).toMatchObject({ since, resent: 2, truncated: false, endpoint: { id: e.id, status: 'ACTIVE', disabled_reason: null } });
+    const hits = await until(
+      () =>
+        at(path)
+          .filter((h) => h.headers['x-service-delivery-attempt'] === '1')
+          .map((h) => h.headers['x-service-event-id']),
+      (ids) => new Set(ids).size === 2 && ids.length >= 4,
+    );
+    expect(new Set(hits)).toEqual(new Set(failed.map((f) => f.event_id)));
+    // The same key answers the first answer; a new call finds nothing left to re-send.
+    expect((await write('POST', `/webhooks/${e.id}/recover`, p.test_key, { since, enable: true }, { idempotencyKey: idem })).body.resent).toBe(2);
+    expect((await write('POST', `/webhooks/${e.id}/recover`, p.test_key, { since })).body.resent).toBe(0);
+    expect((await write('POST', `/webhooks/${e.id}/recover`, p.test_key, { since: new Date().toISOString() })).body.resent).toBe(0);
+    expect((await write('POST', `/webhooks/${e.id}/recover`, p.test_key, { since: 'yesterday' })).status).toBe(400);
+    expect((await write('POST', `/webhooks/${e.id}/recover`, (await newPartner()).test_key, { since })).status).toBe(404);
+  });
+});

@@ -306,6 +306,14 @@ export const OPERATIONS = {
     "hasPathParams": true,
     "response": "json"
   },
+  "recoverWebhook": {
+    "method": "POST",
+    "path": "/webhooks/{id}/recover",
+    "write": true,
+    "paginated": false,
+    "hasPathParams": true,
+    "response": "json"
+  },
   "ageWebhookFailuresTestHelper": {
     "method": "POST",
     "path": "/test-helpers/webhooks/{id}/age-failures",
@@ -453,6 +461,7 @@ export const RESOURCES = {
     "update": "updateWebhook",
     "delete": "deleteWebhook",
     "rotateSecret": "rotateWebhookSecret",
+    "recover": "recoverWebhook",
     "test": "testWebhook"
   },
   "events": {
@@ -532,6 +541,7 @@ export const ERROR_CODES = [
   "payment.amount.mismatch",
   "webhook.url.refused",
   "webhook.endpoint.limit",
+  "webhook.endpoint.disabled",
   "webhook.secret.rotation_open",
   "review.booking.not_found",
   "review.booking.not_completed",
@@ -588,6 +598,7 @@ export interface OperationErrorCodes {
   updateWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'webhook.url.refused' | 'rate_limit.exceeded' | 'internal.error';
   deleteWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   rotateWebhookSecret: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'webhook.secret.rotation_open' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
+  recoverWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'webhook.endpoint.disabled' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   ageWebhookFailuresTestHelper: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'request.route.not_found' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   testWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   listEvents: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';

@@ -1,0 +1,69 @@
+import { dataTable, type Seal, transact, unsealed } from '../db/client';
+import { ApiError } from '../kernel/errors';
+import type { Tenant } from '../kernel/tenant';
+import { getEndpoint, updateEndpoint } from './endpoints';
+import type { DeliveryRecord, EndpointRecord } from './model';
+import { replay } from './replay';
+import { webhookStore } from './store';
+
+/** At most this many deliveries of the endpoint are read, and this many events re-sent, per call. */
+export const RECOVER_MAX_READ = 5_000;
+export const RECOVER_MAX_EVENTS = 500;
+
+export interface RecoverResult {
+  endpoint: EndpointRecord;
+  since: string;
+  /** Events whose every delivery to the endpoint since `since` failed, and that got a new delivery now. */
+  resent: number;
+  /** More than one call's worth: call again with the same `since` for the rest (nothing is sent twice). */
+  truncated: boolean;
+}
+
+/**
+ * Re-sends to one endpoint every event it failed to receive since `since`, each once, as Svix's
+ * recover does: the endpoint's deliveries since then are read newest first (one Query of the
+ * partner's delivery index, bounded by its sort key), and an event is re-sent only if it has a
+ * FAILED delivery and none PENDING or DELIVERED. So a second call, or a retry after a crash, sends
+ * nothing twice. With `enable`, a DISABLED endpoint is set ACTIVE first.
+ */
+export async function recoverEndpoint(
+  t: Tenant,
+  id: string,
+  input: { since: string; enable: boolean },
+  seal: Seal<RecoverResult> = unsealed,
+  now = new Date(),
+): Promise<RecoverResult> {
+  let endpoint = await getEndpoint(t, id);
+  if (endpoint.status !== 'ACTIVE') {
+    if (!input.enable)
+      throw new ApiError('webhook.endpoint.disabled', 'This endpoint is DISABLED: recover it with "enable": true, or set it ACTIVE first.', {
+        status: endpoint.status,
+      });
+    endpoint = await updateEndpoint(t, id, { status: 'ACTIVE' }, unsealed, now);
+  }
+  const since = new Date(input.since).toISOString();
+  const failed = new Map<string, DeliveryRecord>();
+  const carried = new Set<string>();
+  let read = 0;
+  let after: string | undefined;
+  do {
+    const page = await webhookStore.listDeliveries(t.partnerId, t.env, { limit: 100, endpoint_id: id, created_from: since }, after);
+    for (const d of page.items) {
+      if (d.test_send) continue;
+      if (d.status === 'FAILED') failed.set(d.event_id, failed.get(d.event_id) ?? d);
+      else carried.add(d.event_id);
+    }
+    read += page.items.length;
+    after = page.next;
+  } while (after && read < RECOVER_MAX_READ);
+  const due = [...failed.values()].filter((d) => !carried.has(d.event_id));
+  const batch = due.slice(0, RECOVER_MAX_EVENTS);
+  for (const d of batch) await replay(t, d.id, unsealed, now);
+  const result: RecoverResult = { endpoint, since, resent: batch.length, truncated: due.length > batch.length || after !== undefined };
+  const guards = seal.items(result);
+  if (guards.length) {
+    const cancelled = await transact(dataTable.client, {}, [], guards);
+    if (cancelled) throw new Error(`recover's answer was not recorded (${cancelled.codes.join(', ')})`);
+  }
+  return result;
+}
