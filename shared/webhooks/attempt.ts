@@ -76,7 +76,9 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
   const finished = new Date();
   const at = finished.toISOString();
   const final = result.delivered || attempt >= MAX_ATTEMPTS || refused?.final === true;
-  if (final && !result.delivered && !d.test_send) {
+  // Only live dead letters go to the DLQ, whose alarm pages the on-call: a sandbox receiver is a partner's
+  // test endpoint. Sandbox dead letters stay in the delivery log (dead_lettered_at) and the metrics.
+  if (final && !result.delivered && !d.test_send && d.env === 'live') {
     // The DLQ message goes first: if recording FAILED then fails, the claim expires and the sweeper
     // retries the attempt (a duplicate dead letter at worst), so no dead letter is ever lost.
     await sendDeadLetter({

@@ -14,7 +14,7 @@ import { EVENT_PAYLOADS } from '../../shared/events/payloads';
 import { EVENT_TYPES } from '../../shared/events/types';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { webhookKeys } from '../../shared/webhooks/keys';
-import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
+import { bookingBody, livePaymentKey, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
 import { admin, api, newPartner, testDb, write } from './helpers';
 
 interface Received {
@@ -69,6 +69,24 @@ async function endpoint(key: string, path: string, types: string[] = ['booking.c
   const r = await write('POST', '/webhooks', key, { url: `${base}${path}`, event_types: types });
   expect(r.status, r.text).toBe(201);
   return r.body as { id: string; signing_secret: string };
+}
+
+/** The DLQ message of a delivery, if one arrives within `ms` (the local SQS server, read without consuming). */
+async function deadLetterOf(deliveryId: string, ms: number) {
+  const runtime = readRuntime(inject('stateDir'), inject('port'))!;
+  const sqs = new SQSClient({
+    region: 'us-east-1',
+    endpoint: runtime.env.AWS_ENDPOINT_URL_SQS,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  return until(
+    async () => {
+      const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: runtime.env.WEBHOOK_QUEUE_URL_DLQ, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+      return (r.Messages ?? []).map((m) => JSON.parse(m.Body!)).find((m) => m.delivery_id === deliveryId);
+    },
+    (m) => !!m,
+    ms,
+  );
 }
 
 let P: Awaited<ReturnType<typeof packs>>;
@@ -394,22 +412,9 @@ describe('event delivery', () => {
     expect((await api('GET', '/webhooks/deliveries?status=PENDING,DELIVERED', { key: p.test_key })).body.data).toHaveLength(0);
     expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body.last_http_status).toBe(500);
 
-    // The dead-lettered message is on the DLQ.
-    const runtime = readRuntime(inject('stateDir'), inject('port'))!;
-    const sqs = new SQSClient({
-      region: 'us-east-1',
-      endpoint: runtime.env.AWS_ENDPOINT_URL_SQS,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    const dead = await until(
-      async () => {
-        const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: runtime.env.WEBHOOK_QUEUE_URL_DLQ, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
-        return (r.Messages ?? []).map((m) => JSON.parse(m.Body!)).find((m) => m.delivery_id === failed[0].id);
-      },
-      (m) => !!m,
-      10_000,
-    );
-    expect(dead).toMatchObject({ kind: 'dead_letter', delivery_id: failed[0].id, attempts: 6 });
+    // A sandbox dead letter stays visible in the log and the metrics, but is not put on the DLQ, whose alarm pages the on-call.
+    const onDlq = await deadLetterOf(failed[0].id, 3_000);
+    expect(onDlq, 'a sandbox dead letter on the DLQ').toBeUndefined();
 
     healed.add(path);
     const replay = await write('POST', `/webhooks/deliveries/${failed[0].id}/replay`, p.test_key);
@@ -426,6 +431,24 @@ describe('event delivery', () => {
       (x) => x.length === 1,
     );
     expect(done[0].id).toBe(replay.body.id);
+  });
+
+  it('a live delivery that exhausts its attempts is put on the DLQ (the alarm that pages the on-call)', async () => {
+    const p = await newPartner();
+    const path = `/always-fail/live-${randomUUID().slice(0, 8)}`;
+    const e = await endpoint(p.live_key, path);
+    const L = await packs(p.live_key);
+    const q = await quoteFor(p.live_key, L.FLEXIBLE, addDays(localDate(new Date()), 8));
+    const booked = await write('POST', '/bookings', p.live_key, bookingBody(q, await signPayment(await livePaymentKey(p.partner_id), paidClaims(q))));
+    expect(booked.status, booked.text).toBe(201);
+    const failed = await until(
+      async () => (await api('GET', `/webhooks/deliveries?status=FAILED&endpoint_id=${e.id}`, { key: p.live_key })).body.data,
+      (x) => x.length === 1,
+      55_000,
+    );
+    expect(failed[0]).toMatchObject({ status: 'FAILED', attempts: 6 });
+    const dead = await deadLetterOf(failed[0].id, 10_000);
+    expect(dead).toMatchObject({ kind: 'dead_letter', delivery_id: failed[0].id, attempts: 6, environment: 'live' });
   });
 
   it('a worker that died between sending and recording: the sweeper re-drives the attempt (at-least-once)', async () => {
