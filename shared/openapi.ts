@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ROLE_SCOPES } from './access/roles';
+import { webhooksSection } from './events/openapi';
 import type { RouteDef } from './http/route-def';
 import { ErrorBody, queryForm } from './http/schemas';
 import { ERROR_CODES, type ErrorCode } from './kernel/errors';
@@ -197,6 +198,8 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
   }
 
   const usedTags = [...new Set(routes.map((r) => r.tag))];
+  // What partners' endpoints receive: one webhook per event type (OpenAPI 3.1 webhooks).
+  const events = webhooksSection(convert);
   return {
     openapi: '3.1.0',
     info: {
@@ -209,8 +212,9 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
     },
     servers: [{ url: '/v1', description: 'The host serving this document; base URLs end with /v1.' }],
     security: [{ ApiKey: [] }],
-    tags: usedTags.map((name) => ({ name, description: TAGS[name] ?? name })),
+    tags: [...usedTags.map((name) => ({ name, description: TAGS[name] ?? name })), events.tag],
     paths,
+    webhooks: events.webhooks,
     components: {
       securitySchemes: {
         ApiKey: {
@@ -256,6 +260,7 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
           description: 'Live writes only: 64 lowercase hex characters of HMAC-SHA256.',
           schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
         },
+        ...events.parameters,
       },
       headers: {
         XRequestId: header('Unique request id; equals request_id in error bodies.'),

@@ -1,8 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { z } from 'zod';
-import { EVENT_PAYLOADS } from '../../shared/events/payloads';
 import { buildOpenApi } from '../../shared/openapi';
 
 /**
@@ -92,31 +90,31 @@ ${Object.entries(opErrors)
 }
 `;
 
-  // Webhook events: the envelope {id, type, created_at, test, data} with each type's data schema.
-  const eventSchemas: Json = {};
-  for (const [type, schema] of Object.entries(EVENT_PAYLOADS)) {
-    const data = z.toJSONSchema(schema as z.ZodType, { io: 'output', target: 'draft-2020-12', unrepresentable: 'any' }) as Json;
-    delete data.$schema;
-    eventSchemas[camel(words(type.replace('.', ' '))).replace(/^./, (c) => c.toUpperCase())] = {
-      type: 'object',
-      required: ['id', 'type', 'created_at', 'test', 'data'],
-      additionalProperties: false,
-      properties: {
-        id: { type: 'string', format: 'uuid' },
-        type: { type: 'string', const: type },
-        created_at: { type: 'string', format: 'date-time' },
-        test: { type: 'boolean' },
-        data,
-      },
-    };
-  }
-  const eventsDoc = { openapi: '3.1.0', info: { title: 'events', version: '1' }, paths: {}, components: { schemas: eventSchemas } };
-  files['events.ts'] = `${HEADER}${astToString(await openapiTS(eventsDoc as never))}
-/** A webhook event as delivered: the envelope with its type's data. */
-export type WebhookEvent = components['schemas'][keyof components['schemas']];
+  // Webhook events: the document's own webhooks section (one per event type) with the schemas and headers it refers to, so the SDK's events are the document's.
+  const components: Json = {};
+  const refer = (value: unknown): void => {
+    if (!value || typeof value !== 'object') return;
+    const ref = (value as Json).$ref;
+    if (typeof ref === 'string') {
+      const [, , kind, name] = ref.split('/') as [string, string, string, string];
+      components[kind] ??= {};
+      if (!components[kind][name]) {
+        components[kind][name] = doc.components[kind][name];
+        refer(components[kind][name]);
+      }
+    }
+    for (const v of Object.values(value)) refer(v);
+  };
+  refer(doc.webhooks);
+  const eventsDoc = { openapi: doc.openapi, info: doc.info, paths: {}, webhooks: doc.webhooks, components };
+  files['events.ts'] = `${HEADER}${astToString(await openapiTS(eventsDoc as never, { alphabetize: false }))}
+/** A webhook event as delivered: the request body of one of the document's webhooks, the envelope with its type's data. */
+export type WebhookEvent = { [T in keyof webhooks]: webhooks[T]['post']['requestBody']['content']['application/json'] }[keyof webhooks];
 export type WebhookEventType = WebhookEvent['type'];
-/** Every event type the service sends. */
-export const WEBHOOK_EVENT_TYPES = ${JSON.stringify(Object.keys(EVENT_PAYLOADS))} as const;
+/** The event of one type, e.g. \`WebhookEventOf<'booking.cancelled'>\`. */
+export type WebhookEventOf<T extends WebhookEventType> = Extract<WebhookEvent, { type: T }>;
+/** Every event type the service sends: the document's webhooks. */
+export const WEBHOOK_EVENT_TYPES = ${JSON.stringify(Object.keys(doc.webhooks))} as const;
 `;
   return files;
 }

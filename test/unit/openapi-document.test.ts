@@ -1,6 +1,8 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import { EVENT_PAYLOADS } from '../../shared/events/payloads';
+import { EVENT_TYPES } from '../../shared/events/types';
 import { pageQuery } from '../../shared/http/schemas';
 import { ERROR_CODES } from '../../shared/kernel/errors';
 import { buildOpenApi } from '../../shared/openapi';
@@ -10,12 +12,14 @@ const doc = buildOpenApi() as any;
 const operations = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, ops]) =>
   Object.entries<any>(ops).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, path, method, op })),
 );
+const webhookOps = Object.entries<Record<string, any>>(doc.webhooks).map(([type, item]) => ({ where: `webhook ${type}`, type, op: item.post }));
+const resolveRef = (x: any, kind = 'schemas') => (x?.$ref ? doc.components[kind][x.$ref.split('/').pop()] : x);
 const opOf = (id: string) => operations.find((o) => o.op.operationId === id)!.op;
 
 /** Every example of the document: media examples of bodies and responses, and the schemas' own examples. */
 function examples(): { where: string; schema: unknown; value: unknown }[] {
   const out: { where: string; schema: unknown; value: unknown }[] = [];
-  for (const { where, op } of operations) {
+  for (const { where, op } of [...operations, ...webhookOps]) {
     const bodies = [['request', op.requestBody], ...Object.entries<any>(op.responses)] as [string, any][];
     for (const [status, x] of bodies)
       for (const [type, media] of Object.entries<any>(x?.content ?? {}))
@@ -69,6 +73,53 @@ describe('the OpenAPI document (shared/openapi.ts)', () => {
     }
     expect(invalid).toEqual([]);
   }, 60_000);
+
+  it('describes every event type as a webhook: the envelope, its data with every field explained, an example, the headers and the answers', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    // Every field of a schema, nested ones included, says what it means.
+    const undescribed = (schema: any, at: string): string[] =>
+      Object.entries<any>(resolveRef(schema)?.properties ?? {}).flatMap(([name, field]) => [
+        ...(resolveRef(field).description ? [] : [`${at}.${name}`]),
+        ...undescribed(field, `${at}.${name}`),
+        ...undescribed(field.items, `${at}.${name}[]`),
+      ]);
+    for (const { where, type, op } of webhookOps) {
+      expect(op.operationId, where).toMatch(/^[a-z][A-Za-z]+Event$/);
+      const media = op.requestBody.content['application/json'];
+      const envelope = resolveRef(media.schema);
+      expect(envelope.required, where).toEqual(['id', 'type', 'created_at', 'test', 'data']);
+      expect(envelope.properties.type, where).toMatchObject({ type: 'string', const: type });
+      expect(envelope.additionalProperties, where).toBe(false);
+      expect(undescribed(media.schema, type), where).toEqual([]);
+      // The example is the one of a real event: its data is what the code recording the event is typed by.
+      expect(media.example.type, where).toBe(type);
+      expect(EVENT_PAYLOADS[type as keyof typeof EVENT_PAYLOADS].safeParse(media.example.data).success, where).toBe(true);
+      expect(Object.keys(media.example.data).sort(), where).toEqual(Object.keys(resolveRef(envelope.properties.data).properties).sort());
+      // The delivery headers: the spec's, the rotation's and the Standard Webhooks ones.
+      const headers = op.parameters.map((p: any) => resolveRef(p, 'parameters'));
+      expect(headers.every((h: any) => h.in === 'header' && h.description)).toBe(true);
+      expect(Object.fromEntries(headers.map((h: any) => [h.name, h.required]))).toEqual({
+        'X-Service-Signature': true,
+        'X-Service-Signature-Previous': false,
+        'X-Service-Event-Id': true,
+        'X-Service-Delivery-Id': true,
+        'X-Service-Delivery-Attempt': true,
+        'X-Service-Event-Type': true,
+        'webhook-id': true,
+        'webhook-timestamp': true,
+        'webhook-signature': true,
+      });
+      expect(headers.find((h: any) => h.name === 'X-Service-Event-Type').schema.const).toBe(type);
+      // Verification, replay protection and the answers a receiver gives.
+      for (const said of ['X-Service-Signature', 'webhook-signature', '5 minutes', 'deduplicate on the event id', '10 seconds', '1 attempt plus 5 retries'])
+        expect(op.description, `${where}: ${said}`).toContain(said);
+      expect(Object.keys(op.responses), where).toEqual(['2XX', '4XX', 'default']);
+      expect(op.responses['2XX'].description).toContain('10 seconds');
+      expect(op.security, where).toEqual([]);
+      expect(op.tags, where).toEqual(['Webhook events']);
+    }
+    expect(doc.tags.map((t: any) => t.name)).toContain('Webhook events');
+  });
 
   it('documents query integers as integers and dates with format date, while the service still parses them from text', () => {
     for (const { where, op } of operations) {

@@ -873,7 +873,204 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "booking.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was confirmed
+         * @description Recorded with the booking itself, in the same transaction, when POST /bookings confirms a quote.
+         *
+         *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
+         *
+         *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
+         *
+         *     **Answer** 2xx within 10 seconds and do the work afterwards. Anything else is retried after 5 min, 15 min, 1 h, 6 h and 24 h: 1 attempt plus 5 retries, 6 in all.
+         */
+        post: operations["bookingConfirmedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "booking.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was cancelled
+         * @description Recorded with the cancellation, in the same transaction: by you (POST /bookings/{booking_number}/cancel, the policy refund) or by the service (an operator, or the sandbox test helper; a full refund). The seats are freed and the settlement line changed in the same transaction.
+         *
+         *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
+         *
+         *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
+         *
+         *     **Answer** 2xx within 10 seconds and do the work afterwards. Anything else is retried after 5 min, 15 min, 1 h, 6 h and 24 h: 1 attempt plus 5 retries, 6 in all.
+         */
+        post: operations["bookingCancelledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "booking.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was completed
+         * @description Recorded with the change to COMPLETED, in the same transaction: by the daily job (00:30 UTC) for CONFIRMED bookings whose travel date has passed (it looks back 7 days), or at once by the sandbox test helper POST /test-helpers/bookings/{booking_number}/complete.
+         *
+         *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
+         *
+         *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
+         *
+         *     **Answer** 2xx within 10 seconds and do the work afterwards. Anything else is retried after 5 min, 15 min, 1 h, 6 h and 24 h: 1 attempt plus 5 retries, 6 in all.
+         */
+        post: operations["bookingCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A month's settlement was issued
+         * @description Recorded once the settlement has its number and its documents are stored: fetch GET /settlements/{id}/statement.csv to reconcile, and pay the total due by the due date quoting the number.
+         *
+         *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
+         *
+         *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
+         *
+         *     **Answer** 2xx within 10 seconds and do the work afterwards. Anything else is retried after 5 min, 15 min, 1 h, 6 h and 24 h: 1 attempt plus 5 retries, 6 in all.
+         */
+        post: operations["settlementIssuedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A settlement was paid
+         * @description Recorded when the service records your transfer (an operator; the sandbox test helper): the settlement is closed.
+         *
+         *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
+         *
+         *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
+         *
+         *     **Answer** 2xx within 10 seconds and do the work afterwards. Anything else is retried after 5 min, 15 min, 1 h, 6 h and 24 h: 1 attempt plus 5 retries, 6 in all.
+         */
+        post: operations["settlementPaidEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "review.moderated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A review of one of your bookings was moderated
+         * @description Recorded with each moderation of a review tied to one of your bookings, in the same transaction, for you only (never for consumer-site reviews): drop or refresh your cached display of it.
+         *
+         *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
+         *
+         *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
+         *
+         *     **Answer** 2xx within 10 seconds and do the work afterwards. Anything else is retried after 5 min, 15 min, 1 h, 6 h and 24 h: 1 attempt plus 5 retries, 6 in all.
+         */
+        post: operations["reviewModeratedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "adventure.unavailable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An adventure, rate pack or slot stopped being sellable
+         * @description Recorded, one per recipient, with the catalog change that causes it. Live: every partner subscribed in live, whether or not it holds quotes on it. Sandbox: the tenant whose slot sold out or whose catalog the weekly refresh changed. The event's id derives from the occasion, so an announcement made twice is delivered once.
+         *
+         *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
+         *
+         *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
+         *
+         *     **Answer** 2xx within 10 seconds and do the work afterwards. Anything else is retried after 5 min, 15 min, 1 h, 6 h and 24 h: 1 attempt plus 5 retries, 6 in all.
+         */
+        post: operations["adventureUnavailableEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Error: {
@@ -1840,6 +2037,360 @@ export interface components {
              */
             expires_at: string;
         };
+        /** @description The booking.confirmed event, exactly as delivered: the envelope with its data. */
+        BookingConfirmedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (a UUID: version 7 carrying created_at, or version 8 derived from the occasion for adventure.unavailable); X-Service-Event-Id and webhook-id. Deduplicate on it, and read it again with GET /events/{id}
+             */
+            id: string;
+            /**
+             * @description The event type
+             * @constant
+             */
+            type: "booking.confirmed";
+            /**
+             * Format: date-time
+             * @description When the event was recorded (UTC), with the change that caused it; order events by it
+             */
+            created_at: string;
+            /** @description true for sandbox events and test sends (POST /webhooks/{id}/test); ignore or label them in production */
+            test: boolean;
+            data: components["schemas"]["BookingConfirmedData"];
+        };
+        /** @description The data of booking.confirmed (a booking was confirmed). */
+        BookingConfirmedData: {
+            /** @description The booking, as the service numbers it (PTB-XXXX-XXXX): GET /bookings/{booking_number} */
+            booking_number: string;
+            /** @description Your own reference for the booking, as you gave it when booking */
+            partner_reference: string;
+            /**
+             * @description The booking's status after the change
+             * @constant
+             */
+            status: "CONFIRMED";
+            /** @description The day of the adventure (YYYY-MM-DD, Morocco time) */
+            travel_date: string;
+            /** @description Start time on the travel date (HH:MM, Morocco time); null for a FLEXIBLE adventure, bookable any time that day */
+            start_time: string | null;
+            /**
+             * Format: uuid
+             * @description The price-locked quote that was booked
+             */
+            quote_id: string;
+            /** @description The adventure booked: GET /adventures/{slug} */
+            adventure_slug: string;
+        };
+        /** @description The booking.cancelled event, exactly as delivered: the envelope with its data. */
+        BookingCancelledEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (a UUID: version 7 carrying created_at, or version 8 derived from the occasion for adventure.unavailable); X-Service-Event-Id and webhook-id. Deduplicate on it, and read it again with GET /events/{id}
+             */
+            id: string;
+            /**
+             * @description The event type
+             * @constant
+             */
+            type: "booking.cancelled";
+            /**
+             * Format: date-time
+             * @description When the event was recorded (UTC), with the change that caused it; order events by it
+             */
+            created_at: string;
+            /** @description true for sandbox events and test sends (POST /webhooks/{id}/test); ignore or label them in production */
+            test: boolean;
+            data: components["schemas"]["BookingCancelledData"];
+        };
+        /** @description The data of booking.cancelled (a booking was cancelled). */
+        BookingCancelledData: {
+            /** @description The booking, as the service numbers it (PTB-XXXX-XXXX): GET /bookings/{booking_number} */
+            booking_number: string;
+            /** @description Your own reference for the booking, as you gave it when booking */
+            partner_reference: string;
+            /**
+             * @description The booking's status after the change
+             * @constant
+             */
+            status: "CANCELLED";
+            /** @description The day of the adventure (YYYY-MM-DD, Morocco time) */
+            travel_date: string;
+            /**
+             * @description PARTNER: you cancelled it (POST /bookings/{booking_number}/cancel). SERVICE: the service cancelled it (an operator, e.g. the adventure cannot run), refunded in full
+             * @enum {string}
+             */
+            cancelled_by: "PARTNER" | "SERVICE";
+            /** @description What you are refunded: for PARTNER, the cancellation policy's refund at the time of cancelling (0.00 past its last threshold); for SERVICE, the booking's whole net amount. The settlement carries it (the fee kept, or an ADJUSTMENT line once invoiced) */
+            refund_amount: {
+                /** @description Decimal amount as text, two decimals (no floating point), e.g. "450.00" */
+                amount: string;
+                /**
+                 * @description ISO 4217 currency: Moroccan dirham, the only one
+                 * @constant
+                 */
+                currency: "MAD";
+            };
+            /**
+             * Format: date-time
+             * @description When the cancellation took effect (UTC); the booking's cancellation.cancelled_at
+             */
+            cancelled_at: string;
+        };
+        /** @description The booking.completed event, exactly as delivered: the envelope with its data. */
+        BookingCompletedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (a UUID: version 7 carrying created_at, or version 8 derived from the occasion for adventure.unavailable); X-Service-Event-Id and webhook-id. Deduplicate on it, and read it again with GET /events/{id}
+             */
+            id: string;
+            /**
+             * @description The event type
+             * @constant
+             */
+            type: "booking.completed";
+            /**
+             * Format: date-time
+             * @description When the event was recorded (UTC), with the change that caused it; order events by it
+             */
+            created_at: string;
+            /** @description true for sandbox events and test sends (POST /webhooks/{id}/test); ignore or label them in production */
+            test: boolean;
+            data: components["schemas"]["BookingCompletedData"];
+        };
+        /** @description The data of booking.completed (a booking was completed). */
+        BookingCompletedData: {
+            /** @description The booking, as the service numbers it (PTB-XXXX-XXXX): GET /bookings/{booking_number} */
+            booking_number: string;
+            /** @description Your own reference for the booking, as you gave it when booking */
+            partner_reference: string;
+            /**
+             * @description The booking's status after the change
+             * @constant
+             */
+            status: "COMPLETED";
+            /** @description The day the traveler took the adventure (YYYY-MM-DD, Morocco time), now past */
+            travel_date: string;
+            /**
+             * Format: date-time
+             * @description When the booking was marked COMPLETED (UTC): by the daily job (00:30 UTC) after its travel date, or by the sandbox's complete test helper at any time. From then on it cannot be cancelled, and it is invoiced as COMPLETED
+             */
+            completed_at: string;
+        };
+        /** @description The settlement.issued event, exactly as delivered: the envelope with its data. */
+        SettlementIssuedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (a UUID: version 7 carrying created_at, or version 8 derived from the occasion for adventure.unavailable); X-Service-Event-Id and webhook-id. Deduplicate on it, and read it again with GET /events/{id}
+             */
+            id: string;
+            /**
+             * @description The event type
+             * @constant
+             */
+            type: "settlement.issued";
+            /**
+             * Format: date-time
+             * @description When the event was recorded (UTC), with the change that caused it; order events by it
+             */
+            created_at: string;
+            /** @description true for sandbox events and test sends (POST /webhooks/{id}/test); ignore or label them in production */
+            test: boolean;
+            data: components["schemas"]["SettlementIssuedData"];
+        };
+        /** @description The data of settlement.issued (a month's settlement was issued). */
+        SettlementIssuedData: {
+            /**
+             * Format: uuid
+             * @description The settlement: GET /settlements/{id}, its invoice PDF and statement CSV
+             */
+            settlement_id: string;
+            /** @description The invoice number, to quote with your transfer (TEST- prefix in the sandbox) */
+            number: string;
+            /**
+             * @description The settlement's status after the change
+             * @constant
+             */
+            status: "ISSUED";
+            /** @description First day of the month invoiced (YYYY-MM-DD) */
+            period_start: string;
+            /** @description Last day of the month invoiced (YYYY-MM-DD), inclusive */
+            period_end: string;
+            /** @description What you owe: the exact sum of the lines */
+            total_due: {
+                /** @description Decimal amount as text, two decimals (no floating point), e.g. "450.00" */
+                amount: string;
+                /**
+                 * @description ISO 4217 currency: Moroccan dirham, the only one
+                 * @constant
+                 */
+                currency: "MAD";
+            };
+            /** @description The invoice date (YYYY-MM-DD) */
+            issue_date: string;
+            /** @description Pay by this date (YYYY-MM-DD) */
+            due_date: string;
+            /** @description Bookings the settlement covers */
+            booking_count: number;
+            /** @description Lines of its statement: one per booking, plus ADJUSTMENT lines for refunds of bookings invoiced earlier */
+            line_count: number;
+        };
+        /** @description The settlement.paid event, exactly as delivered: the envelope with its data. */
+        SettlementPaidEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (a UUID: version 7 carrying created_at, or version 8 derived from the occasion for adventure.unavailable); X-Service-Event-Id and webhook-id. Deduplicate on it, and read it again with GET /events/{id}
+             */
+            id: string;
+            /**
+             * @description The event type
+             * @constant
+             */
+            type: "settlement.paid";
+            /**
+             * Format: date-time
+             * @description When the event was recorded (UTC), with the change that caused it; order events by it
+             */
+            created_at: string;
+            /** @description true for sandbox events and test sends (POST /webhooks/{id}/test); ignore or label them in production */
+            test: boolean;
+            data: components["schemas"]["SettlementPaidData"];
+        };
+        /** @description The data of settlement.paid (a settlement was paid). */
+        SettlementPaidData: {
+            /**
+             * Format: uuid
+             * @description The settlement: GET /settlements/{id}
+             */
+            settlement_id: string;
+            /** @description The invoice number */
+            number: string;
+            /**
+             * @description The settlement's status after the change
+             * @constant
+             */
+            status: "PAID";
+            /**
+             * Format: date-time
+             * @description When the service recorded your transfer (UTC)
+             */
+            paid_at: string;
+            /** @description The reference of the transfer received */
+            transfer_reference: string;
+            /** @description The amount received */
+            amount_received: {
+                /** @description Decimal amount as text, two decimals (no floating point), e.g. "450.00" */
+                amount: string;
+                /**
+                 * @description ISO 4217 currency: Moroccan dirham, the only one
+                 * @constant
+                 */
+                currency: "MAD";
+            };
+        };
+        /** @description The review.moderated event, exactly as delivered: the envelope with its data. */
+        ReviewModeratedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (a UUID: version 7 carrying created_at, or version 8 derived from the occasion for adventure.unavailable); X-Service-Event-Id and webhook-id. Deduplicate on it, and read it again with GET /events/{id}
+             */
+            id: string;
+            /**
+             * @description The event type
+             * @constant
+             */
+            type: "review.moderated";
+            /**
+             * Format: date-time
+             * @description When the event was recorded (UTC), with the change that caused it; order events by it
+             */
+            created_at: string;
+            /** @description true for sandbox events and test sends (POST /webhooks/{id}/test); ignore or label them in production */
+            test: boolean;
+            data: components["schemas"]["ReviewModeratedData"];
+        };
+        /** @description The data of review.moderated (a review of one of your bookings was moderated). */
+        ReviewModeratedData: {
+            /**
+             * Format: uuid
+             * @description The review: GET /reviews/{id} (404 once DELETED)
+             */
+            review_id: string;
+            /**
+             * @description What the review is about
+             * @enum {string}
+             */
+            reviewable_type: "EXPERIENCE" | "TRIP" | "AGENCY";
+            /**
+             * Format: uuid
+             * @description The id of what the review is about
+             */
+            reviewable_id: string;
+            /**
+             * Format: uuid
+             * @description A stable UUID derived from the booking number (bookings are addressed by number)
+             */
+            booking_id: string;
+            /** @description The booking, as the service numbers it (PTB-XXXX-XXXX): GET /bookings/{booking_number} */
+            booking_number: string;
+            /** @description Your own reference for the booking, as you gave it when booking */
+            partner_reference: string;
+            /**
+             * @description HIDDEN: no longer public (you still read it). RESTORED: public again. DELETED: removed for good, its content erased
+             * @enum {string}
+             */
+            action: "HIDDEN" | "RESTORED" | "DELETED";
+            /**
+             * Format: date-time
+             * @description When the moderation took effect (UTC)
+             */
+            moderated_at: string;
+        };
+        /** @description The adventure.unavailable event, exactly as delivered: the envelope with its data. */
+        AdventureUnavailableEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (a UUID: version 7 carrying created_at, or version 8 derived from the occasion for adventure.unavailable); X-Service-Event-Id and webhook-id. Deduplicate on it, and read it again with GET /events/{id}
+             */
+            id: string;
+            /**
+             * @description The event type
+             * @constant
+             */
+            type: "adventure.unavailable";
+            /**
+             * Format: date-time
+             * @description When the event was recorded (UTC), with the change that caused it; order events by it
+             */
+            created_at: string;
+            /** @description true for sandbox events and test sends (POST /webhooks/{id}/test); ignore or label them in production */
+            test: boolean;
+            data: components["schemas"]["AdventureUnavailableData"];
+        };
+        /** @description The data of adventure.unavailable (an adventure, rate pack or slot stopped being sellable). */
+        AdventureUnavailableData: {
+            /**
+             * Format: uuid
+             * @description The adventure that stopped being sellable, wholly or in part
+             */
+            adventure_id: string;
+            /** @description The adventure's slug: GET /adventures/{slug} */
+            adventure_slug: string;
+            /** @description The rate pack concerned; null when the whole adventure is (WITHDRAWN, SANDBOX_REFRESH) */
+            rate_pack_id: string | null;
+            /** @description The day concerned (YYYY-MM-DD, Morocco time) for SLOT_CLOSED and SOLD_OUT; null when the whole adventure or rate pack is */
+            date: string | null;
+            /** @description The departure concerned (HH:MM) for SLOT_CLOSED and SOLD_OUT; null for a FLEXIBLE day and when no slot is concerned */
+            start_time: string | null;
+            /**
+             * @description WITHDRAWN: the adventure is withdrawn from sale. SLOT_CLOSED: an operator closed the slot. RATE_PACK_REMOVED: the rate pack is gone from the adventure. SOLD_OUT: a booking took the last place of the slot. SANDBOX_REFRESH: the weekly sandbox refresh moved you to a catalog without this adventure
+             * @enum {string}
+             */
+            reason: "WITHDRAWN" | "SLOT_CLOSED" | "RATE_PACK_REMOVED" | "SOLD_OUT" | "SANDBOX_REFRESH";
+            /** @description Your own open (unexpired, unbooked) quotes on what became unavailable, at most 100 named; possibly none */
+            quote_ids: string[];
+            /** @description How many open quotes of yours it concerns, all of them (quote_ids names at most 100) */
+            quote_count: number;
+        };
     };
     responses: never;
     parameters: {
@@ -1849,6 +2400,22 @@ export interface components {
         XTimestamp: string;
         /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
         XSignature: string;
+        /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+        WebhookSignature: string;
+        /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+        WebhookSignaturePrevious: string;
+        /** @description The envelope's id: deduplicate on it. */
+        WebhookEventId: string;
+        /** @description This attempt's id, new for every attempt (a delivery's first attempt carries the delivery's own id): GET /webhooks/deliveries/{id} answers its delivery with every attempt. */
+        WebhookDeliveryId: string;
+        /** @description The attempt's number within its delivery: 1 for the first, up to 6. */
+        WebhookDeliveryAttempt: number;
+        /** @description Standard Webhooks: the event id (same as X-Service-Event-Id). */
+        StandardWebhookId: string;
+        /** @description Standard Webhooks: Unix seconds when this attempt was sent. Refuse a delivery more than 5 minutes from your clock. */
+        StandardWebhookTimestamp: number;
+        /** @description Standard Webhooks: v1, + base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}, keyed with the base64-decoded part of the secret after whsec_. During a secret rotation two signatures, new then previous, space-separated. */
+        StandardWebhookSignature: string;
     };
     requestBodies: never;
     headers: {
@@ -13931,6 +14498,530 @@ export interface operations {
                         code: "internal.error";
                     };
                 };
+            };
+        };
+    };
+    bookingConfirmedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                "X-Service-Signature": components["parameters"]["WebhookSignature"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
+                /** @description The envelope's id: deduplicate on it. */
+                "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
+                /** @description This attempt's id, new for every attempt (a delivery's first attempt carries the delivery's own id): GET /webhooks/deliveries/{id} answers its delivery with every attempt. */
+                "X-Service-Delivery-Id": components["parameters"]["WebhookDeliveryId"];
+                /** @description The attempt's number within its delivery: 1 for the first, up to 6. */
+                "X-Service-Delivery-Attempt": components["parameters"]["WebhookDeliveryAttempt"];
+                /** @description The envelope's type. */
+                "X-Service-Event-Type": "booking.confirmed";
+                /** @description Standard Webhooks: the event id (same as X-Service-Event-Id). */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was sent. Refuse a delivery more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: v1, + base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}, keyed with the base64-decoded part of the secret after whsec_. During a secret rotation two signatures, new then previous, space-separated. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The booking.confirmed event: the envelope with its data, the exact bytes signed. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a1fd8c-6900-7352-bb0a-959eb4cc6d47",
+                 *       "type": "booking.confirmed",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "test": false,
+                 *       "data": {
+                 *         "booking_number": "PTB-7K3M-Q9XD",
+                 *         "partner_reference": "BANK-TEST-0001",
+                 *         "status": "CONFIRMED",
+                 *         "travel_date": "2026-12-05",
+                 *         "start_time": "09:00",
+                 *         "quote_id": "2b8ccb10-ec95-40ae-94b0-65a3835d71ed",
+                 *         "adventure_slug": "agafay-desert-sunset-camel-ride"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BookingConfirmedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds closes the delivery (the body is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused, e.g. a signature that does not verify or a timestamp outside 5 minutes: a failure like any other, retried (1 attempt plus 5 retries, after 5 min, 15 min, 1 h, 6 h and 24 h). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, no answer within 10 seconds, or no connection: retried after 5 min, 15 min, 1 h, 6 h and 24 h (6 attempts in all), then FAILED in the delivery log. Redirects are not followed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    bookingCancelledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                "X-Service-Signature": components["parameters"]["WebhookSignature"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
+                /** @description The envelope's id: deduplicate on it. */
+                "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
+                /** @description This attempt's id, new for every attempt (a delivery's first attempt carries the delivery's own id): GET /webhooks/deliveries/{id} answers its delivery with every attempt. */
+                "X-Service-Delivery-Id": components["parameters"]["WebhookDeliveryId"];
+                /** @description The attempt's number within its delivery: 1 for the first, up to 6. */
+                "X-Service-Delivery-Attempt": components["parameters"]["WebhookDeliveryAttempt"];
+                /** @description The envelope's type. */
+                "X-Service-Event-Type": "booking.cancelled";
+                /** @description Standard Webhooks: the event id (same as X-Service-Event-Id). */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was sent. Refuse a delivery more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: v1, + base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}, keyed with the base64-decoded part of the secret after whsec_. During a secret rotation two signatures, new then previous, space-separated. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The booking.cancelled event: the envelope with its data, the exact bytes signed. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a1fd8c-6900-7de0-809f-a13d52ea1c34",
+                 *       "type": "booking.cancelled",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "test": false,
+                 *       "data": {
+                 *         "booking_number": "PTB-7K3M-Q9XD",
+                 *         "partner_reference": "BANK-TEST-0001",
+                 *         "status": "CANCELLED",
+                 *         "travel_date": "2026-12-05",
+                 *         "cancelled_by": "PARTNER",
+                 *         "refund_amount": {
+                 *           "amount": "450.00",
+                 *           "currency": "MAD"
+                 *         },
+                 *         "cancelled_at": "2026-11-21T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BookingCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds closes the delivery (the body is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused, e.g. a signature that does not verify or a timestamp outside 5 minutes: a failure like any other, retried (1 attempt plus 5 retries, after 5 min, 15 min, 1 h, 6 h and 24 h). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, no answer within 10 seconds, or no connection: retried after 5 min, 15 min, 1 h, 6 h and 24 h (6 attempts in all), then FAILED in the delivery log. Redirects are not followed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    bookingCompletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                "X-Service-Signature": components["parameters"]["WebhookSignature"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
+                /** @description The envelope's id: deduplicate on it. */
+                "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
+                /** @description This attempt's id, new for every attempt (a delivery's first attempt carries the delivery's own id): GET /webhooks/deliveries/{id} answers its delivery with every attempt. */
+                "X-Service-Delivery-Id": components["parameters"]["WebhookDeliveryId"];
+                /** @description The attempt's number within its delivery: 1 for the first, up to 6. */
+                "X-Service-Delivery-Attempt": components["parameters"]["WebhookDeliveryAttempt"];
+                /** @description The envelope's type. */
+                "X-Service-Event-Type": "booking.completed";
+                /** @description Standard Webhooks: the event id (same as X-Service-Event-Id). */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was sent. Refuse a delivery more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: v1, + base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}, keyed with the base64-decoded part of the secret after whsec_. During a secret rotation two signatures, new then previous, space-separated. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The booking.completed event: the envelope with its data, the exact bytes signed. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a1fd8c-6900-7747-b7ee-a1446a0f7647",
+                 *       "type": "booking.completed",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "test": false,
+                 *       "data": {
+                 *         "booking_number": "PTB-7K3M-Q9XD",
+                 *         "partner_reference": "BANK-TEST-0001",
+                 *         "status": "COMPLETED",
+                 *         "travel_date": "2026-11-20",
+                 *         "completed_at": "2026-11-21T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BookingCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds closes the delivery (the body is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused, e.g. a signature that does not verify or a timestamp outside 5 minutes: a failure like any other, retried (1 attempt plus 5 retries, after 5 min, 15 min, 1 h, 6 h and 24 h). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, no answer within 10 seconds, or no connection: retried after 5 min, 15 min, 1 h, 6 h and 24 h (6 attempts in all), then FAILED in the delivery log. Redirects are not followed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    settlementIssuedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                "X-Service-Signature": components["parameters"]["WebhookSignature"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
+                /** @description The envelope's id: deduplicate on it. */
+                "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
+                /** @description This attempt's id, new for every attempt (a delivery's first attempt carries the delivery's own id): GET /webhooks/deliveries/{id} answers its delivery with every attempt. */
+                "X-Service-Delivery-Id": components["parameters"]["WebhookDeliveryId"];
+                /** @description The attempt's number within its delivery: 1 for the first, up to 6. */
+                "X-Service-Delivery-Attempt": components["parameters"]["WebhookDeliveryAttempt"];
+                /** @description The envelope's type. */
+                "X-Service-Event-Type": "settlement.issued";
+                /** @description Standard Webhooks: the event id (same as X-Service-Event-Id). */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was sent. Refuse a delivery more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: v1, + base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}, keyed with the base64-decoded part of the secret after whsec_. During a secret rotation two signatures, new then previous, space-separated. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The settlement.issued event: the envelope with its data, the exact bytes signed. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a1fd8c-6900-7abe-929d-fb421a120a01",
+                 *       "type": "settlement.issued",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "test": false,
+                 *       "data": {
+                 *         "settlement_id": "c95e0f76-7276-419d-b914-1ac139c42deb",
+                 *         "number": "TEST-PTS-000001",
+                 *         "status": "ISSUED",
+                 *         "period_start": "2026-10-01",
+                 *         "period_end": "2026-10-31",
+                 *         "total_due": {
+                 *           "amount": "12450.00",
+                 *           "currency": "MAD"
+                 *         },
+                 *         "issue_date": "2026-11-21",
+                 *         "due_date": "2026-12-06",
+                 *         "booking_count": 17,
+                 *         "line_count": 18
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SettlementIssuedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds closes the delivery (the body is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused, e.g. a signature that does not verify or a timestamp outside 5 minutes: a failure like any other, retried (1 attempt plus 5 retries, after 5 min, 15 min, 1 h, 6 h and 24 h). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, no answer within 10 seconds, or no connection: retried after 5 min, 15 min, 1 h, 6 h and 24 h (6 attempts in all), then FAILED in the delivery log. Redirects are not followed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    settlementPaidEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                "X-Service-Signature": components["parameters"]["WebhookSignature"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
+                /** @description The envelope's id: deduplicate on it. */
+                "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
+                /** @description This attempt's id, new for every attempt (a delivery's first attempt carries the delivery's own id): GET /webhooks/deliveries/{id} answers its delivery with every attempt. */
+                "X-Service-Delivery-Id": components["parameters"]["WebhookDeliveryId"];
+                /** @description The attempt's number within its delivery: 1 for the first, up to 6. */
+                "X-Service-Delivery-Attempt": components["parameters"]["WebhookDeliveryAttempt"];
+                /** @description The envelope's type. */
+                "X-Service-Event-Type": "settlement.paid";
+                /** @description Standard Webhooks: the event id (same as X-Service-Event-Id). */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was sent. Refuse a delivery more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: v1, + base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}, keyed with the base64-decoded part of the secret after whsec_. During a secret rotation two signatures, new then previous, space-separated. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The settlement.paid event: the envelope with its data, the exact bytes signed. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a1fd8c-6900-7ed9-95d9-0842264e5f3c",
+                 *       "type": "settlement.paid",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "test": false,
+                 *       "data": {
+                 *         "settlement_id": "64024275-7987-483a-a8fa-d01f0fa914db",
+                 *         "number": "TEST-PTS-000001",
+                 *         "status": "PAID",
+                 *         "paid_at": "2026-11-21T10:00:00.000Z",
+                 *         "transfer_reference": "TRF-2026-000123",
+                 *         "amount_received": {
+                 *           "amount": "12450.00",
+                 *           "currency": "MAD"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SettlementPaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds closes the delivery (the body is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused, e.g. a signature that does not verify or a timestamp outside 5 minutes: a failure like any other, retried (1 attempt plus 5 retries, after 5 min, 15 min, 1 h, 6 h and 24 h). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, no answer within 10 seconds, or no connection: retried after 5 min, 15 min, 1 h, 6 h and 24 h (6 attempts in all), then FAILED in the delivery log. Redirects are not followed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reviewModeratedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                "X-Service-Signature": components["parameters"]["WebhookSignature"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
+                /** @description The envelope's id: deduplicate on it. */
+                "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
+                /** @description This attempt's id, new for every attempt (a delivery's first attempt carries the delivery's own id): GET /webhooks/deliveries/{id} answers its delivery with every attempt. */
+                "X-Service-Delivery-Id": components["parameters"]["WebhookDeliveryId"];
+                /** @description The attempt's number within its delivery: 1 for the first, up to 6. */
+                "X-Service-Delivery-Attempt": components["parameters"]["WebhookDeliveryAttempt"];
+                /** @description The envelope's type. */
+                "X-Service-Event-Type": "review.moderated";
+                /** @description Standard Webhooks: the event id (same as X-Service-Event-Id). */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was sent. Refuse a delivery more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: v1, + base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}, keyed with the base64-decoded part of the secret after whsec_. During a secret rotation two signatures, new then previous, space-separated. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The review.moderated event: the envelope with its data, the exact bytes signed. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a1fd8c-6900-7d41-97c0-22d07298ab5e",
+                 *       "type": "review.moderated",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "test": false,
+                 *       "data": {
+                 *         "review_id": "ad82754a-f67d-4853-9976-0e7442c1765c",
+                 *         "reviewable_type": "EXPERIENCE",
+                 *         "reviewable_id": "51143e7d-518d-4c6d-9ad2-e6680dfc2457",
+                 *         "booking_id": "86f0c61a-aeb4-435d-a002-2b34dbf0e8bb",
+                 *         "booking_number": "PTB-7K3M-Q9XD",
+                 *         "partner_reference": "BANK-TEST-0001",
+                 *         "action": "HIDDEN",
+                 *         "moderated_at": "2026-11-21T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReviewModeratedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds closes the delivery (the body is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused, e.g. a signature that does not verify or a timestamp outside 5 minutes: a failure like any other, retried (1 attempt plus 5 retries, after 5 min, 15 min, 1 h, 6 h and 24 h). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, no answer within 10 seconds, or no connection: retried after 5 min, 15 min, 1 h, 6 h and 24 h (6 attempts in all), then FAILED in the delivery log. Redirects are not followed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    adventureUnavailableEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                "X-Service-Signature": components["parameters"]["WebhookSignature"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
+                /** @description The envelope's id: deduplicate on it. */
+                "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
+                /** @description This attempt's id, new for every attempt (a delivery's first attempt carries the delivery's own id): GET /webhooks/deliveries/{id} answers its delivery with every attempt. */
+                "X-Service-Delivery-Id": components["parameters"]["WebhookDeliveryId"];
+                /** @description The attempt's number within its delivery: 1 for the first, up to 6. */
+                "X-Service-Delivery-Attempt": components["parameters"]["WebhookDeliveryAttempt"];
+                /** @description The envelope's type. */
+                "X-Service-Event-Type": "adventure.unavailable";
+                /** @description Standard Webhooks: the event id (same as X-Service-Event-Id). */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was sent. Refuse a delivery more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: v1, + base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}, keyed with the base64-decoded part of the secret after whsec_. During a secret rotation two signatures, new then previous, space-separated. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The adventure.unavailable event: the envelope with its data, the exact bytes signed. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "2c1bebf1-72e9-8caf-bbf3-a09c01a8a522",
+                 *       "type": "adventure.unavailable",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "test": false,
+                 *       "data": {
+                 *         "adventure_id": "4585daa8-0200-4b2f-93cf-c98c885a1a85",
+                 *         "adventure_slug": "agafay-desert-sunset-camel-ride",
+                 *         "rate_pack_id": "01e7271a-0787-491e-ac55-db7422d74d44",
+                 *         "date": "2026-12-05",
+                 *         "start_time": "09:00",
+                 *         "reason": "SOLD_OUT",
+                 *         "quote_ids": [
+                 *           "302290b6-e969-4b70-b204-e1cd3dd01af4"
+                 *         ],
+                 *         "quote_count": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdventureUnavailableEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds closes the delivery (the body is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused, e.g. a signature that does not verify or a timestamp outside 5 minutes: a failure like any other, retried (1 attempt plus 5 retries, after 5 min, 15 min, 1 h, 6 h and 24 h). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, no answer within 10 seconds, or no connection: retried after 5 min, 15 min, 1 h, 6 h and 24 h (6 attempts in all), then FAILED in the delivery log. Redirects are not followed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
