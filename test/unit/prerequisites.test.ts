@@ -79,6 +79,8 @@ describe('prerequisites of npm start and npm test', () => {
     rmSync(empty, { recursive: true, force: true });
     expect(r.status, r.stderr).toBe(1);
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(r.stderr).toMatch(/^npm test needs what this machine lacks:\n {2}- Java 17\+ .*\n {2}- Chromium at .*\n {2}- openssl .*\nRun this, then npm test again:\n {2}\S/);
+    expect(r.stderr).toMatch(
+      /^npm test needs what this machine lacks:\n {2}- Java 17\+ .*\n {2}- Chromium at .*\n {2}- openssl .*\nRun this, then npm test again:\n {2}\S/,
+    );
   }, 30_000);
 });
