@@ -26,7 +26,7 @@ function workspace() {
  */
 const FLOW = `
 import createClient from 'openapi-fetch';
-import type { paths } from './schema';
+import type { paths, webhooks } from './schema';
 
 const client = createClient<paths>({ baseUrl: 'http://127.0.0.1:3000/v1', headers: { authorization: 'Bearer sk_test_...' } });
 const once = () => ({ 'Idempotency-Key': crypto.randomUUID() });
@@ -68,6 +68,42 @@ export async function flow(): Promise<string> {
   const test = await client.POST('/webhooks/{id}/test', { params: { path: { id: crypto.randomUUID() }, header: once() } });
   return [amount, cancel.data.status, complete.data?.status, replay.data?.status, run.data?.data.length, test.data?.delivered, quotes.data?.meta.page_size, reviews.data?.meta.count].join(' ');
 }
+
+// A receiver's handler, typed by the document's webhooks: one event per type, narrowed on \`type\`.
+type WebhookEvent = { [T in keyof webhooks]: webhooks[T]['post']['requestBody']['content']['application/json'] }[keyof webhooks];
+type DeliveryHeaders = webhooks['booking.cancelled']['post']['parameters']['header'];
+
+export function onEvent(event: WebhookEvent, headers: DeliveryHeaders): string {
+  const signature: string = headers['X-Service-Signature'];
+  const previous: string | undefined = headers['X-Service-Signature-Previous'];
+  const standard: string = \`\${headers['webhook-id']} \${headers['webhook-timestamp']} \${headers['webhook-signature']}\`;
+  if (!signature || previous === '' || !standard) return 'unsigned';
+  switch (event.type) {
+    case 'booking.confirmed':
+      return \`\${event.data.booking_number} \${event.data.quote_id} \${event.data.start_time ?? 'flexible'}\`;
+    case 'booking.cancelled':
+      return \`\${event.data.cancelled_by} \${event.data.refund_amount.amount} \${event.data.cancelled_at}\`;
+    case 'booking.completed':
+      // @ts-expect-error booking.completed carries no refund
+      return event.data.refund_amount.amount;
+    case 'settlement.issued':
+      return \`\${event.data.number} \${event.data.total_due.amount} \${event.data.line_count + event.data.booking_count}\`;
+    case 'settlement.paid':
+      return event.data.transfer_reference;
+    case 'review.moderated':
+      return event.data.action === 'DELETED' ? 'gone' : event.data.review_id;
+    case 'adventure.unavailable':
+      return \`\${event.data.reason} \${event.data.quote_ids.length} \${event.data.date ?? 'every date'} \${event.test}\`;
+    // @ts-expect-error not an event type the document describes
+    case 'booking.created':
+      return 'never';
+    default: {
+      // Every type of the document is handled above.
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+}
 `;
 
 describe('a client generated from the OpenAPI document', () => {
@@ -96,6 +132,7 @@ describe('a client generated from the OpenAPI document', () => {
     // The generated types say what the document says.
     const schema = readFileSync(join(dir, 'schema.d.ts'), 'utf8');
     expect(schema).toMatch(/limit\?: number;/);
+    expect(schema).toMatch(/export interface webhooks \{\n {4}"booking\.confirmed": \{/);
   }, 120_000);
 
   it("passes Spectral's spectral:oas rules (.spectral.yaml) with 0 errors and 0 warnings", async () => {
