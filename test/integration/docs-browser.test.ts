@@ -9,7 +9,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = resolve(import.meta.dirname, '..', '..', 'test-output');
 
 describe('GET /v1/docs in a real browser', () => {
-  it('renders the operations and their error codes, loading nothing from another origin', async () => {
+  it('renders the operations, their error codes and the webhook events, loading nothing from another origin', async () => {
     const origin = new URL(baseUrl()).origin;
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -68,6 +68,22 @@ describe('GET /v1/docs in a real browser', () => {
 
       mkdirSync(OUTPUT, { recursive: true });
       await page.screenshot({ path: join(OUTPUT, 'docs-reference.png') });
+
+      // The document's webhooks: every event type under Webhook events, one with its headers and payload.
+      await page.getByRole('link', { name: 'Webhook events', exact: true }).first().click();
+      for (const summary of [
+        'A booking was confirmed',
+        'A booking was cancelled',
+        'A booking was completed',
+        'An adventure, rate pack or slot stopped being sellable',
+      ]) {
+        await page.getByText(summary, { exact: true }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      }
+      await page.getByText('A booking was cancelled', { exact: true }).first().click();
+      await page.getByRole('heading', { name: 'A booking was cancelled' }).first().waitFor({ timeout: 30_000 });
+      for (const shown of ['X-Service-Signature-Previous', 'webhook-timestamp', 'cancelled_by', '"booking.cancelled"'])
+        await expect.poll(() => page.locator('body').innerText(), { timeout: 10_000 }).toContain(shown);
+      await page.screenshot({ path: join(OUTPUT, 'docs-webhooks.png') });
       expect(external).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
