@@ -11,7 +11,7 @@ export {
   retryAfterMs,
 } from './client';
 export { PartnerApiError, PartnerNetworkError, WebhookVerificationError } from './errors';
-export { WEBHOOK_EVENT_TYPES, type WebhookEvent, type WebhookEventType } from './generated/events';
+export { WEBHOOK_EVENT_TYPES, type WebhookEvent, type WebhookEventOf, type WebhookEventType } from './generated/events';
 export { ERROR_CODES, type ErrorCode, OPERATIONS, type OperationErrorCodes, RESOURCES } from './generated/operations';
 export type { components, operations, paths } from './generated/schema';
 export { type PaymentConfirmationClaims, signPaymentConfirmation } from './payments';
