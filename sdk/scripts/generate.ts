@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApi } from '../../shared/openapi';
@@ -119,7 +119,66 @@ export const WEBHOOK_EVENT_TYPES = ${JSON.stringify(Object.keys(doc.webhooks))} 
   return files;
 }
 
+/** Codes every operation of a kind can answer (authentication, validation, limits): the README's table names them once. */
+const COMMON_CODE = /^(validation|request|auth|idempotency|pagination|rate_limit|internal)\./;
+const README = resolve(import.meta.dirname, '..', 'README.md');
+const START = '<!-- methods:start (npm run sdk:generate) -->';
+const END = '<!-- methods:end -->';
+
+/**
+ * The SDK README's method reference: one row per operation, as the client exposes it
+ * (`client.<resource>.<method>`), with its HTTP route, parameters and the error codes it
+ * documents beyond the common ones. Made from the same document as the operation table.
+ */
+export function methodsTable(): string {
+  const doc = buildOpenApi() as Json;
+  const rows: string[] = [];
+  // The same names as RESOURCES: a second operation whose short name is taken keeps its operationId.
+  const named = new Map<string, string>();
+  const taken: Record<string, Set<string>> = {};
+  for (const ops of Object.values<Json>(doc.paths)) {
+    for (const op of Object.values<Json>(ops)) {
+      const group = camel(words(op.tags[0]));
+      const name = methodName(op.operationId, op.tags[0]);
+      taken[group] ??= new Set();
+      const seen = taken[group];
+      const key = seen.has(name) ? op.operationId : name;
+      seen.add(key);
+      named.set(op.operationId, `${group}.${key}`);
+    }
+  }
+  for (const [path, ops] of Object.entries<Json>(doc.paths)) {
+    for (const [method, op] of Object.entries<Json>(ops)) {
+      const params = (op.parameters ?? []).filter((p: Json) => p.in === 'path' || p.in === 'query').map((p: Json) => `\`${p.name}${p.required ? '' : '?'}\``);
+      const body = op.requestBody?.content?.['application/json']?.schema?.$ref?.split('/').pop();
+      if (op.requestBody) params.push(`\`body${op.requestBody.required ? '' : '?'}\`${body ? ` (${body})` : ''}`);
+      const codes = [...new Set(Object.entries<Json>(op.responses).flatMap(([st, r]) => (Number(st) >= 400 ? (r['x-error-codes'] as string[]) : [])))].filter(
+        (c) => !COMMON_CODE.test(c),
+      );
+      const call = `\`client.${named.get(op.operationId)}\``;
+      rows.push(`| ${call} | \`${method.toUpperCase()} /v1${path}\` | ${params.join(', ') || '-'} | ${codes.map((c) => `\`${c}\``).join(', ') || '-'} |`);
+    }
+  }
+  return [
+    '| Method | Route | Parameters | Error codes (beyond the common ones) |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    'Every operation may also answer the common codes of its kind: `validation.*`, `request.*`, `auth.*`,',
+    '`idempotency.*` (writes), `pagination.*` (lists), `rate_limit.exceeded` and `internal.error`.',
+    '`e.is(operationId)` narrows a `PartnerApiError` to the codes of that operation.',
+  ].join('\n');
+}
+
+/** The README with its method reference replaced by `table`. */
+export function readmeWith(readme: string, table: string): string {
+  const [head, rest] = readme.split(START) as [string, string | undefined];
+  if (rest === undefined || !rest.includes(END)) throw new Error(`sdk/README.md lacks the ${START} ... ${END} markers`);
+  return `${head}${START}\n${table}\n${END}${rest.slice(rest.indexOf(END) + END.length)}`;
+}
+
 if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
   for (const [name, text] of Object.entries(await generate())) writeFileSync(join(OUT, name), text);
-  console.log(`sdk/src/generated: ${Object.keys(await generate()).join(', ')} written`);
+  writeFileSync(README, readmeWith(readFileSync(README, 'utf8'), methodsTable()));
+  console.log(`sdk/src/generated: ${Object.keys(await generate()).join(', ')} written; sdk/README.md: the method reference`);
 }
