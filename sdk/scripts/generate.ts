@@ -35,8 +35,33 @@ function methodName(operationId: string, tag: string): string {
   return operationId;
 }
 
-export async function generate(): Promise<Record<string, string>> {
-  const doc = buildOpenApi() as Json;
+/**
+ * Each operation's name on the client, `<group>.<method>` (`listBookings` -> `bookings.list`): a second
+ * operation whose short name is taken in its group keeps its operationId.
+ */
+function clientNames(doc: Json): Map<string, { group: string; method: string }> {
+  const names = new Map<string, { group: string; method: string }>();
+  const taken: Record<string, Set<string>> = {};
+  for (const ops of Object.values<Json>(doc.paths)) {
+    for (const op of Object.values<Json>(ops)) {
+      const group = camel(words(op.tags[0]));
+      const short = methodName(op.operationId, op.tags[0]);
+      taken[group] ??= new Set();
+      const method = taken[group].has(short) ? op.operationId : short;
+      taken[group].add(method);
+      names.set(op.operationId, { group, method });
+    }
+  }
+  return names;
+}
+
+/** The error codes an operation documents: its error responses' x-error-codes. */
+const errorCodesOf = (op: Json): string[] => [
+  ...new Set(Object.entries<Json>(op.responses).flatMap(([status, r]) => (Number(status) >= 400 ? (r['x-error-codes'] as string[]) : []))),
+];
+
+export async function generate(doc: Json = buildOpenApi() as Json): Promise<Record<string, string>> {
+  const names = clientNames(doc);
   const files: Record<string, string> = {};
   files['schema.ts'] = HEADER + astToString(await openapiTS(doc as never, { alphabetize: false }));
 
@@ -59,13 +84,10 @@ export async function generate(): Promise<Record<string, string>> {
         hasPathParams: (op.parameters ?? []).some((p: Json) => p.in === 'path'),
         response: contentType.startsWith('application/json') ? 'json' : contentType ? 'bytes' : 'none',
       };
-      const group = camel(words(op.tags[0]));
+      const { group, method: name } = names.get(op.operationId)!;
       resources[group] ??= {};
-      const name = methodName(op.operationId, op.tags[0]);
-      resources[group][resources[group][name] ? op.operationId : name] = op.operationId;
-      opErrors[op.operationId] = [
-        ...new Set(Object.entries<Json>(op.responses).flatMap(([s, r]) => (Number(s) >= 400 ? (r['x-error-codes'] as string[]) : []))),
-      ];
+      resources[group][name] = op.operationId;
+      opErrors[op.operationId] = errorCodesOf(op);
     }
   }
   const codes = (doc['x-error-codes'] as { code: string; status: number }[]).map((c) => c.code);
@@ -130,32 +152,17 @@ const END = '<!-- methods:end -->';
  * (`client.<resource>.<method>`), with its HTTP route, parameters and the error codes it
  * documents beyond the common ones. Made from the same document as the operation table.
  */
-export function methodsTable(): string {
-  const doc = buildOpenApi() as Json;
+export function methodsTable(doc: Json = buildOpenApi() as Json): string {
+  const names = clientNames(doc);
   const rows: string[] = [];
-  // The same names as RESOURCES: a second operation whose short name is taken keeps its operationId.
-  const named = new Map<string, string>();
-  const taken: Record<string, Set<string>> = {};
-  for (const ops of Object.values<Json>(doc.paths)) {
-    for (const op of Object.values<Json>(ops)) {
-      const group = camel(words(op.tags[0]));
-      const name = methodName(op.operationId, op.tags[0]);
-      taken[group] ??= new Set();
-      const seen = taken[group];
-      const key = seen.has(name) ? op.operationId : name;
-      seen.add(key);
-      named.set(op.operationId, `${group}.${key}`);
-    }
-  }
   for (const [path, ops] of Object.entries<Json>(doc.paths)) {
     for (const [method, op] of Object.entries<Json>(ops)) {
       const params = (op.parameters ?? []).filter((p: Json) => p.in === 'path' || p.in === 'query').map((p: Json) => `\`${p.name}${p.required ? '' : '?'}\``);
       const body = op.requestBody?.content?.['application/json']?.schema?.$ref?.split('/').pop();
       if (op.requestBody) params.push(`\`body${op.requestBody.required ? '' : '?'}\`${body ? ` (${body})` : ''}`);
-      const codes = [...new Set(Object.entries<Json>(op.responses).flatMap(([st, r]) => (Number(st) >= 400 ? (r['x-error-codes'] as string[]) : [])))].filter(
-        (c) => !COMMON_CODE.test(c),
-      );
-      const call = `\`client.${named.get(op.operationId)}\``;
+      const codes = errorCodesOf(op).filter((c) => !COMMON_CODE.test(c));
+      const { group, method: name } = names.get(op.operationId)!;
+      const call = `\`client.${group}.${name}\``;
       rows.push(`| ${call} | \`${method.toUpperCase()} /v1${path}\` | ${params.join(', ') || '-'} | ${codes.map((c) => `\`${c}\``).join(', ') || '-'} |`);
     }
   }
@@ -178,7 +185,9 @@ export function readmeWith(readme: string, table: string): string {
 }
 
 if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
-  for (const [name, text] of Object.entries(await generate())) writeFileSync(join(OUT, name), text);
-  writeFileSync(README, readmeWith(readFileSync(README, 'utf8'), methodsTable()));
-  console.log(`sdk/src/generated: ${Object.keys(await generate()).join(', ')} written; sdk/README.md: the method reference`);
+  const doc = buildOpenApi() as Json;
+  const files = await generate(doc);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(OUT, name), text);
+  writeFileSync(README, readmeWith(readFileSync(README, 'utf8'), methodsTable(doc)));
+  console.log(`sdk/src/generated: ${Object.keys(files).join(', ')} written; sdk/README.md: the method reference`);
 }

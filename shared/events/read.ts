@@ -1,12 +1,11 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dataTable } from '../db/client';
 import { inList, newestFirst } from '../db/query';
 import { notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { eventKeys } from './keys';
 import { createdAtOfEventId } from './record';
-import type { EventRecord } from './store';
-import type { EventEnvelope, EventType } from './types';
+import { type EventRecord, eventStore } from './store';
+import { type EventEnvelope, type EventType, inEnvelopeOrder } from './types';
 
 export interface EventFilter {
   limit: number;
@@ -16,8 +15,6 @@ export interface EventFilter {
 }
 
 const iso = (s: string) => new Date(s).toISOString();
-/** The envelope in the spec's field order, as deliveries carry it (a DynamoDB map keeps no order). */
-const envelope = (e: EventEnvelope): EventEnvelope => ({ id: e.id, type: e.type, created_at: e.created_at, test: e.test, data: e.data });
 
 /**
  * The tenant's events, newest first: one Query of its own partition (sort key `created_at#id`), the
@@ -43,7 +40,7 @@ export async function listEvents(t: Tenant, q: EventFilter, after?: string): Pro
     q.limit,
     after,
   );
-  return { items: items.map((i) => envelope((i as unknown as EventRecord).event)), next };
+  return { items: items.map((i) => inEnvelopeOrder((i as unknown as EventRecord).event)), next };
 }
 
 /**
@@ -51,14 +48,9 @@ export async function listEvents(t: Tenant, q: EventFilter, after?: string): Pro
  * announcement's deterministic id has a once-marker pointing at it. Another tenant's event is a 404.
  */
 export async function getEvent(t: Tenant, id: string): Promise<EventEnvelope> {
-  const get = async (Key: Record<string, string>) =>
-    (await dataTable.client.send(new GetCommand({ TableName: dataTable.name(), Key }))).Item as Record<string, unknown> | undefined;
   const createdAt = createdAtOfEventId(id);
-  const key = createdAt
-    ? eventKeys.event(t.partnerId, t.env, createdAt, id)
-    : ((await get(eventKeys.once(id)))?.event_ref as { pk: string; sk: string } | undefined);
-  const found =
-    key && key.pk === eventKeys.partition(t.partnerId, t.env) ? ((await get(key)) as unknown as (EventRecord & { example?: boolean }) | undefined) : undefined;
+  const ref = createdAt ? eventKeys.event(t.partnerId, t.env, createdAt, id) : await eventStore.onceRef(id);
+  const found = ref && ref.pk === eventKeys.partition(t.partnerId, t.env) ? await eventStore.get(ref) : undefined;
   if (!found || found.example || found.event.id !== id) throw notFound('Event', id);
-  return envelope(found.event);
+  return inEnvelopeOrder(found.event);
 }

@@ -10,6 +10,8 @@ export interface EventRecord {
   env: Env;
   event: EventEnvelope;
   dispatch: 'PENDING' | 'DONE';
+  /** A test send's example event: kept for its delivery log, never listed by GET /events. */
+  example?: boolean;
 }
 
 /** Recorded events: read for delivery, marked dispatched once fanned out. */
@@ -17,6 +19,12 @@ export function makeEventStore(table: Table = dataTable) {
   return {
     async get(ref: EventRef, consistent = false): Promise<EventRecord | undefined> {
       return (await table.client.send(new GetCommand({ TableName: table.name(), Key: ref, ConsistentRead: consistent }))).Item as EventRecord | undefined;
+    },
+
+    /** Where an event recorded under a deterministic id (an announcement) lives, from its once-marker. */
+    async onceRef(id: string): Promise<EventRef | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: table.name(), Key: eventKeys.once(id) }));
+      return r.Item?.event_ref as EventRef | undefined;
     },
 
     /** Marks a pending event dispatched (it leaves the pending index); fails if another worker did it first. */

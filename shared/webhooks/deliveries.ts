@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventEnvelope, EventRef } from '../events/types';
+import { type EventEnvelope, type EventRef, inEnvelopeOrder } from '../events/types';
 import type { DeliveryRecord, EndpointRecord } from './model';
 
 /** A new delivery of an event to one endpoint, PENDING and due at once. */
@@ -39,5 +39,5 @@ export function newDelivery(
 
 /** The envelope in its documented field order (DynamoDB maps do not keep order). */
 export function envelopeBytes(e: EventEnvelope): string {
-  return JSON.stringify({ id: e.id, type: e.type, created_at: e.created_at, test: e.test, data: e.data });
+  return JSON.stringify(inEnvelopeOrder(e));
 }
