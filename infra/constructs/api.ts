@@ -1,7 +1,8 @@
-import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
-import { type CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnOutput, Duration, NestedStack, Stack, Validations } from 'aws-cdk-lib';
+import { CfnRoute, type CfnStage, HttpApi, HttpIntegration, HttpIntegrationType, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { TABLES, type TableName } from '../../shared/db/tables';
@@ -23,16 +24,31 @@ export interface ApiProps {
   bindRoute?: (route: RouteDef, fn: ServiceFunction) => void;
 }
 
+/** The construct id of the nested stack that holds the functions of a feature (a tag of the route table): "Test helpers" -> TestHelpersRoutes. */
+export const routeStackId = (tag: string) =>
+  `${tag
+    .split(/[^A-Za-z0-9]+/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('')}Routes`;
+
 /**
  * The HTTP API (payload format 2.0, which carries the raw query string the
  * request signature covers), one Lambda per entry of the route table, and a
  * $default route answering 404/405 in the error shape.
+ *
+ * CloudFormation takes at most 500 resources per stack: each route's function, role, policy, integration
+ * and invoke permission live in one nested stack per feature (the route's tag). What must not move stays
+ * in the service stack under the logical ids it always had: the API, its stage, the routes (a route key is
+ * unique in an API, so a route made in a nested stack would collide with the old one during the move), and
+ * the functions' log groups (their history outlives the functions).
  */
 export class ApiConstruct extends Construct {
   readonly api: HttpApi;
   /** One function per route id. */
   readonly functions: Record<string, ServiceFunction> = {};
   readonly fallback: ServiceFunction;
+  /** The nested stack of each feature's route functions, by tag. */
+  readonly routeStacks: Record<string, NestedStack> = {};
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
@@ -74,12 +90,14 @@ export class ApiConstruct extends Construct {
     );
 
     for (const route of ROUTE_LIST) {
-      const fn = new ServiceFunction(this, route.id, {
+      const feature = this.routeStack(route.tag);
+      const fn = new ServiceFunction(feature, route.id, {
         entry: route.handler,
         description: `${route.method} ${route.path}`,
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
         ...(route.rendersPdf ? { pdfFonts: true, memorySize: 1024 } : {}),
         ...(route.referencePage ? { referencePage: true } : {}),
+        logGroupScope: this,
       });
       const tables: TableBinding[] = [];
       if (route.access === 'key') {
@@ -96,10 +114,23 @@ export class ApiConstruct extends Construct {
       fn.bind({ tables });
       if (route.sendsMail) fn.allowMail(MAIL_FROM);
       props.bindRoute?.(route, fn);
-      this.api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.id}Integration`, fn),
+      // What HttpLambdaIntegration makes, in the feature's stack: the integration and the invoke permission scoped to the route's path.
+      const integration = new HttpIntegration(feature, `${route.id}Integration`, {
+        httpApi: this.api,
+        integrationType: HttpIntegrationType.AWS_PROXY,
+        integrationUri: fn.functionArn,
+        payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      });
+      fn.addPermission('ApiInvoke', {
+        principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        sourceArn: feature.formatArn({ service: 'execute-api', resource: this.api.apiId, resourceName: `*/*${route.path}` }),
+      });
+      // The route where HttpApi.addRoutes made it (same construct path, same logical id): a deployed stack updates it in place.
+      new CfnRoute(new Construct(this.api, `${route.method}${route.path}`), 'Resource', {
+        apiId: this.api.apiId,
+        routeKey: `${route.method} ${route.path}`,
+        authorizationType: 'NONE',
+        target: `integrations/${integration.integrationId}`,
       });
       this.functions[route.id] = fn;
     }
@@ -110,5 +141,12 @@ export class ApiConstruct extends Construct {
         'Authentication is done in every handler: API keys are checked against hashes in DynamoDB and live writes carry an HMAC over the raw body, which an API Gateway authorizer cannot see.',
     });
     new CfnOutput(Stack.of(this), 'ApiUrl', { value: `${this.api.apiEndpoint}/v1` });
+  }
+
+  private routeStack(tag: string): NestedStack {
+    this.routeStacks[tag] ??= new NestedStack(this, routeStackId(tag), {
+      description: `Partner travel service, ${tag} routes: their functions, roles, integrations and invoke permissions`,
+    });
+    return this.routeStacks[tag];
   }
 }

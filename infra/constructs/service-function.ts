@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnResource, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -37,6 +37,12 @@ export interface ServiceFunctionProps {
    * whatever machine synthesizes.
    */
   nodeModules?: string[];
+  /**
+   * Where the function's log group is made (default: beside the function). Route functions live in nested
+   * stacks but keep their log groups in the service stack, at the construct path (and so the logical id and
+   * the log history) they had before the split.
+   */
+  logGroupScope?: Construct;
 }
 
 /** The reference page's file name in a bundle. */
@@ -70,6 +76,15 @@ export interface BucketBinding {
 }
 
 /**
+ * How cdk-nag names an attribute of `resource` in the findings of a policy of `consumer`'s stack:
+ * `<LogicalId.Attr>` in the same stack; from a nested stack, the parameter CDK passes the value through.
+ */
+export function nagRef(consumer: Construct, resource: CfnResource, attr: string): string {
+  if (Stack.of(consumer) === resource.stack) return `<${resource.stack.getLogicalId(resource)}.${attr}>`;
+  return `<referenceto${Names.nodeUniqueId(resource.node)}${attr}>`.replace(/[^A-Za-z0-9<>]/g, '');
+}
+
+/**
  * Every Lambda of the service: Node.js 22 on arm64, bundled by esbuild, JSON
  * logs at the deployment's level with its retention, X-Ray active tracing,
  * its own role with no managed policy. `bind` grants the least privilege a
@@ -80,7 +95,7 @@ export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const deployment = deploymentOf(scope);
     const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: deployment.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new LogGroup(props.logGroupScope ?? scope, `${id}Logs`, { retention: deployment.logRetention, removalPolicy: RemovalPolicy.DESTROY });
     super(scope, id, {
       entry: join(REPO_ROOT, props.entry),
       handler: 'handler',
@@ -162,9 +177,8 @@ export class ServiceFunction extends NodejsFunction {
         );
       }
       this.addEnvironment(t.def.envVar, t.table.tableName);
-      const tableId = Stack.of(this).getLogicalId(t.table.node.defaultChild as CfnResource);
       Validations.of(this.role!).acknowledge({
-        id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagRef(this, t.table.node.defaultChild as CfnResource, 'Arn')}/index/*]`,
         reason: `Queries use the secondary indexes of the ${t.def.name} table, whose ARNs end in /index/*; the grant is limited to that table.`,
       });
     }
@@ -184,9 +198,8 @@ export class ServiceFunction extends NodejsFunction {
       }[bk.access];
       this.addToRolePolicy(new PolicyStatement({ actions, resources: [bk.bucket.arnForObjects('*')] }));
       this.addEnvironment(bk.envVar, bk.bucket.bucketName);
-      const bucketId = Stack.of(this).getLogicalId(bk.bucket.node.defaultChild as CfnResource);
       Validations.of(this.role!).acknowledge({
-        id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagRef(this, bk.bucket.node.defaultChild as CfnResource, 'Arn')}/*]`,
         reason: `Object keys are made at run time (per settlement, per upload); the grant is ${actions.join(' and ')} on the objects of that one bucket.`,
       });
     }

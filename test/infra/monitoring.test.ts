@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../infra/app';
 import { THRESHOLDS } from '../../infra/constructs/monitoring';
 import { RUNBOOK, type RunbookSection, runbookAnchor } from '../../infra/runbook';
 import { TABLES } from '../../shared/db/tables';
@@ -11,6 +9,7 @@ import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
+import { isServiceFunction, synthService } from './synth';
 
 const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
 
@@ -37,16 +36,15 @@ interface AlarmProps {
 }
 
 function synth(context: Record<string, string> = {}) {
-  // Skip esbuild bundling: the assertions are about the template, not the bundles.
-  const { app, stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }));
-  app.synth();
+  const s = synthService(context);
+  if (s.synthError) throw s.synthError;
   // The alarms live in the Operations nested stack; their names come from the service stack.
-  return { template: Template.fromStack(Stack.of(stack.monitoring)), service: Template.fromStack(stack), stackName: stack.stackName };
+  return { template: s.operations, service: s, stackName: s.stack.stackName };
 }
 
 let template: Template;
-/** The service stack (functions, roles, log groups); `template` is the Operations nested stack (alarms, topic, dashboard). */
-let service: Template;
+/** Every stack (the route functions are in nested stacks, their log groups in the service stack); `template` is the Operations nested stack (alarms, topic, dashboard). */
+let service: ReturnType<typeof synthService>;
 let stackName: string;
 let alarms: Map<string, AlarmProps>;
 let topicId: string;
@@ -245,11 +243,13 @@ describe('dashboard', () => {
 });
 
 describe('functions', () => {
-  // Ours: CDK's own deploy-time handler of the bucket notification (Python) is not one of the service's functions.
-  const ours = (t: Template) =>
-    Object.values(t.findResources('AWS::Lambda::Function'))
-      .map((f) => (f as { Properties: Record<string, any> }).Properties)
-      .filter((p) => String(p.Runtime).startsWith('nodejs'));
+  // Ours: CDK's own deploy-time handlers (bucket notifications, deployments, custom resources) are not the service's functions.
+  const ours = (s: ReturnType<typeof synthService>) =>
+    s
+      .everywhere('AWS::Lambda::Function')
+      .filter(([, , f]) => isServiceFunction(f))
+      .map(([, , f]) => f.Properties);
+  const serviceLogGroups = (s: ReturnType<typeof synthService>) => s.everywhere('AWS::Logs::LogGroup').map(([, , g]) => g.Properties);
   const fns = () => ours(service);
 
   it('trace actively with X-Ray, never capturing responses, and may write their segments', () => {
@@ -257,14 +257,14 @@ describe('functions', () => {
       expect(p.TracingConfig).toEqual({ Mode: 'Active' });
       expect(p.Environment.Variables).toMatchObject({ POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false', POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE });
     }
-    service.hasResourceProperties('AWS::IAM::Policy', {
+    service.root.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' })]) },
     });
   });
 
   it('log at the deployment level, kept for the deployment retention (production by default: INFO, 400 days)', () => {
     for (const p of fns()) expect(p.Environment.Variables).toMatchObject({ POWERTOOLS_LOG_LEVEL: 'INFO', DEPLOYMENT_ENV: 'production' });
-    const groups = Object.values(service.findResources('AWS::Logs::LogGroup')).map((g) => (g as { Properties: { RetentionInDays: number } }).Properties);
+    const groups = serviceLogGroups(service);
     expect(groups.length).toBe(fns().length + 1); // one per function, and the API access logs
     for (const g of groups) expect(g.RetentionInDays).toBe(400);
 
@@ -275,10 +275,8 @@ describe('functions', () => {
         DEPLOYMENT_ENV: 'dev',
       });
     }
-    for (const g of Object.values(dev.findResources('AWS::Logs::LogGroup')))
-      expect((g as { Properties: { RetentionInDays: number } }).Properties.RetentionInDays).toBe(7);
+    for (const g of serviceLogGroups(dev)) expect(g.RetentionInDays).toBe(7);
     const staging = synth({ deployment: 'staging' }).service;
-    for (const g of Object.values(staging.findResources('AWS::Logs::LogGroup')))
-      expect((g as { Properties: { RetentionInDays: number } }).Properties.RetentionInDays).toBe(30);
+    for (const g of serviceLogGroups(staging)) expect(g.RetentionInDays).toBe(30);
   });
 });

@@ -1,0 +1,74 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildApp } from '../../infra/app';
+import { ROUTE_LIST } from '../../shared/routes';
+
+export interface Resource {
+  Type: string;
+  Properties: Record<string, any>;
+  DependsOn?: string | string[];
+  DeletionPolicy?: string;
+}
+
+export interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+  Principal?: unknown;
+}
+
+/**
+ * The service synthesized as `npm run synth` does (cdk-nag included), without esbuild bundling: the
+ * assertions are about the templates, not the bundles. The service stack holds the stateful resources,
+ * the API, its routes and the functions' log groups; each feature's route functions are in a nested stack
+ * (`routes[tag]`), the alarms and dashboard in the Operations nested stack.
+ */
+export function synthService(context: Record<string, unknown> = {}) {
+  const { app, stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }));
+  let synthError: unknown;
+  try {
+    app.synth(); // runs the cdk-nag AwsSolutions validation plugin
+  } catch (e) {
+    synthError = e;
+  }
+  const root = Template.fromStack(stack);
+  const routes = Object.fromEntries(Object.entries(stack.api.routeStacks).map(([tag, s]) => [tag, Template.fromStack(s)]));
+  const operations = Template.fromStack(Stack.of(stack.monitoring));
+  /** Every template by a readable name: the service stack, `<tag> routes`, Operations. */
+  const templates: Record<string, Template> = {
+    service: root,
+    ...Object.fromEntries(Object.entries(routes).map(([tag, t]) => [`${tag} routes`, t])),
+    operations,
+  };
+  /** The resources of one type in every template, as [template name, logical id, resource]. */
+  const everywhere = (type: string): [string, string, Resource][] =>
+    Object.entries(templates).flatMap(([name, t]) =>
+      Object.entries(t.findResources(type)).map(([id, r]): [string, string, Resource] => [name, id, r as Resource]),
+    );
+  /** The template of a route's function, role, integration and permission. */
+  const routeTemplate = (routeId: string) => {
+    const route = ROUTE_LIST.find((r) => r.id === routeId);
+    if (!route) throw new Error(`no route ${routeId}`);
+    const t = routes[route.tag];
+    if (!t) throw new Error(`no nested stack for the ${route.tag} routes`);
+    return t;
+  };
+  /** The statements of the role policy of a route's function. */
+  const routeStatements = (routeId: string): Statement[] => {
+    const entry = Object.entries(routeTemplate(routeId).findResources('AWS::IAM::Policy')).find(([id]) => id.startsWith(`${routeId}RoleDefaultPolicy`));
+    return entry ? ((entry[1] as Resource).Properties.PolicyDocument.Statement as Statement[]) : [];
+  };
+  /** A route's function. */
+  const routeFunction = (routeId: string): Resource => {
+    const entry = Object.entries(routeTemplate(routeId).findResources('AWS::Lambda::Function')).find(([id]) => new RegExp(`^${routeId}[0-9A-F]{8}$`).test(id));
+    if (!entry) throw new Error(`no function of route ${routeId}`);
+    return entry[1] as Resource;
+  };
+  return { app, stack, synthError, root, routes, operations, templates, everywhere, routeTemplate, routeStatements, routeFunction };
+}
+
+export const actionsOf = (s: { Action: string | string[] }) => [s.Action].flat();
+
+/** The service's own functions (ServiceFunction): not CDK's deploy-time handlers (bucket notifications, deployments, custom resources). */
+export const isServiceFunction = (r: Resource) => !!r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME;
