@@ -11,6 +11,6 @@ export const handler = route(def, async ({ tenant, query }) => ({
     tenant,
     query,
     (after) => listAudit(tenant.partnerId, tenant.env, query.limit, after),
-    (e) => e,
+    (e) => ({ ...e, via: e.via ?? 'api_key' }),
   ),
 }));

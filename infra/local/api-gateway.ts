@@ -91,13 +91,40 @@ function send(
   res.end(body);
 }
 
+export interface GatewayOptions {
+  /** Servers of other paths on this port: each answers true when it took the request. */
+  beside?: ((req: IncomingMessage, res: ServerResponse, path: string) => boolean)[];
+  /** The one origin the HTTP API's CORS configuration allows (the console's, in AWS). */
+  corsOrigin?: string;
+}
+
+export const CORS_HEADERS = 'authorization, content-type, idempotency-key, x-environment';
+
+/** The HTTP API's CORS preflight answer: only for the allowed origin, as API Gateway answers it. */
+function preflight(req: IncomingMessage, res: ServerResponse, origin: string | undefined): boolean {
+  if (req.method !== 'OPTIONS' || !origin || req.headers.origin !== origin || !req.headers['access-control-request-method']) return false;
+  res.writeHead(204, {
+    'access-control-allow-origin': origin,
+    'access-control-allow-methods': 'GET, POST, PATCH, DELETE',
+    'access-control-allow-headers': CORS_HEADERS,
+    'access-control-max-age': '3600',
+  });
+  res.end();
+  return true;
+}
+
 /**
  * The API Gateway emulation: matches the route table, invokes the route's
  * handler with a proxy event, writes its result back as HTTP. Unmatched
  * requests go to the same $default fallback handler as in AWS.
  */
-export function startApiGateway(port: number, host = '127.0.0.1'): Promise<Server> {
+export function startApiGateway(port: number, host = '127.0.0.1', opts: GatewayOptions = {}): Promise<Server> {
   const server = createServer((req, res) => {
+    // What API Gateway does not serve (the console's files, the local Cognito) answers first, on the same port.
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (opts.beside?.some((serve) => serve(req, res, path))) return;
+    if (preflight(req, res, opts.corsOrigin)) return;
+    if (opts.corsOrigin && req.headers.origin === opts.corsOrigin) res.setHeader('access-control-allow-origin', opts.corsOrigin);
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;

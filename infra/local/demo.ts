@@ -6,7 +6,12 @@ export interface DemoPartner {
   member_id: string;
   test_key: string;
   live_key: string;
+  /** The demo admin's console sign-in (kept here, like the keys, so that every start can print it). */
+  console_email?: string;
+  console_password?: string;
 }
+
+const DEMO_ADMIN_EMAIL = 'demo-admin@demo-bank.example';
 
 /** Where the demo partner's keys are kept, in the stack's state directory. */
 export const demoPartnerFile = (stateDir: string) => join(stateDir, 'demo-partner.json');
@@ -32,15 +37,18 @@ export async function ensureDemoPartner(stateDir: string): Promise<DemoPartner> 
           changed = true;
         }
       }
+      if (await ensureConsoleSignIn(demo)) changed = true;
       if (changed) writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
       return demo;
     }
   }
   const { catalogStore } = await import('../../shared/catalog/store');
-  const created = await accessStore.createPartner({
+  const { createPartnerWithConsole } = await import('../../shared/team/console-users');
+  const created = await createPartnerWithConsole({
     name: 'Demo Bank',
-    email: 'demo-admin@demo-bank.example',
+    email: DEMO_ADMIN_EMAIL,
     sandboxCatalog: await catalogStore.currentSandboxScope(),
+    suppressMail: true,
   });
   const demo: DemoPartner = {
     partner_id: created.partner.partner_id,
@@ -48,8 +56,31 @@ export async function ensureDemoPartner(stateDir: string): Promise<DemoPartner> 
     test_key: created.testKey.key,
     live_key: created.liveKey.key,
   };
+  await ensureConsoleSignIn(demo);
   writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   return demo;
+}
+
+/**
+ * The demo admin signs in to the console with a printed password (a permanent
+ * one: no temporary-password step) and enrols an authenticator at the first
+ * sign-in. A demo partner made before the console gets its console user here.
+ * Returns whether `demo` changed.
+ */
+async function ensureConsoleSignIn(demo: DemoPartner): Promise<boolean> {
+  const { accessStore } = await import('../../shared/access/store');
+  const { directory } = await import('../../shared/identity/directory');
+  const { linkConsoleUser } = await import('../../shared/team/console-users');
+  const member = await accessStore.getMember(demo.partner_id, demo.member_id);
+  if (!member) return false;
+  const linked = member.identity_id ? member : await linkConsoleUser(member);
+  const user = await directory.get(linked.identity_id!);
+  if (user && demo.console_password && user.status === 'CONFIRMED') return false;
+  const { temporaryPassword } = await import('./cognito');
+  demo.console_email = linked.email;
+  demo.console_password = temporaryPassword();
+  await directory.setPassword(linked.identity_id!, demo.console_password, true);
+  return true;
 }
 
 /** On the first start, the production catalog and its consumer-site reviews are imported from data/. */

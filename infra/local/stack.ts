@@ -12,6 +12,8 @@ import { FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { buildReferenceHtml } from '../reference-docs';
 import { startApiGateway } from './api-gateway';
+import { startLocalCognito } from './cognito';
+import { serveConsole } from './console-serve';
 import { startCron, verboseLevel } from './cron';
 import { ROOT, withinInvocation } from './lambda';
 import { captureFunctionLogs, functionLogFile } from './logs';
@@ -203,7 +205,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   };
   process.once('exit', dropLock);
 
-  const [ddbPort, sqsPort, s3Port, schedPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [ddbPort, sqsPort, s3Port, schedPort, cognitoPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   const stops: (() => Promise<void>)[] = [];
   let stopping = false;
   // What the functions write (JSON logs and EMF metrics) goes to the local log file, as Lambda's goes to CloudWatch Logs.
@@ -251,8 +253,18 @@ export async function startLocalStack(opts: LocalStackOptions) {
     await provisionBuckets(s3);
     // S3 -> SQS event notifications: s3rver's object events, forwarded as S3 sends them (bucket and prefix as in shared/buckets.ts).
     s3H.onEvent(forwardS3Events(sqs, queues, log));
+    // The console's user pool (cognito-local behind a layer that restores Cognito's rules), served at /cognito/ on the API's port.
+    const origin = `http://127.0.0.1:${opts.port}`;
+    const cognito = await startLocalCognito(stateDir, origin, `${origin}/console/`);
+    const cognitoH = await cognito.listen(cognitoPort);
+    stops.push(cognitoH.stop);
     const env: Record<string, string> = {
       ...LOCAL_CREDENTIALS,
+      AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognitoH.endpoint,
+      USER_POOL_ID: cognito.userPoolId,
+      USER_POOL_CLIENT_ID: cognito.clientId,
+      COGNITO_ISSUER: cognito.issuer,
+      CONSOLE_ORIGIN: origin,
       AWS_ENDPOINT_URL_DYNAMODB: dynamoH.endpoint,
       AWS_ENDPOINT_URL_SQS: sqsH.endpoint,
       AWS_ENDPOINT_URL_S3: s3H.endpoint,
@@ -324,7 +336,11 @@ export async function startLocalStack(opts: LocalStackOptions) {
     await opts.beforeListen?.();
     env.REFERENCE_HTML = await referenceP;
     process.env.REFERENCE_HTML = env.REFERENCE_HTML;
-    const api: Server = await startApiGateway(opts.port);
+    const consoleConfig = {
+      apiBaseUrl: '/v1',
+      cognito: { region: LOCAL_CREDENTIALS.AWS_REGION, userPoolId: cognito.userPoolId, clientId: cognito.clientId, endpoint: '/cognito/' },
+    };
+    const api: Server = await startApiGateway(opts.port, '127.0.0.1', { beside: [cognito.handle, serveConsole(consoleConfig)], corsOrigin: origin });
     stops.push(() => closeServer(api));
     const baseUrl = `http://127.0.0.1:${opts.port}/v1`;
     const runtime: RuntimeInfo = { pid: process.pid, javaPid: dynamoH.process.pid, entry: lock.entry, port: opts.port, baseUrl, stateDir, env };

@@ -54,6 +54,8 @@ try {
       `  Sandbox key  ${demo!.test_key}   (Demo Bank, PARTNER_ADMIN)`,
       `  Live key     ${demo!.live_key}   (live writes are signed: see "Signing live writes" in the README)`,
       `  Try          curl -s -H "Authorization: Bearer ${demo!.test_key}" ${stack.baseUrl}/me`,
+      `  Console      ${new URL(stack.baseUrl).origin}/console/   sign in as ${demo!.console_email} with ${demo!.console_password}`,
+      '               (the first sign-in enrols an authenticator app: see "Console" in the README)',
       `  Catalog      ${catalog}`,
       `  State        ${stateDir}   (npm start -- --reset starts empty)`,
       ...(stack.recovered.events || stack.recovered.deliveries

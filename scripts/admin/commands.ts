@@ -62,7 +62,8 @@ export const COMMANDS: Record<string, Command> = {
     async run(f) {
       const { catalogStore } = await import('../../shared/catalog/store');
       const sandboxCatalog = await catalogStore.currentSandboxScope();
-      const r = await (await repo()).createPartner({ name: f.name as string, email: f.email as string | undefined, sandboxCatalog });
+      const { createPartnerWithConsole } = await import('../../shared/team/console-users');
+      const r = await createPartnerWithConsole({ name: f.name as string, email: f.email as string | undefined, sandboxCatalog });
       return {
         json: {
           partner_id: r.partner.partner_id,
@@ -154,10 +155,11 @@ export const COMMANDS: Record<string, Command> = {
   },
   'member:add': {
     usage: 'member:add --partner ID --email EMAIL --role ROLE [--first-name F] [--last-name L]',
-    description: `Add a console member. Roles: ${ROLES.join(', ')}.`,
+    description: `Add a console member; the console (Cognito) e-mails them a temporary password. Roles: ${ROLES.join(', ')}.`,
     flags: z.object({ partner: z.uuid(), email: z.email(), role, 'first-name': z.string().optional(), 'last-name': z.string().optional() }),
     async run(f) {
-      const m = await (await repo()).addMember(f.partner as string, {
+      const { addConsoleMember } = await import('../../shared/team/console-users');
+      const m = await addConsoleMember(f.partner as string, {
         email: f.email as string,
         role: f.role as (typeof ROLES)[number],
         first_name: f['first-name'] as string | undefined,
@@ -167,6 +169,48 @@ export const COMMANDS: Record<string, Command> = {
         json: { member_id: m.member_id, partner_id: m.partner_id, email: m.email, role: m.role },
         text: `Member ${m.member_id} (${m.email}, ${m.role}) added.`,
       };
+    },
+  },
+  'member:set-password': {
+    usage: 'member:set-password --partner ID --member MEMBER_ID --password PASSWORD [--temporary]',
+    description:
+      "Set a member's console password (Cognito AdminSetUserPassword): permanent, or with --temporary one they must change at the next sign-in. For support and tests; the member still enrols or uses their authenticator.",
+    flags: z.object({ partner: z.uuid(), member: z.uuid(), password: z.string().min(1), temporary: z.boolean().optional() }),
+    async run(f) {
+      const member = await (await repo()).getMember(f.partner as string, f.member as string);
+      if (!member) throw new UsageError(`member ${f.member} does not exist in partner ${f.partner}`);
+      if (!member.identity_id) throw new UsageError(`member ${f.member} has no console user yet: run members:link-console --partner ${f.partner} first`);
+      const { directory } = await import('../../shared/identity/directory');
+      try {
+        await directory.setPassword(member.identity_id, f.password as string, !f.temporary);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      return {
+        json: { member_id: member.member_id, email: member.email, permanent: !f.temporary },
+        text: `Console password of ${member.email} set${f.temporary ? ' (temporary: to be changed at the next sign-in)' : ''}.`,
+      };
+    },
+  },
+  'members:link-console': {
+    usage: 'members:link-console [--partner ID]',
+    description:
+      'Give every member made before the console (no console user yet) a Cognito user linked to its unchanged member id; no e-mail is sent. Idempotent: linked members are skipped.',
+    flags: z.object({ partner: z.uuid().optional() }),
+    async run(f) {
+      const store = await repo();
+      const { linkConsoleUser } = await import('../../shared/team/console-users');
+      const partners = f.partner ? [f.partner as string] : (await store.listPartners()).map((p) => p.partner_id);
+      const linked: { partner_id: string; member_id: string; email: string }[] = [];
+      for (const partnerId of partners) {
+        for (const m of await store.listMembers(partnerId)) {
+          if (m.identity_id) continue;
+          await linkConsoleUser(m);
+          linked.push({ partner_id: partnerId, member_id: m.member_id, email: m.email });
+          progress(`linked ${m.email} (${m.member_id})`);
+        }
+      }
+      return { json: { linked }, text: `${linked.length} member(s) linked to new console users.` };
     },
   },
   'member:list': {

@@ -23,6 +23,8 @@ export async function connect(): Promise<string> {
     if (!outputs.AccessTableName || !outputs.DataTableName) throw new Error(`stack ${stackName} has no table outputs; is it deployed?`);
     process.env[TABLES.access.envVar] = outputs.AccessTableName;
     process.env[TABLES.data.envVar] = outputs.DataTableName;
+    if (outputs.UserPoolId) process.env.USER_POOL_ID = outputs.UserPoolId;
+    if (outputs.UserPoolClientId) process.env.USER_POOL_CLIENT_ID = outputs.UserPoolClientId;
     if (outputs.WebhookQueueUrl) process.env.WEBHOOK_QUEUE_URL = outputs.WebhookQueueUrl;
     if (outputs.WebhookDlqUrl) process.env.WEBHOOK_QUEUE_URL_DLQ = outputs.WebhookDlqUrl;
     if (outputs.SettlementQueueUrl) process.env.SETTLEMENT_QUEUE_URL = outputs.SettlementQueueUrl;

@@ -11,6 +11,8 @@ export const accessKeys = {
   partner: (partnerId: string) => ({ pk: `PARTNER#${partnerId}`, sk: 'PARTNER' }),
   member: (partnerId: string, memberId: string) => ({ pk: `PARTNER#${partnerId}`, sk: `MEMBER#${memberId}` }),
   members: (partnerId: string) => ({ pk: `PARTNER#${partnerId}`, skPrefix: 'MEMBER#' }),
+  /** A console user (Cognito `sub`) -> its partner and member. */
+  identity: (sub: string) => ({ pk: `IDENTITY#${sub}`, sk: 'IDENTITY' }),
   memberEmail: (partnerId: string, email: string) => ({ pk: `PARTNER#${partnerId}`, sk: `EMAIL#${email.toLowerCase()}` }),
   /** gsi1: every partner (operators' list), oldest first. */
   partnersIndex: (createdAt: string, partnerId: string) => ({ gsi1pk: 'PARTNERS', gsi1sk: `${createdAt}#${partnerId}` }),

@@ -30,6 +30,20 @@ export interface Member {
   first_name: string;
   last_name: string;
   created_at: string;
+  /**
+   * The member's console user (Cognito `sub`). Equal to member_id for members
+   * invited since the console; a member made before it keeps its id and is
+   * linked to the user made for it (`admin members:link-console`).
+   */
+  identity_id?: string;
+  /** Set by a disable; the member's keys and console sessions fail from the next request. */
+  disabled_at?: string;
+}
+
+export interface IdentityLink {
+  identity_id: string;
+  partner_id: string;
+  member_id: string;
 }
 
 export interface ApiKeyRecord {

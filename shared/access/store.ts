@@ -7,7 +7,7 @@ import { backoff } from '../db/retry';
 import type { Env } from '../kernel/tenant';
 import { formatKey, hashSecret, newKeyPrefix, newKeySecret } from './api-key';
 import { accessKeys } from './keys';
-import type { ApiKeyRecord, Member, Partner } from './model';
+import type { ApiKeyRecord, IdentityLink, Member, Partner } from './model';
 import type { Role } from './roles';
 
 export class AccessError extends Error {
@@ -24,6 +24,8 @@ export interface NewMember {
   role: Role;
   first_name?: string;
   last_name?: string;
+  /** The console user's id (Cognito `sub`): the member's id, and its identity link. */
+  identity_id?: string;
 }
 
 export interface IssuedKey {
@@ -50,7 +52,7 @@ function newKeyItem(partnerId: string, memberId: string, env: Env, now: string) 
 
 function memberItem(partnerId: string, m: NewMember, now: string) {
   const member: Member = {
-    member_id: randomUUID(),
+    member_id: m.identity_id ?? randomUUID(),
     partner_id: partnerId,
     email: m.email,
     role: m.role,
@@ -58,9 +60,19 @@ function memberItem(partnerId: string, m: NewMember, now: string) {
     first_name: m.first_name ?? '',
     last_name: m.last_name ?? '',
     created_at: now,
+    ...(m.identity_id ? { identity_id: m.identity_id } : {}),
   };
   return { member, item: { ...accessKeys.member(partnerId, member.member_id), type: 'member', ...member } };
 }
+
+/** The identity link of a console user: token `sub` -> partner and member (every console request reads it). */
+function identityItem(sub: string, partnerId: string, memberId: string) {
+  return { ...accessKeys.identity(sub), type: 'identity', identity_id: sub, partner_id: partnerId, member_id: memberId };
+}
+const identityPut = (TableName: string, m: Member) =>
+  m.identity_id
+    ? { identity: { Put: { TableName, Item: identityItem(m.identity_id, m.partner_id, m.member_id), ConditionExpression: 'attribute_not_exists(pk)' } } }
+    : {};
 
 /** Partners, console members and API keys in the access table. */
 export function makeAccessStore(table: Table = accessTable) {
@@ -88,7 +100,7 @@ export function makeAccessStore(table: Table = accessTable) {
   };
   const store = {
     /** `sandboxCatalog`: the snapshot the new tenant's sandbox starts on (the current one), so its clone exists at once. */
-    async createPartner(input: { name: string; email?: string; now?: Date; sandboxCatalog?: string }) {
+    async createPartner(input: { name: string; email?: string; now?: Date; sandboxCatalog?: string; adminIdentityId?: string; adminEmail?: string }) {
       const now = (input.now ?? new Date()).toISOString();
       const partnerId = randomUUID();
       const partner: Partner = {
@@ -99,8 +111,12 @@ export function makeAccessStore(table: Table = accessTable) {
         created_at: now,
         sandbox_catalog: input.sandboxCatalog,
       };
-      const email = input.email ?? `admin+${partnerId.slice(0, 8)}@example.invalid`;
-      const { member, item } = memberItem(partnerId, { email, role: 'PARTNER_ADMIN', first_name: 'Admin', last_name: input.name }, now);
+      const email = input.adminEmail ?? input.email ?? `admin+${partnerId.slice(0, 8)}@example.invalid`;
+      const { member, item } = memberItem(
+        partnerId,
+        { email, role: 'PARTNER_ADMIN', first_name: 'Admin', last_name: input.name, ...(input.adminIdentityId ? { identity_id: input.adminIdentityId } : {}) },
+        now,
+      );
       const live = newKeyItem(partnerId, member.member_id, 'live', now);
       const test = newKeyItem(partnerId, member.member_id, 'test', now);
       const cancelled = await transact(table.client, {
@@ -113,6 +129,7 @@ export function makeAccessStore(table: Table = accessTable) {
         },
         member: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
         email: { Put: { TableName: TableName(), Item: { ...accessKeys.memberEmail(partnerId, email), type: 'member_email', member_id: member.member_id } } },
+        ...identityPut(TableName(), member),
         live: { Put: { TableName: TableName(), Item: live.item, ConditionExpression: 'attribute_not_exists(pk)' } },
         test: { Put: { TableName: TableName(), Item: test.item, ConditionExpression: 'attribute_not_exists(pk)' } },
       });
@@ -140,6 +157,7 @@ export function makeAccessStore(table: Table = accessTable) {
           },
         },
         member: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...identityPut(TableName(), member),
       });
       if (cancelled?.failed('partner')) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
       if (cancelled?.failed('email')) throw new AccessError('conflict', `a member with e-mail ${m.email} already exists in partner ${partnerId}`);
@@ -348,6 +366,30 @@ export function makeAccessStore(table: Table = accessTable) {
         }),
       );
       return (r.Items ?? []).map((i) => strip<Member>(i)!);
+    },
+
+    /** The member a console user acts as (strongly consistent: a removed member's link is gone at once). */
+    async getIdentity(sub: string): Promise<IdentityLink | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: accessKeys.identity(sub), ConsistentRead: true }));
+      return strip<IdentityLink>(r.Item);
+    },
+
+    /** Links a member made before the console to its new console user; refused if either is already linked. */
+    async linkIdentity(partnerId: string, memberId: string, sub: string): Promise<Member> {
+      const cancelled = await transact(table.client, {
+        member: {
+          Update: {
+            TableName: TableName(),
+            Key: accessKeys.member(partnerId, memberId),
+            UpdateExpression: 'SET identity_id = :sub',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(identity_id)',
+            ExpressionAttributeValues: { ':sub': sub },
+          },
+        },
+        identity: { Put: { TableName: TableName(), Item: identityItem(sub, partnerId, memberId), ConditionExpression: 'attribute_not_exists(pk)' } },
+      });
+      if (cancelled) throw new AccessError('conflict', `member ${memberId} or console user ${sub} is already linked`);
+      return (await store.getMember(partnerId, memberId))!;
     },
 
     /** Strongly consistent: a revoked key stops working on the very next request. */

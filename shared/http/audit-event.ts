@@ -9,6 +9,7 @@ export function auditEventOf(state: RequestState, status: number, replayed: bool
     occurred_at: new Date(state.startedAt).toISOString(),
     member_id: p.memberId,
     key_prefix: p.keyId,
+    via: p.via,
     environment: p.env,
     method: state.route.method,
     path: state.path,

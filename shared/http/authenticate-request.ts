@@ -27,7 +27,7 @@ export async function authenticateRequest(event: ApiEvent, headers: Record<strin
   const authorization = headerValue(event, 'authorization');
   let auth: Authenticated;
   try {
-    auth = await authenticate(authorization, nowMs);
+    auth = await authenticate(authorization, nowMs, headerValue(event, 'x-environment'));
   } catch (e) {
     if (!(e instanceof ApiError) || e.status !== 401) throw e;
     const keyId = keyIdIn(authorization);

@@ -6,8 +6,13 @@ import type { ApiResult } from './types';
 
 /** Who is calling, resolved from the bearer key by the platform middleware. Never carries the key's secret. */
 export interface Principal extends Tenant {
-  keyId: string;
-  keyCreatedAt: string;
+  /** How the caller authenticated: an API key, or a console session (a Cognito token of a member). */
+  via: 'api_key' | 'console';
+  /** The key's id; null for a console session. */
+  keyId: string | null;
+  keyCreatedAt: string | null;
+  /** A console session's sign-in time (Unix seconds): live writes need a recent one. */
+  authTime?: number;
   scopes: ReadonlySet<string>;
   rateLimitPerMinute: number;
   rateRemaining: number;

@@ -31,6 +31,15 @@ export const ERROR_CODES = {
     description: 'This signature was already accepted for another Idempotency-Key within the 300 s window: sign each new request.',
   },
   'auth.environment.live_required': { status: 403, description: 'The change reaches production (team roles): it needs a live key, and a signature.' },
+  'auth.session.invalid': {
+    status: 401,
+    description: 'A console session token that is malformed, expired or signed out, or whose member is disabled or removed.',
+  },
+  'auth.session.environment_required': { status: 400, description: 'A console session request without X-Environment: sandbox or live.' },
+  'auth.session.reauthentication_required': {
+    status: 403,
+    description: 'A live write from a console session whose sign-in (password and TOTP) is more than 15 minutes old: sign in again.',
+  },
   'auth.scope.insufficient': { status: 403, description: "The key's member lacks the scope the route requires." },
   'rate_limit.exceeded': { status: 429, description: 'Too many requests for this key in the current minute; see Retry-After.' },
   'idempotency.key.missing': { status: 400, description: 'A write without an Idempotency-Key header.' },

@@ -9,7 +9,15 @@ export const Me = z
     partner: z.object({ id: z.uuid(), name: z.string() }),
     environment: Environment,
     test_mode: z.boolean(),
-    key: z.object({ id: z.string().describe('Key id: the prefix after sk_live_ / sk_test_'), created_at: z.iso.datetime() }),
+    via: z.enum(['api_key', 'console']).describe('How the caller authenticated: an API key, or a console session (a signed-in member).'),
+    key: z
+      .object({ id: z.string().describe('Key id: the prefix after sk_live_ / sk_test_'), created_at: z.iso.datetime() })
+      .nullable()
+      .describe('The calling key; null for a console session.'),
+    session: z
+      .object({ signed_in_at: z.iso.datetime().describe('Sign-in time (password and TOTP); live writes need one of the last 15 minutes.') })
+      .optional()
+      .describe('Console sessions only.'),
     member: z.object({ id: z.uuid(), email: z.string(), role: Role }),
     scopes: z.array(z.string()),
     rate_limit: z.object({ limit_per_minute: z.number().int(), remaining: z.number().int(), reset: z.number().int() }),
@@ -21,7 +29,8 @@ export const AuditEvent = z
     id: z.string(),
     occurred_at: z.iso.datetime(),
     member_id: z.uuid(),
-    key_prefix: z.string(),
+    key_prefix: z.string().nullable().describe('The key that made the write; null when a member made it through the console.'),
+    via: z.enum(['api_key', 'console']).describe('api_key, or console: a signed-in member through the partner console.'),
     environment: Environment,
     method: z.string(),
     path: z.string(),

@@ -8,7 +8,9 @@ export interface AuditEvent {
   id: string;
   occurred_at: string;
   member_id: string;
-  key_prefix: string;
+  key_prefix: string | null;
+  /** Absent on lines written before the console: those came from API keys. */
+  via?: 'api_key' | 'console';
   environment: Env;
   method: string;
   path: string;

@@ -4,7 +4,9 @@ import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../access/model';
 import { scopesFor } from '../access/roles';
 import { accessStore } from '../access/store';
 import type { Principal } from '../http/context';
+import { isSessionToken, sessionInvalid, verifySessionToken } from '../identity/session';
 import { ApiError } from '../kernel/errors';
+import type { Env } from '../kernel/tenant';
 import { countRequest, evaluate, type RateLimitState } from './rate-limit';
 
 const invalid = () => new ApiError('auth.api_key.invalid', 'The API key is invalid, revoked or expired.');
@@ -12,7 +14,7 @@ const invalid = () => new ApiError('auth.api_key.invalid', 'The API key is inval
 export interface Authenticated {
   principal: Principal;
   rate: RateLimitState;
-  /** The key's secret from the Authorization header: for the signature check of live writes, never kept beyond it. */
+  /** The key's secret from the Authorization header: for the signature check of live writes, never kept beyond it ('' for a console session). */
   secret: string;
 }
 
@@ -73,11 +75,12 @@ async function readKey(keyId: string, genuine: (key: KeyOwner) => boolean, live:
  * container reads the key first: two stages. Every failure of the key answers
  * the same 401.
  */
-export async function authenticate(authorization: string | undefined, nowMs = Date.now()): Promise<Authenticated> {
+export async function authenticate(authorization: string | undefined, nowMs = Date.now(), environment?: string): Promise<Authenticated> {
   if (!authorization || authorization.trim() === '') {
     throw new ApiError('auth.api_key.missing', 'The Authorization header is missing; send Authorization: Bearer <API key>.');
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (m && isSessionToken(m[1]!)) return authenticateSession(m[1]!, environment, nowMs);
   const parsed = m ? parseKey(m[1]!) : undefined;
   if (!parsed) throw invalid();
   const genuine = (k: KeyOwner) => k.env === parsed.env && secretMatches(parsed.secret, k.secret_hash);
@@ -90,14 +93,25 @@ export async function authenticate(authorization: string | undefined, nowMs = Da
   if (!member || !partner || !member.enabled || partner.disabled_at || count === undefined) throw invalid();
   // A key that another member issued never acts for a PARTNER_ADMIN: no one holds a working key of a peer admin.
   if (member.role === 'PARTNER_ADMIN' && key.issued_by && key.issued_by !== key.member_id) throw invalid();
+  return { ...principalOf(partner, member, key.env, count, nowMs, { via: 'api_key', keyId: key.key_id, keyCreatedAt: key.created_at }), secret: parsed.secret };
+}
+
+/** The principal of an authenticated member, by key or console session, with its request counted. */
+function principalOf(
+  partner: Partner,
+  member: Member,
+  env: Env,
+  count: number,
+  nowMs: number,
+  how: Pick<Principal, 'via' | 'keyId' | 'keyCreatedAt' | 'authTime'>,
+): Omit<Authenticated, 'secret'> {
   const limit = partner.rate_limit_per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const rate = evaluate(count, limit, nowMs);
   return {
     principal: {
-      partnerId: key.partner_id,
-      memberId: key.member_id,
-      keyId: key.key_id,
-      env: key.env,
+      partnerId: partner.partner_id,
+      memberId: member.member_id,
+      env,
       role: member.role,
       scopes: scopesFor(member.role),
       rateLimitPerMinute: limit,
@@ -106,9 +120,37 @@ export async function authenticate(authorization: string | undefined, nowMs = Da
       partnerName: partner.name,
       ...(partner.sandbox_catalog ? { sandboxCatalog: partner.sandbox_catalog } : {}),
       memberEmail: member.email,
-      keyCreatedAt: key.created_at,
+      ...how,
     },
     rate,
-    secret: parsed.secret,
   };
+}
+
+const ENVIRONMENTS: Record<string, Env> = { live: 'live', sandbox: 'test', test: 'test' };
+
+/**
+ * A console session: the Cognito access token (verified with aws-jwt-verify)
+ * names a console user, linked to one member; the session acts as that member
+ * in the environment of its X-Environment header. As with keys, the member and
+ * its partner are read strongly consistently on every request: a disabled or
+ * removed member's session fails at its next request. Its requests count
+ * against the partner's limit under their own counter (one per member).
+ */
+async function authenticateSession(token: string, environment: string | undefined, nowMs: number): Promise<Authenticated> {
+  const claims = await verifySessionToken(token);
+  const env = environment === undefined ? undefined : ENVIRONMENTS[environment.trim().toLowerCase()];
+  if (!env) {
+    throw new ApiError('auth.session.environment_required', 'A console session chooses its environment: send X-Environment: sandbox or X-Environment: live.', {
+      header: 'X-Environment',
+      ...(environment === undefined ? {} : { received: environment.slice(0, 20) }),
+    });
+  }
+  const link = await accessStore.getIdentity(claims.sub);
+  if (!link) throw sessionInvalid();
+  const [{ member, partner }, count] = await Promise.all([
+    accessStore.getMemberAndPartner(link.partner_id, link.member_id),
+    countRequest(`console#${link.member_id}`, nowMs),
+  ]);
+  if (!member || !partner || !member.enabled || partner.disabled_at || member.identity_id !== claims.sub) throw sessionInvalid();
+  return { ...principalOf(partner, member, env, count, nowMs, { via: 'console', keyId: null, keyCreatedAt: null, authTime: claims.authTime }), secret: '' };
 }

@@ -1097,11 +1097,25 @@ export interface components {
             };
             environment: components["schemas"]["Environment"];
             test_mode: boolean;
+            /**
+             * @description How the caller authenticated: an API key, or a console session (a signed-in member).
+             * @enum {string}
+             */
+            via: "api_key" | "console";
+            /** @description The calling key; null for a console session. */
             key: {
                 /** @description Key id: the prefix after sk_live_ / sk_test_ */
                 id: string;
                 /** Format: date-time */
                 created_at: string;
+            } | null;
+            /** @description Console sessions only. */
+            session?: {
+                /**
+                 * Format: date-time
+                 * @description Sign-in time (password and TOTP); live writes need one of the last 15 minutes.
+                 */
+                signed_in_at: string;
             };
             member: {
                 /** Format: uuid */
@@ -1136,7 +1150,13 @@ export interface components {
             occurred_at: string;
             /** Format: uuid */
             member_id: string;
-            key_prefix: string;
+            /** @description The key that made the write; null when a member made it through the console. */
+            key_prefix: string | null;
+            /**
+             * @description api_key, or console: a signed-in member through the partner console.
+             * @enum {string}
+             */
+            via: "api_key" | "console";
             environment: components["schemas"]["Environment"];
             method: string;
             path: string;
@@ -2687,9 +2707,13 @@ export interface operations {
                      *       },
                      *       "environment": "test",
                      *       "test_mode": true,
+                     *       "via": "api_key",
                      *       "key": {
                      *         "id": "k3v9x2m7p4q8",
                      *         "created_at": "2026-11-21T09:27:45.000Z"
+                     *       },
+                     *       "session": {
+                     *         "signed_in_at": "2026-11-21T09:27:45.000Z"
                      *       },
                      *       "member": {
                      *         "id": "693d1d51-70f8-4d82-9f84-431e27a1e785",
@@ -2882,6 +2906,7 @@ export interface operations {
                      *           "occurred_at": "2026-11-21T09:27:45.000Z",
                      *           "member_id": "3ad09fef-96c7-468a-8bc6-e23ae339855d",
                      *           "key_prefix": "k3v9x2m7p4q8",
+                     *           "via": "api_key",
                      *           "environment": "test",
                      *           "method": "POST",
                      *           "path": "/v1/bookings",

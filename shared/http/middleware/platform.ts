@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
+import { REAUTH_AFTER_SECONDS } from '../../identity/session';
 import { ApiError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
@@ -39,7 +40,7 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
       const { principal, secret } = await authenticateRequest(event, state.headers, now);
       state.principal = principal;
       // Who is calling, on every later log line of the request (never as a metric dimension).
-      logger.appendKeys({ partner_id: principal.partnerId, environment: principal.env, key_id: principal.keyId });
+      logger.appendKeys({ partner_id: principal.partnerId, environment: principal.env, key_id: principal.keyId, via: principal.via });
       // Test helpers exist only in the sandbox: to a live key they are a path that does not exist.
       if (def.sandboxOnly && principal.env !== 'test') {
         throw new ApiError('request.route.not_found', `No route matches ${def.method} ${event.rawPath}: test helpers answer sandbox keys (sk_test_) only.`);
@@ -57,7 +58,17 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
       }
       if (!def.write) return;
       let signature: string | undefined;
-      if (principal.env === 'live') {
+      if (principal.via === 'console') {
+        // No key secret signs a session's write: a live one needs a recent sign-in (password and TOTP) instead.
+        const age = Math.floor(now / 1000) - (principal.authTime ?? 0);
+        if (principal.env === 'live' && age > REAUTH_AFTER_SECONDS) {
+          throw new ApiError(
+            'auth.session.reauthentication_required',
+            `Live changes from the console need a sign-in of the last ${REAUTH_AFTER_SECONDS / 60} minutes; sign in again (password and authenticator code) and retry.`,
+            { signed_in_seconds_ago: age, max_seconds: REAUTH_AFTER_SECONDS },
+          );
+        }
+      } else if (principal.env === 'live') {
         const ts = headerValue(event, 'x-timestamp');
         const t = checkTimestamp(ts, Math.floor(now / 1000));
         if (!t.ok) throw new ApiError(t.missing ? 'auth.timestamp.missing' : 'auth.timestamp.skew', t.reason);
@@ -70,7 +81,7 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
         }
       }
       state.idempotencyKey = idempotencyKeyOf(event);
-      if (signature) {
+      if (signature && principal.keyId) {
         // Recorded while runIdempotent claims the Idempotency-Key: one round trip for both, and the
         // operation runs only once both answered. Landed before the response leaves, whatever happens.
         state.signatureAccepted = acceptSignatureOnce(principal.keyId, signature, state.idempotencyKey, now);
