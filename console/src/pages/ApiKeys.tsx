@@ -1,0 +1,132 @@
+import { type FormEvent, useState } from 'react';
+import { call } from '../api';
+import { useApiQuery, useCursorPages, useEnv, useWrite } from '../hooks';
+import { PagedTable } from '../lists';
+import { useCan, useMe } from '../me';
+import { type ApiKey, type ApiKeyWithSecret, ROLE_NAMES, type TeamMember } from '../types';
+import { Badge, ConfirmButton, DateTime, Outcome, PageTitle, SecretOnce } from '../ui';
+import { useMemberNames } from './Overview';
+
+export default function ApiKeys() {
+  const env = useEnv();
+  const [issued, setIssued] = useState<ApiKeyWithSecret | null>(null);
+  return (
+    <>
+      <PageTitle>API keys</PageTitle>
+      <p>
+        Keys let your systems call the API as a member, with that member's role. Keys issued here act in{' '}
+        <strong>{env === 'sandbox' ? 'the sandbox (sk_test_…)' : 'production (sk_live_…; writes are signed)'}</strong>.
+      </p>
+      {issued ? (
+        <SecretOnce
+          title="The new API key"
+          secret={issued.key}
+          note="Copy it into your system's secret store now: it is shown only this once. If it is lost, revoke it and issue another."
+          onDone={() => setIssued(null)}
+        />
+      ) : (
+        <IssueKey onIssued={setIssued} />
+      )}
+      <KeyList />
+    </>
+  );
+}
+
+function IssueKey({ onIssued }: { onIssued: (k: ApiKeyWithSecret) => void }) {
+  const me = useMe();
+  const can = useCan();
+  const team = useApiQuery(['team'], (env, signal) => call(env, 'listTeamMembers', { signal }), { enabled: can('team:read') });
+  const [memberId, setMemberId] = useState(me.member.id);
+  const issue = useWrite(
+    (body: { member_id: string }, { env, idempotencyKey }) => call(env, 'createApiKey', { body, idempotencyKey }) as Promise<ApiKeyWithSecret>,
+    (k) => onIssued(k),
+  );
+  const members = ((team.data?.data ?? []) as TeamMember[]).filter((m) => m.enabled);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    issue.mutate({ member_id: memberId });
+  };
+  return (
+    <section aria-labelledby="keys-issue">
+      <h2 id="keys-issue">Issue a key</h2>
+      <form className="row" onSubmit={submit}>
+        <label>
+          For the member
+          <select value={memberId} onChange={(e) => setMemberId(e.target.value)}>
+            <option value={me.member.id}>You ({me.member.email})</option>
+            {members
+              .filter((m) => m.id !== me.member.id)
+              .map((m) => (
+                <option key={m.id} value={m.id}>
+                  {`${m.first_name} ${m.last_name}`.trim() || m.email} ({ROLE_NAMES[m.role]})
+                </option>
+              ))}
+          </select>
+        </label>
+        <button type="submit" disabled={issue.isPending}>
+          Issue the key
+        </button>
+      </form>
+      <Outcome pending={issue.isPending} pendingLabel="Issuing the key…" error={issue.error} />
+    </section>
+  );
+}
+
+function KeyList() {
+  const names = useMemberNames();
+  const pages = useCursorPages(null);
+  const q = useApiQuery(['keys', pages.cursor], (env, signal) => call(env, 'listApiKeys', { signal, query: { limit: 25, cursor: pages.cursor } }));
+  return (
+    <section aria-labelledby="keys-list">
+      <h2 id="keys-list">Keys of this environment</h2>
+      <PagedTable<ApiKey>
+        query={q}
+        pages={pages}
+        loading="Loading keys…"
+        empty="No keys in this environment yet."
+        pagerLabel="Pages of keys"
+        rowKey={(k) => k.id}
+        columns={[
+          { header: 'Key id', cell: (k) => <code>{k.id}</code> },
+          { header: 'Member', cell: (k) => names(k.member_id) },
+          {
+            header: 'Status',
+            cell: (k) => (
+              <>
+                <Badge value={k.status} />
+                {k.revoked_at ? (
+                  <div className="muted">
+                    <DateTime value={k.revoked_at} />
+                  </div>
+                ) : null}
+              </>
+            ),
+          },
+          { header: 'Created', cell: (k) => <DateTime value={k.created_at} /> },
+          {
+            header: 'Last used',
+            cell: (k) =>
+              k.last_used_at === undefined ? <span className="muted">not reported</span> : k.last_used_at ? <DateTime value={k.last_used_at} /> : 'Never',
+          },
+          { header: 'Issued by', cell: (k) => (k.issued_by ? names(k.issued_by) : 'the operators') },
+          { header: 'Action', cell: (k) => (k.status === 'ACTIVE' ? <Revoke id={k.id} /> : null) },
+        ]}
+      />
+    </section>
+  );
+}
+
+function Revoke({ id }: { id: string }) {
+  const revoke = useWrite((_: null, { env, idempotencyKey }) => call(env, 'revokeApiKey', { path: { key_id: id }, idempotencyKey }));
+  return (
+    <>
+      <ConfirmButton
+        label={`Revoke ${id}`}
+        question={`Revoke key ${id}? It stops working at once.`}
+        confirmLabel="Revoke"
+        onConfirm={() => revoke.mutate(null)}
+      />
+      <Outcome pending={revoke.isPending} pendingLabel="Revoking…" error={revoke.error} />
+    </>
+  );
+}

@@ -1,0 +1,474 @@
+import { type FormEvent, useState } from 'react';
+import { WEBHOOK_EVENT_TYPES } from '../../../sdk/src/generated/events';
+import { call } from '../api';
+import { href, navigate, useApiQuery, useCursorPages, useWrite } from '../hooks';
+import { Checks, DataTable, PagedTable, QueryView } from '../lists';
+import { useCan } from '../me';
+import type { EventType, WebhookEndpoint } from '../types';
+import { Badge, ConfirmButton, DateTime, Details, Outcome, PageTitle, SecretOnce, shortId } from '../ui';
+
+const EVENT_TYPES = WEBHOOK_EVENT_TYPES as readonly EventType[];
+
+export default function Webhooks({ route }: { route: string[] }) {
+  if (route[0] === 'deliveries') return route[1] ? <DeliveryDetail id={route[1]} /> : <DeliveryLog />;
+  if (route[0]) return <EndpointDetail id={route[0]} />;
+  return <Endpoints />;
+}
+
+function EventTypesField({ value, onChange }: { value: EventType[]; onChange: (v: EventType[]) => void }) {
+  return <Checks legend="Events it receives" className="checks" options={EVENT_TYPES} value={value} onChange={onChange} labelOf={(t) => <code>{t}</code>} />;
+}
+
+function Endpoints() {
+  const can = useCan();
+  const q = useApiQuery(['webhooks', 'list'], (env, signal) => call(env, 'listWebhooks', { signal }));
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<(WebhookEndpoint & { signing_secret: string | null }) | null>(null);
+  return (
+    <>
+      <PageTitle>Webhooks</PageTitle>
+      <p>
+        Endpoints of yours that receive signed events. <a href={href('webhooks', 'deliveries')}>Open the delivery log</a>.
+      </p>
+      {created ? (
+        <SecretOnce
+          title="Signing secret of the new endpoint"
+          secret={created.signing_secret}
+          note="Store it in your receiver's configuration now: it verifies X-Service-Signature, and it is shown only this once."
+          onDone={() => {
+            setCreated(null);
+            navigate('webhooks', created.id);
+          }}
+        />
+      ) : null}
+      {can('webhooks:write') && !created ? (
+        creating ? (
+          <CreateEndpoint
+            onCreated={(e) => {
+              setCreating(false);
+              setCreated(e);
+            }}
+            onCancel={() => setCreating(false)}
+          />
+        ) : (
+          <p>
+            <button type="button" onClick={() => setCreating(true)}>
+              Add an endpoint
+            </button>
+          </p>
+        )
+      ) : null}
+      <section aria-labelledby="wh-endpoints">
+        <h2 id="wh-endpoints">Endpoints</h2>
+        <QueryView query={q} loading="Loading endpoints…">
+          {(list) =>
+            list.data.length === 0 ? (
+              <p>No endpoints in this environment yet.</p>
+            ) : (
+              <DataTable
+                rows={list.data}
+                rowKey={(e) => e.id}
+                columns={[
+                  {
+                    header: 'URL',
+                    cell: (e) => (
+                      <>
+                        <a href={href('webhooks', e.id)} className="break">
+                          {e.url}
+                        </a>
+                        {e.description ? <div className="muted">{e.description}</div> : null}
+                      </>
+                    ),
+                  },
+                  { header: 'Events', cell: (e) => (e.event_types.length === EVENT_TYPES.length ? 'All events' : e.event_types.join(', ')) },
+                  {
+                    header: 'Status',
+                    cell: (e) => (
+                      <>
+                        <Badge value={e.status} />
+                        {e.disabled_reason === 'failing' ? <div className="muted">every delivery failed for 5 days</div> : null}
+                      </>
+                    ),
+                  },
+                  { header: 'Last answer', cell: (e) => e.last_http_status ?? '—' },
+                  { header: 'Last delivery', cell: (e) => <DateTime value={e.last_delivery_at} /> },
+                ]}
+              />
+            )
+          }
+        </QueryView>
+      </section>
+    </>
+  );
+}
+
+function CreateEndpoint({ onCreated, onCancel }: { onCreated: (e: WebhookEndpoint & { signing_secret: string | null }) => void; onCancel: () => void }) {
+  const [url, setUrl] = useState('https://');
+  const [description, setDescription] = useState('');
+  const [types, setTypes] = useState<EventType[]>([...EVENT_TYPES]);
+  const create = useWrite(
+    (body: { url: string; event_types: EventType[]; description?: string }, { env, idempotencyKey }) => call(env, 'createWebhook', { body, idempotencyKey }),
+    (e) => onCreated(e),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate({ url: url.trim(), event_types: types, ...(description.trim() ? { description: description.trim() } : {}) });
+  };
+  return (
+    <form className="panel stack" onSubmit={submit} aria-labelledby="wh-new">
+      <h2 id="wh-new">New endpoint</h2>
+      <label>
+        URL (HTTPS, on a public address)
+        <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />
+      </label>
+      <label>
+        Description (optional)
+        <input type="text" maxLength={200} value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <EventTypesField value={types} onChange={setTypes} />
+      <div className="actions">
+        <button type="submit" disabled={create.isPending || types.length === 0}>
+          Add the endpoint
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+      <Outcome pending={create.isPending} pendingLabel="Adding the endpoint…" error={create.error} />
+    </form>
+  );
+}
+
+function EndpointDetail({ id }: { id: string }) {
+  const can = useCan();
+  const q = useApiQuery(['webhooks', 'one', id], (env, signal) => call(env, 'getWebhook', { path: { id }, signal }));
+  return (
+    <>
+      <p>
+        <a href={href('webhooks')}>← All endpoints</a>
+      </p>
+      <PageTitle>Webhook endpoint</PageTitle>
+      <QueryView query={q} loading="Loading the endpoint…">
+        {(e) => (
+          <>
+            <Details
+              items={[
+                [
+                  'URL',
+                  <span key="u" className="break">
+                    {e.url}
+                  </span>,
+                ],
+                ['Status', <Badge key="s" value={e.status} />],
+                ['Description', e.description ?? '—'],
+                ['Events', e.event_types.join(', ')],
+                ['Last answer', e.last_http_status === null ? '—' : `HTTP ${e.last_http_status}`],
+                ['Last delivery', <DateTime key="l" value={e.last_delivery_at} />],
+                ['Failing since', <DateTime key="f" value={e.failing_since} />],
+                ['Created', <DateTime key="c" value={e.created_at} />],
+              ]}
+            />
+            {can('webhooks:write') ? (
+              <>
+                <TestSend endpoint={e} />
+                <EditEndpoint endpoint={e} />
+                <EndpointState endpoint={e} />
+              </>
+            ) : null}
+            <section aria-labelledby="wh-deliveries">
+              <h2 id="wh-deliveries">Deliveries to this endpoint</h2>
+              <DeliveryTable endpointId={e.id} />
+            </section>
+          </>
+        )}
+      </QueryView>
+    </>
+  );
+}
+
+function TestSend({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const [type, setType] = useState<EventType>(endpoint.event_types[0] ?? 'booking.confirmed');
+  const send = useWrite((body: { event_type: EventType }, { env, idempotencyKey }) =>
+    call(env, 'testWebhook', { path: { id: endpoint.id }, body, idempotencyKey }),
+  );
+  const r = send.data;
+  return (
+    <section aria-labelledby="wh-test">
+      <h2 id="wh-test">Send a test event</h2>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          // Every test send is a new event: a new Idempotency-Key each time.
+          send.reset();
+          send.mutate({ event_type: type });
+        }}
+      >
+        <label>
+          Event type
+          <select value={type} onChange={(e) => setType(e.target.value as EventType)}>
+            {EVENT_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" disabled={send.isPending}>
+          Send a test event
+        </button>
+      </form>
+      <Outcome
+        pending={send.isPending}
+        pendingLabel="Sending the test event and waiting for your endpoint's answer…"
+        error={send.error}
+        success={
+          r ? (
+            <>
+              {r.delivered ? 'Delivered' : 'Not delivered'}: {r.http_status === null ? (r.error ?? 'no answer') : `HTTP ${r.http_status}`} in{' '}
+              {r.response_time_ms} ms. <a href={href('webhooks', 'deliveries', r.delivery_id)}>See the delivery</a>
+            </>
+          ) : null
+        }
+      />
+    </section>
+  );
+}
+
+function EditEndpoint({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const [url, setUrl] = useState(endpoint.url);
+  const [description, setDescription] = useState(endpoint.description ?? '');
+  const [types, setTypes] = useState<EventType[]>(endpoint.event_types);
+  const save = useWrite((body: { url?: string; description?: string | null; event_types?: EventType[] }, { env, idempotencyKey }) =>
+    call(env, 'updateWebhook', { path: { id: endpoint.id }, body, idempotencyKey }),
+  );
+  const changes = {
+    ...(url.trim() !== endpoint.url ? { url: url.trim() } : {}),
+    ...((description.trim() || null) !== endpoint.description ? { description: description.trim() || null } : {}),
+    ...(JSON.stringify([...types].sort()) !== JSON.stringify([...endpoint.event_types].sort()) ? { event_types: types } : {}),
+  };
+  return (
+    <section aria-labelledby="wh-edit">
+      <h2 id="wh-edit">Edit</h2>
+      <form
+        className="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate(changes);
+        }}
+      >
+        <label>
+          URL
+          <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />
+        </label>
+        <label>
+          Description
+          <input type="text" maxLength={200} value={description} onChange={(e) => setDescription(e.target.value)} />
+        </label>
+        <EventTypesField value={types} onChange={setTypes} />
+        <div className="actions">
+          <button type="submit" disabled={save.isPending || Object.keys(changes).length === 0 || types.length === 0}>
+            Save the changes
+          </button>
+        </div>
+        <Outcome pending={save.isPending} pendingLabel="Saving…" error={save.error} success={save.isSuccess ? 'Saved.' : null} />
+      </form>
+    </section>
+  );
+}
+
+function EndpointState({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const setStatus = useWrite((body: { status: 'ACTIVE' | 'DISABLED' }, { env, idempotencyKey }) =>
+    call(env, 'updateWebhook', { path: { id: endpoint.id }, body, idempotencyKey }),
+  );
+  const remove = useWrite(
+    (_: null, { env, idempotencyKey }) => call(env, 'deleteWebhook', { path: { id: endpoint.id }, idempotencyKey }),
+    () => navigate('webhooks'),
+  );
+  const active = endpoint.status === 'ACTIVE';
+  return (
+    <section aria-labelledby="wh-state">
+      <h2 id="wh-state">{active ? 'Disable or delete' : 'Enable or delete'}</h2>
+      <p>{active ? 'A disabled endpoint receives nothing until it is enabled again.' : 'This endpoint is disabled: it receives nothing.'}</p>
+      <div className="actions">
+        {active ? (
+          <ConfirmButton
+            label="Disable the endpoint"
+            question="Stop sending events to this endpoint?"
+            confirmLabel="Disable"
+            onConfirm={() => setStatus.mutate({ status: 'DISABLED' })}
+          />
+        ) : (
+          <button type="button" onClick={() => setStatus.mutate({ status: 'ACTIVE' })} disabled={setStatus.isPending}>
+            Enable the endpoint
+          </button>
+        )}
+        <ConfirmButton label="Delete the endpoint" question="Delete this endpoint for good?" confirmLabel="Delete" onConfirm={() => remove.mutate(null)} />
+      </div>
+      <Outcome pending={setStatus.isPending} pendingLabel="Saving…" error={setStatus.error} />
+      <Outcome pending={remove.isPending} pendingLabel="Deleting…" error={remove.error} />
+    </section>
+  );
+}
+
+function DeliveryLog() {
+  return (
+    <>
+      <p>
+        <a href={href('webhooks')}>← Endpoints</a>
+      </p>
+      <PageTitle>Delivery log</PageTitle>
+      <p>Every event sent to your endpoints, with its attempts. A delivery that failed can be sent again (replay).</p>
+      <DeliveryTable />
+    </>
+  );
+}
+
+const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
+
+function DeliveryTable({ endpointId }: { endpointId?: string }) {
+  const [status, setStatus] = useState('');
+  const pages = useCursorPages([status, endpointId]);
+  const q = useApiQuery(['webhooks', 'deliveries', endpointId ?? 'all', status, pages.cursor], (env, signal) =>
+    call(env, 'listWebhookDeliveries', { signal, query: { limit: 25, cursor: pages.cursor, status: status || undefined, endpoint_id: endpointId } }),
+  );
+  return (
+    <>
+      <div className="row">
+        <label>
+          Status
+          <select value={status} onChange={(e) => setStatus(e.target.value)}>
+            <option value="">Any</option>
+            {DELIVERY_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s.charAt(0) + s.slice(1).toLowerCase()}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <PagedTable
+        query={q}
+        pages={pages}
+        loading="Loading deliveries…"
+        empty={`No deliveries${status ? ' with this status' : ''}.`}
+        pagerLabel="Pages of deliveries"
+        caption="Deliveries, most recent first"
+        rowKey={(d) => d.id}
+        columns={[
+          {
+            header: 'Created',
+            cell: (d) => (
+              <a href={href('webhooks', 'deliveries', d.id)} aria-label={`Delivery ${shortId(d.id)} of ${d.event_type}`}>
+                <DateTime value={d.created_at} />
+              </a>
+            ),
+          },
+          {
+            header: 'Event',
+            cell: (d) => (
+              <>
+                <code>{d.event_type}</code>
+                {d.test_send ? <span className="muted"> (test send)</span> : null}
+                {d.replay_of ? <span className="muted"> (replay)</span> : null}
+              </>
+            ),
+          },
+          !endpointId && { header: 'Endpoint', cell: (d) => <span className="break">{d.url}</span> },
+          { header: 'Status', cell: (d) => <Badge value={d.status} /> },
+          { header: 'Attempts', numeric: true, cell: (d) => d.attempts },
+          { header: 'Last answer', cell: (d) => d.last_http_status ?? d.last_error ?? '—' },
+          { header: 'Next attempt', cell: (d) => <DateTime value={d.next_attempt_at} /> },
+        ]}
+      />
+    </>
+  );
+}
+
+function DeliveryDetail({ id }: { id: string }) {
+  const can = useCan();
+  const q = useApiQuery(['webhooks', 'delivery', id], (env, signal) => call(env, 'getWebhookDelivery', { path: { id }, signal }));
+  const replay = useWrite((_: null, { env, idempotencyKey }) => call(env, 'replayWebhookDelivery', { path: { id }, body: {}, idempotencyKey }));
+  return (
+    <>
+      <p>
+        <a href={href('webhooks', 'deliveries')}>← Delivery log</a>
+      </p>
+      <PageTitle>Delivery {shortId(id)}</PageTitle>
+      <QueryView query={q} loading="Loading the delivery…">
+        {(d) => (
+          <>
+            <Details
+              items={[
+                ['Event', <code key="e">{d.event_type}</code>],
+                ['Event id', <code key="i">{d.event_id}</code>],
+                [
+                  'Endpoint',
+                  <a key="u" href={href('webhooks', d.endpoint_id)} className="break">
+                    {d.url}
+                  </a>,
+                ],
+                ['Status', <Badge key="s" value={d.status} />],
+                ['Attempts', String(d.attempts)],
+                ['Delivered', <DateTime key="d" value={d.delivered_at} />],
+                ['Next attempt', <DateTime key="n" value={d.next_attempt_at} />],
+                ['Dead-lettered', <DateTime key="x" value={d.dead_lettered_at} />],
+                [
+                  'Replay of',
+                  d.replay_of ? (
+                    <a key="r" href={href('webhooks', 'deliveries', d.replay_of)}>
+                      {shortId(d.replay_of)}
+                    </a>
+                  ) : (
+                    '—'
+                  ),
+                ],
+                ['Kind', d.test_send ? 'Test send' : d.test ? 'Sandbox event' : 'Live event'],
+              ]}
+            />
+            <section aria-labelledby="dl-attempts">
+              <h2 id="dl-attempts">Attempts</h2>
+              {d.attempt_log.length === 0 ? (
+                <p>No attempt yet.</p>
+              ) : (
+                <DataTable
+                  rows={d.attempt_log}
+                  rowKey={(a) => a.id}
+                  columns={[
+                    { header: '#', cell: (a) => a.number },
+                    { header: 'Sent', cell: (a) => <DateTime value={a.attempted_at} /> },
+                    { header: 'Result', cell: (a) => (a.result ? <Badge value={a.result} /> : 'in flight') },
+                    { header: 'HTTP status', cell: (a) => a.http_status ?? '—' },
+                    { header: 'Time', numeric: true, cell: (a) => (a.response_time_ms === null ? '—' : `${a.response_time_ms} ms`) },
+                    { header: 'Error', cell: (a) => a.error ?? '—' },
+                  ]}
+                />
+              )}
+            </section>
+            {can('webhooks:write') ? (
+              <section aria-labelledby="dl-replay">
+                <h2 id="dl-replay">Replay</h2>
+                <p>Sends this event to the endpoint again, now.</p>
+                <button type="button" onClick={() => replay.mutate(null)} disabled={replay.isPending}>
+                  Replay the delivery
+                </button>
+                <Outcome
+                  pending={replay.isPending}
+                  pendingLabel="Replaying…"
+                  error={replay.error}
+                  success={
+                    replay.data ? (
+                      <>
+                        Replay queued as delivery <a href={href('webhooks', 'deliveries', replay.data.id)}>{shortId(replay.data.id)}</a>.
+                      </>
+                    ) : null
+                  }
+                />
+              </section>
+            ) : null}
+          </>
+        )}
+      </QueryView>
+    </>
+  );
+}
