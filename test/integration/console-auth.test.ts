@@ -1,0 +1,228 @@
+import { createPrivateKey, randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { decodeJwt, SignJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { cognito, consoleAdmin, consoleClientId, consoleMember, sessionApi, sessionHeaders, signIn, strongPassword, totpCode } from './console-session';
+import { admin, api, baseUrl, newPartner, write } from './helpers';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The token as cognito-local would sign it, with other claims: its signing key
+ * ships in the package (a local stack's tokens are not secret), which lets a
+ * test stage what takes time (a sign-in 20 minutes old) or another issuer.
+ */
+async function resign(token: string, claims: Record<string, unknown>) {
+  const pem = (require('cognito-local/lib/keys/cognitoLocal.private.json') as { pem: string }).pem;
+  return new SignJWT({ ...decodeJwt(token), ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'CognitoLocal' }).sign(createPrivateKey(pem));
+}
+
+async function invitationPassword(email: string) {
+  const mails = (await admin(['mail:list', '--to', email, '--json'])).json.data as { subject: string; text: string }[];
+  const invitation = mails.find((m) => m.subject.includes('invitation'));
+  return /temporary password: (\S+)/.exec(invitation?.text ?? '')?.[1];
+}
+
+describe('console sign-in through the local Cognito (MFA required, as in AWS)', () => {
+  it('an invited member signs in with the e-mailed temporary password, sets a strong one, enrols TOTP, then signs in with a code', async () => {
+    const p = await newPartner();
+    const email = `invitee-${randomUUID().slice(0, 8)}@bank.example`;
+    const added = await admin(['member:add', '--partner', p.partner_id, '--email', email, '--role', 'FINANCE', '--json']);
+    expect(added.code, added.stderr).toBe(0);
+    const temporary = await invitationPassword(email);
+    expect(temporary).toBeTruthy();
+    const ClientId = await consoleClientId();
+    const initiate = (PASSWORD: string) => cognito('InitiateAuth', { AuthFlow: 'USER_PASSWORD_AUTH', ClientId, AuthParameters: { USERNAME: email, PASSWORD } });
+
+    // A wrong temporary password is refused (cognito-local alone would answer the challenge).
+    expect((await initiate('Wrong-password-1!')).body.__type).toBe('NotAuthorizedException');
+    const first = await initiate(temporary!);
+    expect(first.body.ChallengeName).toBe('NEW_PASSWORD_REQUIRED');
+    // Sessions are bound to their challenge: this one cannot answer MFA_SETUP.
+    const misuse = await cognito('RespondToAuthChallenge', {
+      ChallengeName: 'MFA_SETUP',
+      ClientId,
+      Session: first.body.Session,
+      ChallengeResponses: { USERNAME: email },
+    });
+    expect(misuse.body.__type).toBe('NotAuthorizedException');
+    const again = await initiate(temporary!);
+    const weak = await cognito('RespondToAuthChallenge', {
+      ChallengeName: 'NEW_PASSWORD_REQUIRED',
+      ClientId,
+      Session: again.body.Session,
+      ChallengeResponses: { USERNAME: email, NEW_PASSWORD: 'short' },
+    });
+    expect(weak.body.__type).toBe('InvalidPasswordException');
+    const password = strongPassword();
+    const third = await initiate(temporary!);
+    const mfaSetup = await cognito('RespondToAuthChallenge', {
+      ChallengeName: 'NEW_PASSWORD_REQUIRED',
+      ClientId,
+      Session: third.body.Session,
+      ChallengeResponses: { USERNAME: email, NEW_PASSWORD: password },
+    });
+    // No token without a second factor: the pool requires MFA.
+    expect(mfaSetup.body.ChallengeName).toBe('MFA_SETUP');
+    expect(mfaSetup.body.AuthenticationResult).toBeUndefined();
+    const assoc = await cognito('AssociateSoftwareToken', { Session: mfaSetup.body.Session });
+    expect(assoc.body.SecretCode).toMatch(/^[A-Z2-7]{16,}$/);
+    const wrong = await cognito('VerifySoftwareToken', { Session: assoc.body.Session, UserCode: '000000' });
+    expect(wrong.body.__type).toBe('CodeMismatchException');
+    const verified = await cognito('VerifySoftwareToken', { Session: assoc.body.Session, UserCode: totpCode(assoc.body.SecretCode) });
+    expect(verified.body.Status).toBe('SUCCESS');
+    const done = await cognito('RespondToAuthChallenge', {
+      ChallengeName: 'MFA_SETUP',
+      ClientId,
+      Session: verified.body.Session,
+      ChallengeResponses: { USERNAME: email },
+    });
+    const token = done.body.AuthenticationResult.AccessToken as string;
+    expect(decodeJwt(token).sub).toBe(added.json.member_id);
+
+    // The temporary password is gone; the next sign-in asks for a TOTP code.
+    expect((await initiate(temporary!)).body.__type).toBe('NotAuthorizedException');
+    const next = await initiate(password);
+    expect(next.body.ChallengeName).toBe('SOFTWARE_TOKEN_MFA');
+    const bad = await cognito('RespondToAuthChallenge', {
+      ChallengeName: 'SOFTWARE_TOKEN_MFA',
+      ClientId,
+      Session: next.body.Session,
+      ChallengeResponses: { USERNAME: email, SOFTWARE_TOKEN_MFA_CODE: '000000' },
+    });
+    expect(bad.body.__type).toBe('CodeMismatchException');
+
+    const me = await api('GET', '/me', { headers: sessionHeaders(token, 'sandbox') });
+    expect(me.status, me.text).toBe(200);
+    expect(me.body).toMatchObject({ via: 'console', key: null, environment: 'test', member: { id: added.json.member_id, email, role: 'FINANCE' } });
+  });
+
+  it('a refreshed token keeps the sign-in time, and a global sign-out ends the refresh token', async () => {
+    const p = await newPartner();
+    const { session } = await consoleAdmin(p);
+    const ClientId = await consoleClientId();
+    await new Promise((r) => setTimeout(r, 1100));
+    const refreshed = await cognito('InitiateAuth', { AuthFlow: 'REFRESH_TOKEN_AUTH', ClientId, AuthParameters: { REFRESH_TOKEN: session.refreshToken } });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    const token = refreshed.body.AuthenticationResult.AccessToken as string;
+    expect(decodeJwt(token).auth_time).toBe(decodeJwt(session.accessToken).auth_time);
+    expect((await api('GET', '/me', { headers: sessionHeaders(token, 'live') })).status).toBe(200);
+    expect((await cognito('GlobalSignOut', { AccessToken: token })).status).toBe(200);
+    const after = await cognito('InitiateAuth', { AuthFlow: 'REFRESH_TOKEN_AUTH', ClientId, AuthParameters: { REFRESH_TOKEN: session.refreshToken } });
+    expect(after.body.__type).toBe('NotAuthorizedException');
+  });
+});
+
+describe('the API with a console session', () => {
+  it('needs X-Environment, and acts in the environment it names, never mixing them', async () => {
+    const p = await newPartner();
+    const { session } = await consoleAdmin(p);
+    const missing = await api('GET', '/me', { headers: { authorization: `Bearer ${session.accessToken}` } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.code).toBe('auth.session.environment_required');
+    expect((await api('GET', '/me', { headers: sessionHeaders(session, 'live') })).body.environment).toBe('live');
+
+    const created = await sessionApi(session, 'sandbox', 'POST', '/webhooks', {
+      url: 'http://localhost:9/sandbox',
+      event_types: ['booking.confirmed'],
+    });
+    expect(created.status, created.text).toBe(201);
+    const sandboxList = await sessionApi(session, 'sandbox', 'GET', '/webhooks');
+    const liveList = await sessionApi(session, 'live', 'GET', '/webhooks');
+    expect(sandboxList.body.data.map((w: { id: string }) => w.id)).toContain(created.body.id);
+    expect(liveList.body.data.map((w: { id: string }) => w.id)).not.toContain(created.body.id);
+    // The same endpoint through the partner's live key: not there either; through its sandbox key: there.
+    expect((await api('GET', `/webhooks/${created.body.id}`, { key: p.live_key })).status).toBe(404);
+    expect((await api('GET', `/webhooks/${created.body.id}`, { key: p.test_key })).status).toBe(200);
+  });
+
+  it('writes live without a signature while the sign-in is recent, and records them as via console', async () => {
+    const p = await newPartner();
+    const { session, memberId } = await consoleAdmin(p);
+    const r = await sessionApi(session, 'live', 'POST', '/webhooks', { url: 'http://localhost:9/live', event_types: ['booking.confirmed'] });
+    expect(r.status, r.text).toBe(201);
+    const audit = await api('GET', '/audit-events?limit=5', { key: p.live_key });
+    const line = audit.body.data.find((e: { request_id: string }) => e.request_id === r.headers.get('x-request-id'));
+    expect(line).toMatchObject({ member_id: memberId, via: 'console', key_prefix: null, method: 'POST', path: '/v1/webhooks', status: 201 });
+    // A key's writes say so too.
+    const byKey = await write('POST', '/webhooks', p.live_key, { url: 'http://localhost:9/key', event_types: ['booking.confirmed'] });
+    const keyLine = (await api('GET', '/audit-events?limit=5', { key: p.live_key })).body.data.find(
+      (e: { request_id: string }) => e.request_id === byKey.headers.get('x-request-id'),
+    );
+    expect(keyLine).toMatchObject({ via: 'api_key', key_prefix: p.live_key_id });
+  });
+
+  it('refuses a live write 15 minutes after the sign-in (re-authentication), but not a read or a sandbox write', async () => {
+    const p = await newPartner();
+    const { session } = await consoleAdmin(p);
+    const old = await resign(session.accessToken, { auth_time: Math.floor(Date.now() / 1000) - 16 * 60 });
+    const live = await sessionApi(old, 'live', 'POST', '/webhooks', { url: 'http://localhost:9/late', event_types: ['booking.confirmed'] });
+    expect(live.status).toBe(403);
+    expect(live.body.code).toBe('auth.session.reauthentication_required');
+    expect(live.body.message).toMatch(/sign in again/);
+    expect((await sessionApi(old, 'live', 'GET', '/webhooks')).status).toBe(200);
+    expect((await sessionApi(old, 'sandbox', 'POST', '/webhooks', { url: 'http://localhost:9/s', event_types: ['booking.confirmed'] })).status).toBe(
+      201,
+    );
+    const recent = await resign(session.accessToken, { auth_time: Math.floor(Date.now() / 1000) - 14 * 60 });
+    expect((await sessionApi(recent, 'live', 'POST', '/webhooks', { url: 'http://localhost:9/ok', event_types: ['booking.confirmed'] })).status).toBe(
+      201,
+    );
+  });
+
+  it('refuses tokens that are not a live session of a member: forged, expired, an ID token, another issuer', async () => {
+    const p = await newPartner();
+    const { session } = await consoleAdmin(p);
+    const idToken = (
+      await cognito('InitiateAuth', {
+        AuthFlow: 'REFRESH_TOKEN_AUTH',
+        ClientId: await consoleClientId(),
+        AuthParameters: { REFRESH_TOKEN: session.refreshToken },
+      })
+    ).body.AuthenticationResult.IdToken as string;
+    const [h, , s] = session.accessToken.split('.');
+    const tampered = `${h}.${Buffer.from(JSON.stringify({ ...decodeJwt(session.accessToken), sub: randomUUID() })).toString('base64url')}.${s}`;
+    const cases = {
+      tampered,
+      expired: await resign(session.accessToken, { exp: Math.floor(Date.now() / 1000) - 60 }),
+      idToken,
+      otherIssuer: await resign(session.accessToken, { iss: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_other' }),
+      otherClient: await resign(session.accessToken, { client_id: 'another-client' }),
+      unknownUser: await resign(session.accessToken, { sub: randomUUID() }),
+    };
+    for (const [name, token] of Object.entries(cases)) {
+      const r = await api('GET', '/me', { headers: sessionHeaders(token, 'sandbox') });
+      expect(r.status, name).toBe(401);
+      expect(r.body.code, name).toBe('auth.session.invalid');
+    }
+  });
+
+  it("applies the member's role, and a disabled member's session fails at its next request", async () => {
+    const p = await newPartner();
+    const viewer = await consoleMember(p, 'VIEWER');
+    const w = await sessionApi(viewer.session, 'sandbox', 'POST', '/webhooks', { url: 'http://localhost:9/v', event_types: ['booking.confirmed'] });
+    expect(w.status).toBe(403);
+    expect(w.body.code).toBe('auth.scope.insufficient');
+    expect((await sessionApi(viewer.session, 'sandbox', 'GET', '/webhooks')).status).toBe(200);
+
+    const fin = await consoleMember(p, 'FINANCE');
+    expect((await sessionApi(fin.session, 'sandbox', 'GET', '/settlements')).status).toBe(200);
+    expect((await admin(['member:disable', '--partner', p.partner_id, '--member', fin.memberId, '--json'])).code).toBe(0);
+    const after = await sessionApi(fin.session, 'sandbox', 'GET', '/settlements');
+    expect(after.status).toBe(401);
+    expect(after.body.code).toBe('auth.session.invalid');
+  });
+
+  it('answers CORS preflights for the console origin only', async () => {
+    const origin = new URL(baseUrl()).origin;
+    const ok = await fetch(`${baseUrl()}/me`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, x-environment' },
+    });
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(ok.headers.get('access-control-allow-headers')).toContain('x-environment');
+    const other = await fetch(`${baseUrl()}/me`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
