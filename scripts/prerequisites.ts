@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
 
 /**
  * What `npm start` and `npm test` need beyond `npm install`, checked before
@@ -151,7 +152,49 @@ function describeMissing(need: Need, p: Plan): string {
   return `npm ${need} needs what this machine lacks:\n${p.missing.map((m) => `  - ${m}`).join('\n')}`;
 }
 
+const ROOT = resolve(import.meta.dirname, '..');
+/** What the console's build reads: its sources and the SDK types and operation table it imports. */
+const CONSOLE_INPUTS = ['console/src', 'console/index.html', 'console/vite.config.ts', 'console/tsconfig.json', 'console/package.json', 'sdk/src'];
+const CONSOLE_STAMP = join(ROOT, 'console', 'dist', '.inputs-sha256');
+
+function filesUnder(path: string): string[] {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => filesUnder(join(path, name)));
+}
+
+export function consoleInputsHash(): string {
+  const h = createHash('sha256');
+  for (const file of CONSOLE_INPUTS.flatMap((p) => filesUnder(join(ROOT, p)))) h.update(file.slice(ROOT.length)).update('\0').update(readFileSync(file));
+  return h.digest('hex');
+}
+
+/**
+ * The local stack serves the console from console/dist: it is built here when
+ * it is missing or older than its sources (a few seconds), so that `npm start`
+ * and the browser tests always serve the console of this checkout.
+ */
+function ensureConsoleBuilt(): boolean {
+  const hash = consoleInputsHash();
+  if (existsSync(CONSOLE_STAMP) && readFileSync(CONSOLE_STAMP, 'utf8') === hash) return true;
+  process.stderr.write('Building the console (console/dist: npm run -s console:build)...\n');
+  const r = spawnSync('npm', ['run', '-s', 'console:build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) {
+    process.stderr.write('The console build failed (above); fix it, or run npm run -s console:build to see more.\n');
+    return false;
+  }
+  writeFileSync(CONSOLE_STAMP, hash);
+  return true;
+}
+
 function main(need: Need): number {
+  const status = checkMachine(need);
+  return status === 0 && !ensureConsoleBuilt() ? 1 : status;
+}
+
+function checkMachine(need: Need): number {
   let f = facts();
   let p = plan(need, f);
   if (p.missing.length === 0) return 0;
