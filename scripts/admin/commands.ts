@@ -98,7 +98,7 @@ export const COMMANDS: Record<string, Command> = {
   'demo:keys': {
     usage: 'demo:keys [--shell]',
     description:
-      'The local stack\'s demo partner (created by npm start): its id, its PARTNER_ADMIN member, its sandbox and live keys, and the stack\'s base URL. --shell prints them as shell variables: eval "$(npm run -s admin -- demo:keys --shell)" sets B, K, LIVE_KEY, P and M.',
+      "The local stack's demo partner (created by npm start): its id, its PARTNER_ADMIN member, its sandbox and live keys, the stack's base URL, and the demo admin's console e-mail and password. --shell prints them as shell variables: eval \"$(npm run -s admin -- demo:keys --shell)\" sets B, K, LIVE_KEY, P and M.",
     flags: z.object({ shell: z.boolean().optional() }),
     offline: true,
     async run(f) {
@@ -108,13 +108,23 @@ export const COMMANDS: Record<string, Command> = {
       const runtime = findRunningStack();
       const demo = demoPartnerOf(runtime);
       return {
-        json: { partner_id: demo.partner_id, member_id: demo.member_id, test_key: demo.test_key, live_key: demo.live_key, base_url: runtime.baseUrl },
+        json: {
+          partner_id: demo.partner_id,
+          member_id: demo.member_id,
+          test_key: demo.test_key,
+          live_key: demo.live_key,
+          base_url: runtime.baseUrl,
+          console_url: `${new URL(runtime.baseUrl).origin}/console/`,
+          console_email: demo.console_email ?? null,
+          console_password: demo.console_password ?? null,
+        },
         text: f.shell
           ? `B=${runtime.baseUrl}\nK=${demo.test_key}\nLIVE_KEY=${demo.live_key}\nP=${demo.partner_id}\nM=${demo.member_id}`
           : [
               `Demo Bank, partner ${demo.partner_id}, on ${runtime.baseUrl}`,
               `  Sandbox key  ${demo.test_key}`,
               `  Live key     ${demo.live_key}   (live writes are signed: see "Signing live writes" in the README)`,
+              `  Console      ${new URL(runtime.baseUrl).origin}/console/   ${demo.console_email ?? '(no console user yet: restart npm start)'} / ${demo.console_password ?? ''}`,
             ].join('\n'),
       };
     },
