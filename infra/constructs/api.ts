@@ -10,7 +10,7 @@ import type { RouteDef } from '../../shared/http/route-def';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
 import { ROUTE_LIST } from '../../shared/routes';
 import { deploymentOf } from '../environments';
-import { ServiceFunction, type TableBinding } from './service-function';
+import { functionLogGroup, ServiceFunction, type TableBinding } from './service-function';
 
 /** API Gateway throttling (requests per second, and the burst above it): the whole stage, and each write route. */
 export const THROTTLE = { stage: { rate: 1000, burst: 500 }, write: { rate: 200, burst: 100 } };
@@ -91,13 +91,15 @@ export class ApiConstruct extends Construct {
 
     for (const route of ROUTE_LIST) {
       const feature = this.routeStack(route.tag);
-      const fn = new ServiceFunction(feature, route.id, {
+      // One construct per route in its feature's stack: the names of one route's resources cannot meet another route's.
+      const scope = new Construct(feature, route.id);
+      const fn = new ServiceFunction(scope, 'Function', {
         entry: route.handler,
         description: `${route.method} ${route.path}`,
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
         ...(route.rendersPdf ? { pdfFonts: true, memorySize: 1024 } : {}),
         ...(route.referencePage ? { referencePage: true } : {}),
-        logGroupScope: this,
+        logGroup: functionLogGroup(this, `${route.id}Logs`),
       });
       const tables: TableBinding[] = [];
       if (route.access === 'key') {
@@ -115,7 +117,7 @@ export class ApiConstruct extends Construct {
       if (route.sendsMail) fn.allowMail(MAIL_FROM);
       props.bindRoute?.(route, fn);
       // What HttpLambdaIntegration makes, in the feature's stack: the integration and the invoke permission scoped to the route's path.
-      const integration = new HttpIntegration(feature, `${route.id}Integration`, {
+      const integration = new HttpIntegration(scope, 'Integration', {
         httpApi: this.api,
         integrationType: HttpIntegrationType.AWS_PROXY,
         integrationUri: fn.functionArn,

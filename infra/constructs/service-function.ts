@@ -38,12 +38,16 @@ export interface ServiceFunctionProps {
    */
   nodeModules?: string[];
   /**
-   * Where the function's log group is made (default: beside the function). Route functions live in nested
-   * stacks but keep their log groups in the service stack, at the construct path (and so the logical id and
-   * the log history) they had before the split.
+   * The function's log group (default: `<id>Logs` beside the function, made by functionLogGroup). Route
+   * functions live in nested stacks but keep their log groups in the service stack, at the construct path
+   * (and so the logical id and the log history) they had before the split.
    */
-  logGroupScope?: Construct;
+  logGroup?: LogGroup;
 }
+
+/** A function's log group: the deployment's retention, deleted with the function's stack. */
+export const functionLogGroup = (scope: Construct, id: string) =>
+  new LogGroup(scope, id, { retention: deploymentOf(scope).logRetention, removalPolicy: RemovalPolicy.DESTROY });
 
 /** The reference page's file name in a bundle. */
 export const REFERENCE_FILE = 'reference.html';
@@ -95,7 +99,7 @@ export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const deployment = deploymentOf(scope);
     const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    const logGroup = new LogGroup(props.logGroupScope ?? scope, `${id}Logs`, { retention: deployment.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = props.logGroup ?? functionLogGroup(scope, `${id}Logs`);
     super(scope, id, {
       entry: join(REPO_ROOT, props.entry),
       handler: 'handler',

@@ -202,7 +202,7 @@ describe('CDK stack', () => {
     for (const r of ROUTE_LIST) if (!r.buckets) expect(s3Actions(statementsOf(r.id)), r.id).toEqual([]);
     // The functions that render PDFs carry the fonts and are told where.
     const withFonts = service.everywhere('AWS::Lambda::Function').filter(([, , f]) => JSON.stringify(f).includes('PDF_FONT_DIR'));
-    expect(withFonts.map(([, id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['WebhookssettlementsConsumer', 'runSettlementsTestHelper']);
+    expect(withFonts.map(([, id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['WebhookssettlementsConsumer', 'runSettlementsTestHelperFunction']);
   });
 
   it('logs API access and keeps function logs with a retention', () => {

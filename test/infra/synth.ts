@@ -56,12 +56,12 @@ export function synthService(context: Record<string, unknown> = {}) {
   };
   /** The statements of the role policy of a route's function. */
   const routeStatements = (routeId: string): Statement[] => {
-    const entry = Object.entries(routeTemplate(routeId).findResources('AWS::IAM::Policy')).find(([id]) => id.startsWith(`${routeId}RoleDefaultPolicy`));
+    const entry = Object.entries(routeTemplate(routeId).findResources('AWS::IAM::Policy')).find(([id]) => new RegExp(`^${routeId}FunctionRoleDefaultPolicy[0-9A-F]{8}$`).test(id));
     return entry ? ((entry[1] as Resource).Properties.PolicyDocument.Statement as Statement[]) : [];
   };
   /** A route's function. */
   const routeFunction = (routeId: string): Resource => {
-    const entry = Object.entries(routeTemplate(routeId).findResources('AWS::Lambda::Function')).find(([id]) => new RegExp(`^${routeId}[0-9A-F]{8}$`).test(id));
+    const entry = Object.entries(routeTemplate(routeId).findResources('AWS::Lambda::Function')).find(([id]) => new RegExp(`^${routeId}Function[0-9A-F]{8}$`).test(id));
     if (!entry) throw new Error(`no function of route ${routeId}`);
     return entry[1] as Resource;
   };
