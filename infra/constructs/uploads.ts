@@ -6,6 +6,7 @@ import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BUCKETS, type BucketDef } from '../../shared/buckets';
+import { acknowledge, DEFAULT_CERTIFICATE_REASON } from './nag';
 
 /**
  * The service's buckets (settlement documents; review photos), from shared/buckets.ts: encrypted, private, TLS only,
@@ -18,6 +19,8 @@ export class UploadsConstruct extends Construct {
   /** Public base URLs of the served prefixes, by bucket key. */
   readonly servedUrls: Record<string, string> = {};
   readonly distributions: Record<string, Distribution> = {};
+  /** The bucket of the S3 server access logs and CloudFront standard logs (ACLs enabled for CloudFront's log delivery). */
+  accessLogs?: Bucket;
 
   constructor(scope: Construct, id: string, props: { buckets?: Record<string, BucketDef>; queues?: Record<string, IQueue> } = {}) {
     super(scope, id);
@@ -29,6 +32,7 @@ export class UploadsConstruct extends Construct {
       enforceSSL: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    this.accessLogs = accessLogs;
     for (const [key, def] of defs) {
       const bucket = new Bucket(this, `${key}Bucket`, {
         versioned: def.versioned ?? false,
@@ -100,12 +104,16 @@ export class UploadsConstruct extends Construct {
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         responseHeadersPolicy,
       },
+      // CloudFront standard logs beside the buckets' access logs (the log bucket has ACLs, which CloudFront's log delivery needs).
+      enableLogging: true,
+      logBucket: this.accessLogs,
+      logFilePrefix: `cloudfront/${key}/`,
     });
-    const acknowledge = (rule: string, reason: string) => Validations.of(distribution).acknowledge({ id: `AwsSolutions::AwsSolutions-${rule}`, reason });
-    acknowledge('CFR1', 'Review photos are public catalog content shown to travelers wherever the partner banks operate: no geo restriction.');
-    acknowledge('CFR2', 'Static, immutable images with no origin logic behind them; WAF is the documented next step if abuse appears.');
-    acknowledge('CFR3', 'The bucket keeps S3 server access logs of what CloudFront reads; CloudFront standard logs would need an ACL-enabled log bucket.');
-    acknowledge('CFR4', 'The default *.cloudfront.net certificate: CloudFront fixes its security policy; a custom domain with TLS 1.2 is set at deployment.');
+    acknowledge(distribution, {
+      CFR1: 'Review photos are public catalog content shown to travelers wherever the partner banks operate: no geo restriction.',
+      CFR2: 'Static, immutable images with no origin logic behind them; WAF is the documented next step if abuse appears.',
+      CFR4: DEFAULT_CERTIFICATE_REASON,
+    });
     this.distributions[key] = distribution;
     this.servedUrls[key] = `https://${distribution.distributionDomainName}`;
   }

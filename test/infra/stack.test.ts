@@ -263,7 +263,7 @@ describe('review photos', () => {
       ).toEqual([]);
   });
 
-  it('serves photos/ only through CloudFront with origin access control, HTTPS', () => {
+  it('serves photos/ only through CloudFront with origin access control, HTTPS, logged to the access logs bucket', () => {
     template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
       OriginAccessControlConfig: Match.objectLike({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always' }),
     });
@@ -271,6 +271,7 @@ describe('review photos', () => {
       DistributionConfig: Match.objectLike({
         Origins: [Match.objectLike({ OriginPath: '/photos', OriginAccessControlId: Match.anyValue() })],
         DefaultCacheBehavior: Match.objectLike({ ViewerProtocolPolicy: 'redirect-to-https' }),
+        Logging: { Bucket: { 'Fn::GetAtt': [Match.stringLikeRegexp('^UploadsAccessLogs'), 'RegionalDomainName'] }, Prefix: 'cloudfront/reviewPhotos/' },
       }),
     });
     expect(service.routeFunction('listReviews').Properties.Environment.Variables).toHaveProperty('PHOTO_BASE_URL');
