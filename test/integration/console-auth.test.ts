@@ -1,9 +1,10 @@
 import { createPrivateKey, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { cognito, consoleAdmin, consoleClientId, consoleMember, sessionApi, sessionHeaders, signIn, strongPassword, totpCode } from './console-session';
-import { admin, api, baseUrl, newPartner, write } from './helpers';
+import { admin, api, baseUrl, newPartner, testDb, write } from './helpers';
 
 const require = createRequire(import.meta.url);
 
@@ -113,6 +114,44 @@ describe('console sign-in through the local Cognito (MFA required, as in AWS)', 
   });
 });
 
+describe('members made before the console', () => {
+  it('members:link-console gives them a console user and keeps their id; their keys keep working', async () => {
+    const p = await newPartner();
+    // A member as stored before the console: no console user, no identity link.
+    const { ddb, accessTable } = testDb();
+    const memberId = randomUUID();
+    const email = `older-${memberId.slice(0, 8)}@bank.example`;
+    const member = { member_id: memberId, partner_id: p.partner_id, email, role: 'DEVELOPER', enabled: true, first_name: 'Old', last_name: 'Member' };
+    await ddb.send(
+      new PutCommand({
+        TableName: accessTable,
+        Item: { pk: `PARTNER#${p.partner_id}`, sk: `MEMBER#${memberId}`, type: 'member', ...member, created_at: '2026-01-05T10:00:00.000Z' },
+      }),
+    );
+    await ddb.send(
+      new PutCommand({ TableName: accessTable, Item: { pk: `PARTNER#${p.partner_id}`, sk: `EMAIL#${email}`, type: 'member_email', member_id: memberId } }),
+    );
+    const key = await admin(['key:issue', '--partner', p.partner_id, '--member', memberId, '--env', 'test', '--json']);
+    expect((await admin(['member:set-password', '--partner', p.partner_id, '--member', memberId, '--password', strongPassword(), '--json'])).stderr).toMatch(
+      /members:link-console/,
+    );
+
+    const linked = await admin(['members:link-console', '--partner', p.partner_id, '--json']);
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(linked.json.linked).toEqual([{ partner_id: p.partner_id, member_id: memberId, email }]);
+    // Idempotent: nothing left to link.
+    expect((await admin(['members:link-console', '--partner', p.partner_id, '--json'])).json.linked).toEqual([]);
+
+    const user = { email, password: strongPassword() };
+    expect((await admin(['member:set-password', '--partner', p.partner_id, '--member', memberId, '--password', user.password, '--json'])).code).toBe(0);
+    const session = await signIn(user);
+    const me = await api('GET', '/me', { headers: sessionHeaders(session, 'sandbox') });
+    expect(me.body.member).toMatchObject({ id: memberId, email, role: 'DEVELOPER' });
+    expect(decodeJwt(session.accessToken).sub).not.toBe(memberId);
+    expect((await api('GET', '/me', { key: key.json.key })).body.member.id).toBe(memberId);
+  });
+});
+
 describe('the API with a console session', () => {
   it('needs X-Environment, and acts in the environment it names, never mixing them', async () => {
     const p = await newPartner();
@@ -161,13 +200,9 @@ describe('the API with a console session', () => {
     expect(live.body.code).toBe('auth.session.reauthentication_required');
     expect(live.body.message).toMatch(/sign in again/);
     expect((await sessionApi(old, 'live', 'GET', '/webhooks')).status).toBe(200);
-    expect((await sessionApi(old, 'sandbox', 'POST', '/webhooks', { url: 'http://localhost:9/s', event_types: ['booking.confirmed'] })).status).toBe(
-      201,
-    );
+    expect((await sessionApi(old, 'sandbox', 'POST', '/webhooks', { url: 'http://localhost:9/s', event_types: ['booking.confirmed'] })).status).toBe(201);
     const recent = await resign(session.accessToken, { auth_time: Math.floor(Date.now() / 1000) - 14 * 60 });
-    expect((await sessionApi(recent, 'live', 'POST', '/webhooks', { url: 'http://localhost:9/ok', event_types: ['booking.confirmed'] })).status).toBe(
-      201,
-    );
+    expect((await sessionApi(recent, 'live', 'POST', '/webhooks', { url: 'http://localhost:9/ok', event_types: ['booking.confirmed'] })).status).toBe(201);
   });
 
   it('refuses tokens that are not a live session of a member: forged, expired, an ID token, another issuer', async () => {
