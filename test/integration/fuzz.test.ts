@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleAdmin } from './console-session';
 import { admin, api, newPartner, signatureHeaders } from './helpers';
 
 /**
@@ -29,6 +30,8 @@ interface Op {
 
 let ops: Op[] = [];
 let keys: { test: string; live: string };
+/** A console session of the partner's admin (a Cognito access token). */
+let session = '';
 /** Real adventure slugs: a far date reaches the availability code only for an adventure that exists. */
 let slugs: string[] = [];
 const statuses = new Map<number, number>();
@@ -49,6 +52,7 @@ beforeAll(async () => {
   const p = await newPartner();
   await admin(['partner:set-rate-limit', '--partner', p.partner_id, '--per-minute', '100000', '--json']);
   keys = { test: p.test_key, live: p.live_key };
+  session = (await consoleAdmin(p)).session.accessToken;
   slugs = ((await api('GET', '/adventures?limit=3', { key: p.test_key })).body.data as { slug: string }[]).map((a) => a.slug);
 });
 
@@ -163,7 +167,9 @@ const request = (op: Op) =>
       'application/json; charset=latin1',
       '',
     ),
-    auth: fc.constantFrom('test', 'live', 'live-signed', 'none', 'garbage', 'wrong-secret'),
+    auth: fc.constantFrom('test', 'live', 'live-signed', 'none', 'garbage', 'wrong-secret', 'session', 'session-forged', 'jwt-garbage'),
+    // A console session's environment: valid, absent, or junk.
+    environment: fc.option(fc.oneof(fc.constantFrom('sandbox', 'live', 'test', 'LIVE', ''), junk), { freq: 3 }),
     idempotencyKey: fc.option(fc.oneof(fc.uuid(), junk), { freq: 4 }),
     timestamp: fc.option(fc.oneof(fc.constant(String(Math.floor(Date.now() / 1000))), junk)),
   });
@@ -208,6 +214,11 @@ describe('fuzz', () => {
           const key =
             r.auth === 'test' ? keys.test : r.auth.startsWith('live') ? keys.live : r.auth === 'wrong-secret' ? `${keys.test.slice(0, -4)}AAAA` : undefined;
           if (r.auth === 'garbage') headers.authorization = 'Bearer sk_live_%%%';
+          // Console sessions: the real token, one whose payload was changed (its signature no longer matches), or three parts of junk.
+          if (r.auth === 'session') headers.authorization = `Bearer ${session}`;
+          if (r.auth === 'session-forged') headers.authorization = `Bearer ${session.replace(/\.[\w-]{8}/, '.eyJzdWIiOi')}`;
+          if (r.auth === 'jwt-garbage') headers.authorization = 'Bearer eyJhbGciOiJub25lIn0.eyJ0b2tlbl91c2UiOiJhY2Nlc3MifQ.c2lnbmF0dXJl';
+          if (r.auth.startsWith('session') && r.environment !== null) headers['x-environment'] = headerSafe(r.environment).slice(0, 200);
           if (r.auth === 'live-signed') Object.assign(headers, signatureHeaders(keys.live, r.method, fullPath, bytes ?? new Uint8Array()));
           // The api helper checks the contract of every answer: the route's schema for a 2xx, the error shape otherwise.
           const res = await api(r.method, fullPath, { key, rawBody: bytes, headers, localAddress: FROM });
@@ -216,6 +227,7 @@ describe('fuzz', () => {
           expect(res.status, `${r.method} ${fullPath}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
           const sentText = `${fullPath} ${JSON.stringify(headers)} ${bytes ? Buffer.from(bytes).toString('utf8') : ''}`;
           for (const secret of [keys.test, keys.live].map((k) => k.split('_')[3]!)) expect(res.text).not.toContain(secret);
+          expect(res.text).not.toContain(session.split('.')[2]!);
           // The public documents (the OpenAPI document, the reference page and its inlined scripts) are the same
           // static text for every request: their examples' times and the page's code are not leaks of this request.
           const staticDocument = res.status < 300 && (op.path === '/openapi.json' || op.path === '/docs');
