@@ -4,16 +4,21 @@ import { BUCKETS, type BucketAccess } from '../shared/buckets';
 import { TABLES } from '../shared/db/tables';
 import { QUEUES } from '../shared/queues';
 import { ApiConstruct } from './constructs/api';
+import { ConsoleConstruct } from './constructs/console';
 import { DataConstruct } from './constructs/data';
 import { JobsConstruct } from './constructs/jobs';
 import { MonitoringConstruct } from './constructs/monitoring';
 import { UploadsConstruct } from './constructs/uploads';
 import { WebhooksConstruct } from './constructs/webhooks';
 
-/** The whole service: one stack, one construct per concern. */
+/**
+ * The whole service: one construct per concern. The stateful resources, the API and its routes are in this
+ * stack; each feature's route functions in a nested stack (ApiConstruct), the alarms in the Operations one.
+ */
 export class ServiceStack extends Stack {
   readonly data: DataConstruct;
   readonly api: ApiConstruct;
+  readonly console: ConsoleConstruct;
   readonly monitoring: MonitoringConstruct;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -50,8 +55,11 @@ export class ServiceStack extends Stack {
         if (route.photoUrls) fn.addEnvironment('PHOTO_BASE_URL', photoBaseUrl);
       },
     });
-    // The alarms, the on-call topic and the dashboard (about 130 resources) live in a nested stack:
-    // CloudFormation takes at most 500 resources per stack, and the service stack alone holds over 400.
+    // The console (user pool, app client, its files behind CloudFront) calls the API, which knows its pool and origin.
+    this.console = new ConsoleConstruct(this, 'Console', { apiOrigin: this.api.api.apiEndpoint, logsBucket: uploads.accessLogs! });
+    this.api.useConsole(this.console);
+    // The alarms, the on-call topic and the dashboard (about 140 resources) live in a nested stack of their own:
+    // CloudFormation takes at most 500 resources per stack.
     const operations = new NestedStack(this, 'Operations', { description: 'Alarms, on-call topic and dashboard of the partner travel service' });
     this.monitoring = new MonitoringConstruct(operations, 'Monitoring', {
       api: this.api.api,

@@ -2,18 +2,30 @@ import { CfnOutput, Duration, NestedStack, Stack, Validations } from 'aws-cdk-li
 import { CfnRoute, type CfnStage, HttpApi, HttpIntegration, HttpIntegrationType, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { TABLES, type TableName } from '../../shared/db/tables';
 import type { RouteDef } from '../../shared/http/route-def';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
 import { ROUTE_LIST } from '../../shared/routes';
 import { deploymentOf } from '../environments';
-import { functionLogGroup, ServiceFunction, type TableBinding } from './service-function';
+import { deployTimeHandler, functionLogGroup, type IdentityBinding, ServiceFunction, type TableBinding } from './service-function';
 
 /** API Gateway throttling (requests per second, and the burst above it): the whole stage, and each write route. */
 export const THROTTLE = { stage: { rate: 1000, burst: 500 }, write: { rate: 200, burst: 100 } };
+
+/**
+ * CORS of the API for the console's origin (the only one): what the console sends, and the response headers
+ * it reads besides the CORS-safelisted ones (the request id of an error, the rate limit, a download's name).
+ */
+export const CONSOLE_CORS = {
+  methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+  headers: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Environment'],
+  exposeHeaders: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Content-Disposition'],
+  maxAgeSeconds: 3600,
+};
 
 /** Sender of traveler and operator e-mails; its SES identity is verified out of band. */
 export const MAIL_FROM = 'bookings@partner-travel.example';
@@ -143,6 +155,55 @@ export class ApiConstruct extends Construct {
         'Authentication is done in every handler: API keys are checked against hashes in DynamoDB and live writes carry an HMAC over the raw body, which an API Gateway authorizer cannot see.',
     });
     new CfnOutput(Stack.of(this), 'ApiUrl', { value: `${this.api.apiEndpoint}/v1` });
+  }
+
+  /**
+   * The console: every API function gets the user pool, its app client and the console's origin (console
+   * sessions' tokens are verified in the functions: the same routes take signed API keys, which an API Gateway
+   * JWT authorizer would refuse); the routes that administer console users (`usesIdentity`) may do so on that
+   * pool; and the API answers CORS for the console's origin only.
+   */
+  useConsole(identity: IdentityBinding) {
+    for (const route of ROUTE_LIST) this.functions[route.id]!.useIdentity(identity, !!route.usesIdentity);
+    this.fallback.useIdentity(identity);
+    this.allowOrigin(identity.consoleOrigin);
+  }
+
+  /**
+   * CORS (the HTTP API's corsConfiguration) for one browser origin, set once the API and that origin exist:
+   * the console's CloudFront distribution sends a CSP naming the API, so the API cannot name the distribution
+   * in its own template (a circular dependency). A custom resource sets it with UpdateApi after both exist.
+   */
+  private allowOrigin(origin: string) {
+    const stack = Stack.of(this);
+    const apiArn = stack.formatArn({ service: 'apigateway', account: '', resource: '/apis', resourceName: this.api.apiId });
+    const update = {
+      service: 'ApiGatewayV2',
+      action: 'UpdateApi',
+      parameters: {
+        ApiId: this.api.apiId,
+        CorsConfiguration: {
+          AllowOrigins: [origin],
+          AllowMethods: CONSOLE_CORS.methods,
+          AllowHeaders: CONSOLE_CORS.headers,
+          ExposeHeaders: CONSOLE_CORS.exposeHeaders,
+          AllowCredentials: false,
+          MaxAge: CONSOLE_CORS.maxAgeSeconds,
+        },
+      },
+      physicalResourceId: PhysicalResourceId.of(`${this.api.apiId}-cors`),
+    };
+    new AwsCustomResource(this, 'Cors', {
+      onCreate: update,
+      onUpdate: update,
+      onDelete: { service: 'ApiGatewayV2', action: 'DeleteCorsConfiguration', parameters: { ApiId: this.api.apiId } },
+      policy: AwsCustomResourcePolicy.fromStatements([
+        new PolicyStatement({ actions: ['apigateway:PATCH'], resources: [apiArn] }),
+        new PolicyStatement({ actions: ['apigateway:DELETE'], resources: [`${apiArn}/cors`] }),
+      ]),
+      installLatestAwsSdk: false,
+      ...deployTimeHandler(this, 'Cors'),
+    });
   }
 
   private routeStack(tag: string): NestedStack {

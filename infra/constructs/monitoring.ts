@@ -130,7 +130,7 @@ export class MonitoringConstruct extends Construct {
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    // In its own nested stack (the service stack holds over 400 resources of its 500): names come from the service stack.
+    // In its own nested stack (CloudFormation takes at most 500 resources per stack): names come from the service stack.
     const stack = Stack.of(this).nestedStackParent ?? Stack.of(this);
     const routes = props.routes ?? ROUTE_LIST;
     const queueDefs = props.queueDefs ?? QUEUES;

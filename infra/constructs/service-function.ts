@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { type CfnResource, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -49,6 +50,18 @@ export interface ServiceFunctionProps {
 export const functionLogGroup = (scope: Construct, id: string) =>
   new LogGroup(scope, id, { retention: deploymentOf(scope).logRetention, removalPolicy: RemovalPolicy.DESTROY });
 
+/**
+ * The role and log group of one of CDK's deploy-time handlers (a bucket deployment, an AWS custom resource),
+ * made here instead of CDK's defaults: the role has no managed policy (CDK's would carry
+ * AWSLambdaBasicExecutionRole) and writes only to that log group, kept for the deployment's retention.
+ */
+export function deployTimeHandler(scope: Construct, id: string) {
+  const logGroup = functionLogGroup(scope, `${id}Logs`);
+  const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  logGroup.grantWrite(role);
+  return { logGroup, role };
+}
+
 /** The reference page's file name in a bundle. */
 export const REFERENCE_FILE = 'reference.html';
 
@@ -78,6 +91,25 @@ export interface BucketBinding {
   envVar: string;
   access: BucketAccess;
 }
+
+/** The console's identity provider, given to every API function (shared/identity/config.ts reads it). */
+export interface IdentityBinding {
+  userPool: IUserPool;
+  client: IUserPoolClient;
+  /** https://<the console's CloudFront domain>: the one origin CORS allows. */
+  consoleOrigin: string;
+}
+
+/** What a function that administers console users (`usesIdentity` in the route table) may do on the user pool; nothing else gets cognito-idp. */
+export const IDENTITY_ADMIN_ACTIONS = [
+  'cognito-idp:AdminCreateUser',
+  'cognito-idp:AdminGetUser',
+  'cognito-idp:AdminDisableUser',
+  'cognito-idp:AdminEnableUser',
+  'cognito-idp:AdminDeleteUser',
+  'cognito-idp:AdminUserGlobalSignOut',
+  'cognito-idp:AdminSetUserPassword',
+];
 
 /**
  * How cdk-nag names an attribute of `resource` in the findings of a policy of `consumer`'s stack:
@@ -207,6 +239,19 @@ export class ServiceFunction extends NodejsFunction {
         reason: `Object keys are made at run time (per settlement, per upload); the grant is ${actions.join(' and ')} on the objects of that one bucket.`,
       });
     }
+    return this;
+  }
+
+  /**
+   * The console's user pool and app client (USER_POOL_ID, USER_POOL_CLIENT_ID: console sessions' tokens are
+   * verified in the function with aws-jwt-verify) and its origin (CONSOLE_ORIGIN). `admin`: the function
+   * administers console users, with IDENTITY_ADMIN_ACTIONS on that one pool.
+   */
+  useIdentity(identity: IdentityBinding, admin = false): this {
+    this.addEnvironment('USER_POOL_ID', identity.userPool.userPoolId);
+    this.addEnvironment('USER_POOL_CLIENT_ID', identity.client.userPoolClientId);
+    this.addEnvironment('CONSOLE_ORIGIN', identity.consoleOrigin);
+    if (admin) this.addToRolePolicy(new PolicyStatement({ actions: IDENTITY_ADMIN_ACTIONS, resources: [identity.userPool.userPoolArn] }));
     return this;
   }
 

@@ -265,7 +265,9 @@ describe('functions', () => {
   it('log at the deployment level, kept for the deployment retention (production by default: INFO, 400 days)', () => {
     for (const p of fns()) expect(p.Environment.Variables).toMatchObject({ POWERTOOLS_LOG_LEVEL: 'INFO', DEPLOYMENT_ENV: 'production' });
     const groups = serviceLogGroups(service);
-    expect(groups.length).toBe(fns().length + 1); // one per function, and the API access logs
+    // One per function, the API access logs, and one per deploy-time handler of CDK's (the console's files, the API's CORS).
+    const cdkHandlers = service.everywhere('AWS::Lambda::Function').filter(([, , f]) => !isServiceFunction(f) && f.Properties.LoggingConfig);
+    expect(groups.length).toBe(fns().length + 1 + cdkHandlers.length);
     for (const g of groups) expect(g.RetentionInDays).toBe(400);
 
     const dev = synth({ deployment: 'dev' }).service;

@@ -286,7 +286,7 @@ describe('review photos', () => {
         }),
       }),
     });
-    const policies = Object.keys(template.findResources('AWS::CloudFront::ResponseHeadersPolicy'));
+    const policies = Object.keys(template.findResources('AWS::CloudFront::ResponseHeadersPolicy')).filter((id) => id.startsWith('UploadsreviewPhotos'));
     expect(policies).toHaveLength(1);
     template.hasResourceProperties('AWS::CloudFront::Distribution', {
       DistributionConfig: Match.objectLike({

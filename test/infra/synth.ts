@@ -56,12 +56,16 @@ export function synthService(context: Record<string, unknown> = {}) {
   };
   /** The statements of the role policy of a route's function. */
   const routeStatements = (routeId: string): Statement[] => {
-    const entry = Object.entries(routeTemplate(routeId).findResources('AWS::IAM::Policy')).find(([id]) => new RegExp(`^${routeId}FunctionRoleDefaultPolicy[0-9A-F]{8}$`).test(id));
+    const entry = Object.entries(routeTemplate(routeId).findResources('AWS::IAM::Policy')).find(([id]) =>
+      new RegExp(`^${routeId}FunctionRoleDefaultPolicy[0-9A-F]{8}$`).test(id),
+    );
     return entry ? ((entry[1] as Resource).Properties.PolicyDocument.Statement as Statement[]) : [];
   };
   /** A route's function. */
   const routeFunction = (routeId: string): Resource => {
-    const entry = Object.entries(routeTemplate(routeId).findResources('AWS::Lambda::Function')).find(([id]) => new RegExp(`^${routeId}Function[0-9A-F]{8}$`).test(id));
+    const entry = Object.entries(routeTemplate(routeId).findResources('AWS::Lambda::Function')).find(([id]) =>
+      new RegExp(`^${routeId}Function[0-9A-F]{8}$`).test(id),
+    );
     if (!entry) throw new Error(`no function of route ${routeId}`);
     return entry[1] as Resource;
   };
@@ -72,3 +76,20 @@ export const actionsOf = (s: { Action: string | string[] }) => [s.Action].flat()
 
 /** The service's own functions (ServiceFunction): not CDK's deploy-time handlers (bucket notifications, deployments, custom resources). */
 export const isServiceFunction = (r: Resource) => !!r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME;
+
+/**
+ * A CloudFormation value as text, its references as placeholders: `{Ref:Id}`, `{Id.Attr}` (Fn::GetAtt),
+ * Fn::Join joined. Enough to read the JSON that CDK's custom resources and policies carry.
+ */
+export function render(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.map(render).join(',');
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, any>;
+    if ('Fn::Join' in o) return (o['Fn::Join'][1] as unknown[]).map(render).join(o['Fn::Join'][0]);
+    if ('Ref' in o) return `{Ref:${o.Ref}}`;
+    if ('Fn::GetAtt' in o) return `{${(o['Fn::GetAtt'] as string[]).join('.')}}`;
+    if ('Fn::Sub' in o) return String(o['Fn::Sub']);
+  }
+  return JSON.stringify(v);
+}
