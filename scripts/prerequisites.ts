@@ -12,7 +12,10 @@ import { delimiter, join, resolve } from 'node:path';
  * Ubuntu, as root or with passwordless sudo), as .ci/run does; otherwise the
  * script stops at once with the exact command to run.
  *
- *   node --import tsx scripts/prerequisites.ts start|test
+ *   node --import tsx scripts/prerequisites.ts start|test|console
+ *
+ * Both needs also build the console (console/dist) when it is stale; `console`
+ * (npm run synth and deploy) does only that.
  *
  * PREREQUISITES_INSTALL=never only says what to run; CHROMIUM_PATH points at
  * another Chromium (default /usr/bin/chromium, Debian's).
@@ -218,8 +221,11 @@ function checkMachine(need: Need): number {
 
 if (process.argv[1] && /prerequisites\.ts$/.test(process.argv[1])) {
   const need = process.argv[2];
-  if (need !== 'start' && need !== 'test') {
-    process.stderr.write('usage: node --import tsx scripts/prerequisites.ts start|test\n');
+  if (need === 'console') {
+    // npm run synth / deploy: the console's files go into the stack's bucket deployment.
+    process.exitCode = ensureConsoleBuilt() ? 0 : 1;
+  } else if (need !== 'start' && need !== 'test') {
+    process.stderr.write('usage: node --import tsx scripts/prerequisites.ts start|test|console\n');
     process.exitCode = 2;
   } else {
     process.exitCode = main(need);
