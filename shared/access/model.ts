@@ -38,6 +38,11 @@ export interface Member {
   identity_id?: string;
   /** Set by a disable; the member's keys and console sessions fail from the next request. */
   disabled_at?: string;
+  /**
+   * The last disable, which also signed the console user out everywhere: console
+   * sessions signed in before it stay refused after an enable (a new sign-in works).
+   */
+  sessions_revoked_at?: string;
 }
 
 export interface IdentityLink {

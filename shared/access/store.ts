@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accessTable, type Seal, type Table, type TransactItem, transact, unsealed } from '../db/client';
-import { isConditionFailed } from '../db/errors';
+import { isConditionFailed, type TransactionCancelled } from '../db/errors';
 import { batchGet, newestFirst, queryAll } from '../db/query';
 import { backoff } from '../db/retry';
 import type { Env } from '../kernel/tenant';
@@ -137,32 +137,50 @@ export function makeAccessStore(table: Table = accessTable) {
       return { partner, member, liveKey: live.issued, testKey: test.issued };
     },
 
-    async addMember(partnerId: string, m: NewMember): Promise<Member> {
+    /**
+     * Adds a member (its e-mail unique in the partner) and, for a console user, its identity link.
+     * `callerId`: the member who invites, re-checked as an enabled PARTNER_ADMIN in the same transaction.
+     */
+    async addMember(partnerId: string, m: NewMember, opts: MemberChangeOptions = {}): Promise<Member> {
       const { member, item } = memberItem(partnerId, m, new Date().toISOString());
-      const cancelled = await transact(table.client, {
-        partner: {
-          Update: {
-            TableName: TableName(),
-            Key: accessKeys.partner(partnerId),
-            ConditionExpression: 'attribute_exists(pk)',
-            UpdateExpression: 'ADD admin_count :n',
-            ExpressionAttributeValues: { ':n': m.role === 'PARTNER_ADMIN' ? 1 : 0 },
+      const cancelled = await transact(
+        table.client,
+        {
+          partner: {
+            Update: {
+              TableName: TableName(),
+              Key: accessKeys.partner(partnerId),
+              ConditionExpression: 'attribute_exists(pk)',
+              UpdateExpression: 'ADD admin_count :n',
+              ExpressionAttributeValues: { ':n': m.role === 'PARTNER_ADMIN' ? 1 : 0 },
+            },
           },
-        },
-        email: {
-          Put: {
-            TableName: TableName(),
-            Item: { ...accessKeys.memberEmail(partnerId, m.email), type: 'member_email', member_id: member.member_id },
-            ConditionExpression: 'attribute_not_exists(pk)',
+          email: {
+            Put: {
+              TableName: TableName(),
+              Item: { ...accessKeys.memberEmail(partnerId, m.email), type: 'member_email', member_id: member.member_id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
           },
+          member: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ...identityPut(TableName(), member),
+          ...callerCheck(TableName(), partnerId, opts.callerId),
         },
-        member: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-        ...identityPut(TableName(), member),
-      });
+        [],
+        sealOf(opts).items(member),
+      );
       if (cancelled?.failed('partner')) throw new AccessError('not_found', `partner ${partnerId} does not exist`);
       if (cancelled?.failed('email')) throw new AccessError('conflict', `a member with e-mail ${m.email} already exists in partner ${partnerId}`);
+      if (cancelled?.failed('caller')) throw callerNotAdmin();
       if (cancelled) throw new Error(`member creation was cancelled (${cancelled.codes.join(', ')})`);
       return member;
+    },
+
+    /** The member of the partner with this e-mail (case-insensitive), through its e-mail item. */
+    async getMemberByEmail(partnerId: string, email: string): Promise<Member | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: accessKeys.memberEmail(partnerId, email), ConsistentRead: true }));
+      const memberId = r.Item?.member_id as string | undefined;
+      return memberId ? store.getMember(partnerId, memberId) : undefined;
     },
 
     async issueKey(
@@ -253,12 +271,12 @@ export function makeAccessStore(table: Table = accessTable) {
      * an enabled admin. Retries when a concurrent change moved the member.
      */
     async changeRole(partnerId: string, callerId: string, memberId: string, role: Role, seal: Seal<Member> = unsealed): Promise<Member> {
-      for (let attempt = 0; attempt < 5; attempt++) {
+      return retryingMemberChange('role change', async () => {
         const member = await store.getMember(partnerId, memberId);
         if (!member) throw new AccessError('not_found', `member ${memberId} does not exist`);
         if (member.role === role) return member;
         const delta = !member.enabled ? 0 : member.role === 'PARTNER_ADMIN' ? -1 : role === 'PARTNER_ADMIN' ? 1 : 0;
-        const named: Partial<Record<'member' | 'caller' | 'partner', TransactItem>> = {
+        const named: Partial<Record<MemberChangeItem, TransactItem>> = {
           member: {
             Update: {
               TableName: TableName(),
@@ -270,44 +288,31 @@ export function makeAccessStore(table: Table = accessTable) {
               ExpressionAttributeValues: { ':new': role, ':old': member.role, ':now': new Date().toISOString(), ':enabled': member.enabled },
             },
           },
-          caller: {
-            ConditionCheck: {
-              TableName: TableName(),
-              Key: accessKeys.member(partnerId, callerId),
-              ConditionExpression: '#r = :admin AND enabled = :t',
-              ExpressionAttributeNames: { '#r': 'role' },
-              ExpressionAttributeValues: { ':admin': 'PARTNER_ADMIN', ':t': true },
-            },
-          },
+          ...callerCheck(TableName(), partnerId, callerId),
         };
         if (delta !== 0) named.partner = adminCountUpdate(TableName(), partnerId, delta);
         const now = new Date().toISOString();
         // Promoted to PARTNER_ADMIN: the keys other members issued for it are revoked with the promotion
         // (authentication refuses them anyway while the member is an admin; see authenticate.ts).
         const revocations =
-          role === 'PARTNER_ADMIN' ? (await store.keysIssuedByOthers(partnerId, memberId)).slice(0, 90).map((k) => revokeItem(TableName(), k.key_id, now)) : [];
+          role === 'PARTNER_ADMIN'
+            ? (await store.unrevokedKeys(partnerId, memberId, 'others')).slice(0, 90).map((k) => revokeItem(TableName(), k.key_id, now))
+            : [];
         const changed: Member = { ...member, role };
         const cancelled = await transact(table.client, named, revocations, seal.items(changed));
-        if (!cancelled) return changed;
-        if (cancelled.failed('partner')) throw new AccessError('conflict', 'last_admin');
-        if (cancelled.failed('caller')) throw new AccessError('invalid', 'caller_not_admin');
-        if (cancelled.failed('member') || cancelled.conflict) {
-          await backoff(attempt + 2, 20, 300);
-          continue;
-        }
-        throw new Error(`role change was cancelled (${cancelled.codes.join(', ')})`);
-      }
-      throw new Error('role change kept conflicting with concurrent changes');
+        return cancelled ? memberChangeRefused('role change', cancelled) : changed;
+      });
     },
 
-    /** The member's live and sandbox keys that another member issued, not yet revoked. */
-    async keysIssuedByOthers(partnerId: string, memberId: string): Promise<ApiKeyRecord[]> {
+    /** The member's live and sandbox keys not yet revoked: all of them, or only those another member issued. */
+    async unrevokedKeys(partnerId: string, memberId: string, which: 'all' | 'others' = 'all'): Promise<ApiKeyRecord[]> {
+      const others = which === 'others' ? ' AND attribute_exists(issued_by) AND issued_by <> :m' : '';
       const pages = await Promise.all(
         (['live', 'test'] as const).map((env) =>
           queryAll(table, {
             IndexName: 'gsi1',
             KeyConditionExpression: 'gsi1pk = :p',
-            FilterExpression: 'member_id = :m AND attribute_exists(issued_by) AND issued_by <> :m AND attribute_not_exists(revoked_at)',
+            FilterExpression: `member_id = :m${others} AND attribute_not_exists(revoked_at)`,
             ExpressionAttributeValues: { ':p': accessKeys.keysPartition(partnerId, env), ':m': memberId },
           }),
         ),
@@ -315,31 +320,78 @@ export function makeAccessStore(table: Table = accessTable) {
       return pages.flat().map((i) => strip<ApiKeyRecord>(i)!);
     },
 
-    /** Enables or disables a member; disabling the last enabled admin is refused. */
-    async setMemberEnabled(partnerId: string, memberId: string, enabled: boolean): Promise<Member> {
-      const member = await store.getMember(partnerId, memberId);
-      if (!member) throw new AccessError('not_found', `member ${memberId} does not exist in partner ${partnerId}`);
-      if (member.enabled === enabled) return member;
-      const cancelled = await transact(table.client, {
-        member: {
-          Update: {
-            TableName: TableName(),
-            Key: accessKeys.member(partnerId, memberId),
-            UpdateExpression: 'SET enabled = :e',
-            ConditionExpression: 'enabled = :was AND #r = :role',
-            ExpressionAttributeNames: { '#r': 'role' },
-            ExpressionAttributeValues: { ':e': enabled, ':was': member.enabled, ':role': member.role },
+    /**
+     * Enables or disables a member, keeping the partner's count of enabled
+     * admins: disabling the last enabled admin is refused. `callerId`: the
+     * member acting, re-checked as an enabled PARTNER_ADMIN in the same
+     * transaction (operators act without one).
+     */
+    async setMemberEnabled(partnerId: string, memberId: string, enabled: boolean, opts: MemberChangeOptions = {}): Promise<Member> {
+      return retryingMemberChange(enabled ? 'enable' : 'disable', async () => {
+        const member = await store.getMember(partnerId, memberId);
+        if (!member) throw new AccessError('not_found', `member ${memberId} does not exist in partner ${partnerId}`);
+        if (member.enabled === enabled) return member;
+        const now = new Date().toISOString();
+        const cancelled = await transact(
+          table.client,
+          {
+            member: {
+              Update: {
+                TableName: TableName(),
+                Key: accessKeys.member(partnerId, memberId),
+                UpdateExpression: enabled
+                  ? 'SET enabled = :e, updated_at = :now REMOVE disabled_at'
+                  : 'SET enabled = :e, updated_at = :now, disabled_at = :now, sessions_revoked_at = :now',
+                ConditionExpression: 'enabled = :was AND #r = :role',
+                ExpressionAttributeNames: { '#r': 'role' },
+                ExpressionAttributeValues: { ':e': enabled, ':was': member.enabled, ':role': member.role, ':now': now },
+              },
+            },
+            ...(member.role === 'PARTNER_ADMIN' ? { partner: adminCountUpdate(TableName(), partnerId, enabled ? 1 : -1) } : {}),
+            ...callerCheck(TableName(), partnerId, opts.callerId),
           },
-        },
-        ...(member.role === 'PARTNER_ADMIN' ? { partner: adminCountUpdate(TableName(), partnerId, enabled ? 1 : -1) } : {}),
-      });
-      if (cancelled?.failed('partner'))
-        throw new AccessError(
-          'conflict',
-          `member ${memberId} is the last enabled PARTNER_ADMIN of partner ${partnerId}: enable or promote another admin first`,
+          [],
+          sealOf(opts).items(withEnabled(member, enabled, now)),
         );
-      if (cancelled) throw new AccessError('conflict', `member ${memberId} was changed by someone else meanwhile: read it again and retry`);
-      return { ...member, enabled };
+        return cancelled ? memberChangeRefused(enabled ? 'enable' : 'disable', cancelled) : withEnabled(member, enabled, now);
+      });
+    },
+
+    /**
+     * Removes a member with its e-mail item and identity link, and revokes its
+     * keys in both environments (they fail anyway: authentication finds no
+     * member). Removing the last enabled admin is refused. Resolves to the
+     * member as it was.
+     */
+    async removeMember(partnerId: string, memberId: string, opts: MemberChangeOptions = {}): Promise<Member> {
+      const removed = await retryingMemberChange('removal', async () => {
+        const member = await store.getMember(partnerId, memberId);
+        if (!member) throw new AccessError('not_found', `member ${memberId} does not exist in partner ${partnerId}`);
+        const keys = await store.unrevokedKeys(partnerId, memberId);
+        const now = new Date().toISOString();
+        const named: Partial<Record<MemberChangeItem | 'email' | 'identity', TransactItem>> = {
+          member: {
+            Delete: {
+              TableName: TableName(),
+              Key: accessKeys.member(partnerId, memberId),
+              // Pinned to the state the admin count was computed from.
+              ConditionExpression: 'enabled = :enabled AND #r = :role',
+              ExpressionAttributeNames: { '#r': 'role' },
+              ExpressionAttributeValues: { ':enabled': member.enabled, ':role': member.role },
+            },
+          },
+          email: { Delete: { TableName: TableName(), Key: accessKeys.memberEmail(partnerId, member.email) } },
+          ...(member.identity_id ? { identity: { Delete: { TableName: TableName(), Key: accessKeys.identity(member.identity_id) } } } : {}),
+          ...(member.enabled && member.role === 'PARTNER_ADMIN' ? { partner: adminCountUpdate(TableName(), partnerId, -1) } : {}),
+          ...callerCheck(TableName(), partnerId, opts.callerId),
+        };
+        const revocations = keys.slice(0, MAX_REVOCATIONS).map((k) => revokeItem(TableName(), k.key_id, now));
+        const cancelled = await transact(table.client, named, revocations, sealOf(opts).items(member));
+        return cancelled ? memberChangeRefused('removal', cancelled) : { member, rest: keys.slice(MAX_REVOCATIONS), now };
+      });
+      // A member with more keys than one transaction takes: the rest after it (they already fail without their member).
+      for (const k of removed.rest) await store.revokeKey(k.key_id, undefined, unsealed, new Date(removed.now));
+      return removed.member;
     },
 
     async listPartners(): Promise<Partner[]> {
@@ -478,6 +530,64 @@ export function makeAccessStore(table: Table = accessTable) {
     },
   };
   return store;
+}
+
+/** How a change to a member is made: by whom (an enabled PARTNER_ADMIN, re-checked), and with which seal. */
+export interface MemberChangeOptions {
+  callerId?: string;
+  seal?: Seal<Member>;
+}
+
+type MemberChangeItem = 'member' | 'caller' | 'partner';
+
+/** Keys revoked in a removal's own transaction (a transaction takes 100 items; the others leave room for the seal). */
+const MAX_REVOCATIONS = 90;
+
+const sealOf = (opts: MemberChangeOptions): Seal<Member> => opts.seal ?? unsealed;
+
+const callerNotAdmin = () => new AccessError('invalid', 'caller_not_admin');
+
+/** The acting member is still an enabled PARTNER_ADMIN, as a transaction item named `caller` (none for operators). */
+function callerCheck(TableName: string, partnerId: string, callerId: string | undefined): { caller?: TransactItem } {
+  if (!callerId) return {};
+  return {
+    caller: {
+      ConditionCheck: {
+        TableName,
+        Key: accessKeys.member(partnerId, callerId),
+        ConditionExpression: '#r = :admin AND enabled = :t',
+        ExpressionAttributeNames: { '#r': 'role' },
+        ExpressionAttributeValues: { ':admin': 'PARTNER_ADMIN', ':t': true },
+      },
+    },
+  };
+}
+
+/**
+ * Why a change to a member was cancelled: the last enabled admin (`conflict`),
+ * a caller who is no longer an enabled admin (`invalid`), or undefined when a
+ * concurrent change moved the member (read it again and retry).
+ */
+function memberChangeRefused(what: string, cancelled: TransactionCancelled<MemberChangeItem | string>): undefined {
+  if (cancelled.failed('partner')) throw new AccessError('conflict', 'last_admin');
+  if (cancelled.failed('caller')) throw callerNotAdmin();
+  if (cancelled.failed('member') || cancelled.conflict) return undefined;
+  throw new Error(`member ${what} was cancelled (${cancelled.codes.join(', ')})`);
+}
+
+/** Runs `attempt` (which reads the member afresh) until it commits; undefined means a concurrent change to retry. */
+async function retryingMemberChange<T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> {
+  for (let n = 0; n < 5; n++) {
+    const done = await attempt();
+    if (done !== undefined) return done;
+    await backoff(n + 2, 20, 300);
+  }
+  throw new Error(`member ${what} kept conflicting with concurrent changes`);
+}
+
+function withEnabled(member: Member, enabled: boolean, now: string): Member {
+  const { disabled_at: _was, ...rest } = member;
+  return { ...rest, enabled, ...(enabled ? {} : { disabled_at: now, sessions_revoked_at: now }) };
 }
 
 /** Revokes a key (keeping an earlier revocation time), as a transaction item. */

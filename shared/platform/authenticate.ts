@@ -133,8 +133,10 @@ const ENVIRONMENTS: Record<string, Env> = { live: 'live', sandbox: 'test', test:
  * names a console user, linked to one member; the session acts as that member
  * in the environment of its X-Environment header. As with keys, the member and
  * its partner are read strongly consistently on every request: a disabled or
- * removed member's session fails at its next request. Its requests count
- * against the partner's limit under their own counter (one per member).
+ * removed member's session fails at its next request, and a session signed in
+ * before the member's last disable stays refused after it is enabled again.
+ * Its requests count against the partner's limit under their own counter (one
+ * per member).
  */
 async function authenticateSession(token: string, environment: string | undefined, nowMs: number): Promise<Authenticated> {
   const claims = await verifySessionToken(token);
@@ -152,5 +154,7 @@ async function authenticateSession(token: string, environment: string | undefine
     countRequest(`console#${link.member_id}`, nowMs),
   ]);
   if (!member || !partner || !member.enabled || partner.disabled_at || member.identity_id !== claims.sub) throw sessionInvalid();
+  // A disable signed the user out everywhere: a session from before it stays ended after an enable.
+  if (member.sessions_revoked_at && claims.authTime < Math.floor(Date.parse(member.sessions_revoked_at) / 1000)) throw sessionInvalid();
   return { ...principalOf(partner, member, env, count, nowMs, { via: 'console', keyId: null, keyCreatedAt: null, authTime: claims.authTime }), secret: '' };
 }
