@@ -140,12 +140,14 @@ export class ApiConstruct extends Construct {
         sourceArn: feature.formatArn({ service: 'execute-api', resource: this.api.apiId, resourceName: `*/*${route.path}` }),
       });
       // The route where HttpApi.addRoutes made it (same construct path, same logical id): a deployed stack updates it in place.
-      new CfnRoute(new Construct(this.api, `${route.method}${route.path}`), 'Resource', {
+      const cfnRoute = new CfnRoute(new Construct(this.api, `${route.method}${route.path}`), 'Resource', {
         apiId: this.api.apiId,
         routeKey: `${route.method} ${route.path}`,
         authorizationType: 'NONE',
         target: `integrations/${integration.integrationId}`,
       });
+      // The stage's route settings name routes by key, and API Gateway refuses a key it does not have yet: a new route first.
+      stage.addDependency(cfnRoute);
       this.functions[route.id] = fn;
     }
 

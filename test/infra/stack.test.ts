@@ -132,6 +132,12 @@ describe('CDK stack', () => {
     expect(Object.keys(stage.Properties.RouteSettings).sort()).toEqual(writes.map((r) => `${r.method} ${r.path}`).sort());
     for (const s of Object.values(stage.Properties.RouteSettings))
       expect(s).toEqual({ ThrottlingBurstLimit: THROTTLE.write.burst, ThrottlingRateLimit: THROTTLE.write.rate });
+    // A route added with its settings exists before the stage names it (API Gateway refuses the key of a missing route).
+    const [stageId] = Object.keys(template.findResources('AWS::ApiGatewayV2::Stage'));
+    const dependsOn = [(template.toJSON().Resources[stageId!] as Resource).DependsOn ?? []].flat();
+    const routes = Object.entries(template.findResources('AWS::ApiGatewayV2::Route')).filter(([, r]) => (r as Resource).Properties.RouteKey !== '$default');
+    expect(routes).toHaveLength(ROUTE_LIST.length);
+    expect(dependsOn).toEqual(expect.arrayContaining(routes.map(([id]) => id)));
   });
 
   it('never enables fault injection, local webhooks or scaled retry waits in AWS', () => {
