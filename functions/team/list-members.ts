@@ -1,5 +1,5 @@
 import { route } from '../../shared/http/route';
+import { listMembers } from '../../shared/team/members';
 import { teamRoutes } from '../../shared/team/routes';
-import { listMembers } from '../../shared/team/service';
 
 export const handler = route(teamRoutes.listTeamMembers, async ({ tenant }) => ({ body: { data: await listMembers(tenant) } }));

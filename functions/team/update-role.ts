@@ -1,6 +1,6 @@
 import { route } from '../../shared/http/route';
+import { changeRole } from '../../shared/team/members';
 import { teamRoutes } from '../../shared/team/routes';
-import { changeRole } from '../../shared/team/service';
 import { memberView } from '../../shared/team/views';
 
 export const handler = route(teamRoutes.updateTeamMemberRole, async ({ tenant, params, body, seal }) => {

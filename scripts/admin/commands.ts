@@ -43,12 +43,13 @@ function memberEnabled(enabled: boolean): Command {
   return {
     usage: `member:${verb} --partner ID --member MEMBER_ID`,
     description: enabled
-      ? 'Enable a disabled member again.'
-      : "Disable a member: their keys stop working at once (the last enabled PARTNER_ADMIN can't be disabled).",
+      ? 'Enable a disabled member again: its keys work again and its console user can sign in.'
+      : "Disable a member: their keys and console sessions stop working at once, and their console user can't sign in (the last enabled PARTNER_ADMIN can't be disabled).",
     flags: z.object({ partner: z.uuid(), member: z.uuid() }),
     async run(f) {
-      const m = await (await repo()).setMemberEnabled(f.partner as string, f.member as string, enabled);
-      return { json: { member_id: m.member_id, enabled: m.enabled }, text: `Member ${m.member_id} ${verb}d.` };
+      const { setConsoleMemberEnabled } = await import('../../shared/team/console-users');
+      const m = await setConsoleMemberEnabled(f.partner as string, f.member as string, enabled);
+      return { json: { member_id: m.member_id, enabled: m.enabled, status: m.status }, text: `Member ${m.member_id} ${verb}d.` };
     },
   };
 }
@@ -236,6 +237,17 @@ export const COMMANDS: Record<string, Command> = {
   'partner:enable': partnerEnabled(true),
   'member:disable': memberEnabled(false),
   'member:enable': memberEnabled(true),
+  'member:remove': {
+    usage: 'member:remove --partner ID --member MEMBER_ID',
+    description:
+      "Remove a member: its keys are revoked in both environments, its console user is deleted, and its sessions fail at once (the last enabled PARTNER_ADMIN can't be removed). Its e-mail can be invited again.",
+    flags: z.object({ partner: z.uuid(), member: z.uuid() }),
+    async run(f) {
+      const { removeConsoleMember } = await import('../../shared/team/console-users');
+      const m = await removeConsoleMember(f.partner as string, f.member as string);
+      return { json: { member_id: m.member_id, email: m.email, removed: true }, text: `Member ${m.member_id} (${m.email}) removed.` };
+    },
+  },
   'catalog:import': {
     usage: 'catalog:import FILE',
     description: 'Import the production catalog from a JSON file (format: shared/catalog/schema.ts); adventures missing from it are withdrawn.',

@@ -48,6 +48,8 @@ export interface DirectoryUser {
   enabled: boolean;
   /** FORCE_CHANGE_PASSWORD until the first sign-in; CONFIRMED after. */
   status: string;
+  /** When the user was created (an invitation's user, for a left-over one's age). */
+  createdAt?: Date;
 }
 
 export const directory = {
@@ -87,7 +89,13 @@ export const directory = {
     try {
       const r = await cognito().send(new AdminGetUserCommand({ UserPoolId: pool(), Username: sub }));
       const attr = (n: string) => r.UserAttributes?.find((a) => a.Name === n)?.Value;
-      return { sub: attr('sub') ?? sub, email: attr('email') ?? '', enabled: r.Enabled ?? false, status: r.UserStatus ?? 'UNKNOWN' };
+      return {
+        sub: attr('sub') ?? sub,
+        email: attr('email') ?? '',
+        enabled: r.Enabled ?? false,
+        status: r.UserStatus ?? 'UNKNOWN',
+        ...(r.UserCreateDate ? { createdAt: r.UserCreateDate } : {}),
+      };
     } catch (e) {
       if ((e as Error).name === 'UserNotFoundException') return undefined;
       throw e;

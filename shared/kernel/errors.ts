@@ -51,7 +51,18 @@ export const ERROR_CODES = {
   'pagination.cursor.wrong_endpoint': { status: 400, description: 'The cursor was issued by another list endpoint.' },
   'team.role.self_change': { status: 403, description: 'Members cannot change their own role.' },
   'team.key.other_admin': { status: 403, description: 'POST /api-keys for another PARTNER_ADMIN: only that admin (or the operators) may issue their keys.' },
-  'team.role.last_admin': { status: 409, description: 'The change would leave the partner without a PARTNER_ADMIN.' },
+  'team.role.last_admin': {
+    status: 409,
+    description: 'The change (a role, a disable, a removal) would leave the partner without an enabled PARTNER_ADMIN.',
+  },
+  'team.member.self': { status: 403, description: 'Members cannot disable or remove themselves.' },
+  'team.member.exists': {
+    status: 409,
+    description:
+      'POST /team/members: the e-mail is already a member of the partner, signs in to the console of another partner, or is being invited right now.',
+  },
+  'team.member.already_active': { status: 409, description: 'Resending an invitation to a member who has already signed in to the console.' },
+  'team.member.disabled': { status: 409, description: 'Resending an invitation to a disabled member: enable them first.' },
   'resource.not_found': { status: 404, description: 'The resource does not exist in this partner and environment.' },
   'quote.rate_pack.not_found': { status: 404, description: 'POST /quotes: no such rate pack in the catalog of this environment.' },
   'quote.start_date.in_past': { status: 422, description: 'POST /quotes: start_date is before today (Morocco time).' },

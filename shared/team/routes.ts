@@ -1,6 +1,32 @@
 import { defineRoutes } from '../http/route-def';
-import { pageQuery } from '../http/schemas';
-import { ApiKey, ApiKeyPage, ApiKeyWithSecret, CreateApiKeyBody, KeyIdParams, TeamMember, TeamMemberList, UpdateRoleBody, UserIdParams } from './schemas';
+import { EmptyBody, pageQuery } from '../http/schemas';
+import {
+  ApiKey,
+  ApiKeyPage,
+  ApiKeyWithSecret,
+  CreateApiKeyBody,
+  InviteMemberBody,
+  KeyIdParams,
+  TeamMember,
+  TeamMemberList,
+  UpdateMemberBody,
+  UpdateRoleBody,
+  UserIdParams,
+} from './schemas';
+
+/**
+ * What the routes that change members share: PARTNER_ADMINs only; they
+ * administer console users; and members are partner-wide, so what changes one
+ * reaches production: live keys only.
+ */
+const MEMBERSHIP = {
+  access: 'key',
+  scope: 'team:manage',
+  tag: 'Team',
+  changesAccess: true,
+  usesIdentity: true,
+  liveOnly: 'A member belongs to the whole partner, live included, so the team changes only with a live key.',
+} as const;
 
 /** Team: the partner's console members, their roles, and their API keys. */
 export const teamRoutes = defineRoutes({
@@ -13,23 +39,69 @@ export const teamRoutes = defineRoutes({
     tag: 'Team',
     summary: 'List the console members of your partner',
     description:
-      "Your partner's console members, with their roles; is_you marks the member of the calling key. Members are partner-wide: one member holds both its live and its sandbox keys.",
+      "Your partner's console members, with their roles and their console status (INVITED until the first sign-in, ACTIVE, DISABLED); is_you marks the member of the calling key. Members are partner-wide: one member holds both its live and its sandbox keys.",
     responses: { 200: { description: 'The members; is_you marks the caller.', schema: TeamMemberList } },
+    usesIdentity: true,
   },
   updateTeamMemberRole: {
     method: 'PATCH',
     path: '/v1/team/members/{user_id}/role',
     handler: 'functions/team/update-role.ts',
-    access: 'key',
-    scope: 'team:manage',
-    tag: 'Team',
+    ...MEMBERSHIP,
     summary: "Change a member's role",
     description: 'Refused for your own role (403 team.role.self_change) and when it would leave no PARTNER_ADMIN (409 team.role.last_admin).',
     request: { params: UserIdParams, body: UpdateRoleBody },
     errors: ['team.role.self_change', 'team.role.last_admin'],
     responses: { 200: { description: 'Role updated.', schema: TeamMember } },
-    changesAccess: true,
     liveOnly: "A member's role applies to its live keys too, so it changes only with a live key.",
+  },
+  inviteTeamMember: {
+    method: 'POST',
+    path: '/v1/team/members',
+    handler: 'functions/team/invite-member.ts',
+    ...MEMBERSHIP,
+    summary: 'Invite a member to the console',
+    description:
+      'Creates the member and its console user; the console e-mails the address a temporary password, valid 7 days. The member is INVITED until its first sign-in, where it chooses its own password and sets up an authenticator app; its id is its console user id. An address that is already a member of your team, or that signs in to the console of another company, is refused (409 team.member.exists).',
+    request: { body: InviteMemberBody },
+    errors: ['team.member.exists'],
+    responses: { 201: { description: 'The member, INVITED.', schema: TeamMember } },
+  },
+  updateTeamMember: {
+    method: 'PATCH',
+    path: '/v1/team/members/{user_id}',
+    handler: 'functions/team/update-member.ts',
+    ...MEMBERSHIP,
+    summary: 'Disable or enable a member',
+    description:
+      "enabled false: the member's API keys (both environments) and console sessions fail from the next request, and it can no longer sign in; nothing is deleted. enabled true: they work again (the member signs in again). Not for yourself (403 team.member.self), and never for the last enabled PARTNER_ADMIN (409 team.role.last_admin). A peer PARTNER_ADMIN may be disabled.",
+    request: { params: UserIdParams, body: UpdateMemberBody },
+    errors: ['team.member.self', 'team.role.last_admin'],
+    responses: { 200: { description: 'The member, with its new state.', schema: TeamMember } },
+  },
+  resendTeamMemberInvitation: {
+    method: 'POST',
+    path: '/v1/team/members/{user_id}/invitation',
+    handler: 'functions/team/resend-invitation.ts',
+    ...MEMBERSHIP,
+    summary: "Send a member's invitation again",
+    description:
+      'E-mails the member a new temporary password; the previous one stops working. Only for a member who has not signed in yet (409 team.member.already_active) and is enabled (409 team.member.disabled). A member made before the console gets its console user, and this is its first invitation.',
+    request: { params: UserIdParams, body: EmptyBody },
+    errors: ['team.member.already_active', 'team.member.disabled'],
+    responses: { 200: { description: 'The member, INVITED; the e-mail is on its way.', schema: TeamMember } },
+  },
+  removeTeamMember: {
+    method: 'DELETE',
+    path: '/v1/team/members/{user_id}',
+    handler: 'functions/team/remove-member.ts',
+    ...MEMBERSHIP,
+    summary: 'Remove a member',
+    description:
+      'Removes the member and its console user, and revokes its API keys in both environments: its keys and sessions fail from the next request. Its bookings, audit lines and the keys it issued for others stay. Its e-mail address can be invited again (a new member, with a new id). Not for yourself (403 team.member.self), and never for the last enabled PARTNER_ADMIN (409 team.role.last_admin).',
+    request: { params: UserIdParams },
+    errors: ['team.member.self', 'team.role.last_admin'],
+    responses: { 200: { description: 'The member as it was before its removal.', schema: TeamMember } },
   },
   listApiKeys: {
     method: 'GET',

@@ -1,6 +1,10 @@
 import * as z from 'zod';
 import { Environment, Role } from '../access/schemas';
+import { singleLine } from '../http/bounds';
 import { page } from '../http/schemas';
+
+export const MEMBER_STATUSES = ['INVITED', 'ACTIVE', 'DISABLED'] as const;
+export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
 export const TeamMember = z
   .object({
@@ -12,11 +16,34 @@ export const TeamMember = z
     first_name: z.string(),
     last_name: z.string(),
     created_at: z.iso.datetime(),
+    status: z
+      .enum(MEMBER_STATUSES)
+      .describe(
+        'INVITED until the first sign-in to the console with the e-mailed temporary password, then ACTIVE; DISABLED while enabled is false. A member without a console user (made before the console) is ACTIVE.',
+      ),
   })
   .meta({ id: 'TeamMember' });
 
 export const TeamMemberList = z.object({ data: z.array(TeamMember) }).meta({ id: 'TeamMemberList' });
 export const UpdateRoleBody = z.object({ role: Role }).strict().meta({ id: 'UpdateRoleRequest' });
+const Name = singleLine(z.string()).trim().min(1).max(100);
+export const InviteMemberBody = z
+  .object({
+    email: z
+      .email()
+      .max(254)
+      .transform((e) => e.toLowerCase())
+      .describe('Where the invitation goes, and what the member signs in with (kept in lower case); one console user per address'),
+    role: Role,
+    first_name: Name.describe('One line, 1 to 100 characters'),
+    last_name: Name.describe('One line, 1 to 100 characters'),
+  })
+  .strict()
+  .meta({ id: 'InviteMemberRequest' });
+export const UpdateMemberBody = z
+  .object({ enabled: z.boolean().describe("false disables the member: its keys and console sessions fail from the next request, and it can't sign in") })
+  .strict()
+  .meta({ id: 'UpdateMemberRequest' });
 export const UserIdParams = z.object({ user_id: z.uuid().describe('Console user id, from GET /team/members') });
 
 export const ApiKey = z

@@ -1,37 +1,8 @@
-import type { ApiKeyRecord, Member } from '../access/model';
-import type { Role } from '../access/roles';
+import type { ApiKeyRecord } from '../access/model';
 import { AccessError, accessStore, type IssuedKey } from '../access/store';
 import { type Seal, unsealed } from '../db/client';
 import { ApiError, notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
-import { memberView } from './views';
-
-export async function listMembers(t: Tenant) {
-  const members = await accessStore.listMembers(t.partnerId);
-  members.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.member_id.localeCompare(b.member_id));
-  return members.map((m) => memberView(m, t));
-}
-
-export async function changeRole(t: Tenant, userId: string, role: Role, seal: Seal<Member> = unsealed): Promise<Member> {
-  if (userId === t.memberId) {
-    throw new ApiError('team.role.self_change', 'You cannot change your own role; ask another PARTNER_ADMIN.', { user_id: userId });
-  }
-  try {
-    return await accessStore.changeRole(t.partnerId, t.memberId, userId, role, seal);
-  } catch (e) {
-    if (!(e instanceof AccessError)) throw e;
-    if (e.kind === 'not_found') throw notFound('Team member', userId);
-    if (e.kind === 'conflict') {
-      throw new ApiError('team.role.last_admin', 'This change would leave your partner without a PARTNER_ADMIN; promote another member first.', {
-        user_id: userId,
-      });
-    }
-    // The caller stopped being an admin while the request ran.
-    throw new ApiError('auth.scope.insufficient', "This operation needs the scope 'team:manage', which your role no longer has.", {
-      required_scope: 'team:manage',
-    });
-  }
-}
 
 export type NewKey = IssuedKey & { record: ApiKeyRecord };
 

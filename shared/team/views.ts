@@ -1,12 +1,13 @@
 import type { z } from 'zod';
-import type { ApiKeyRecord, Member } from '../access/model';
+import type { ApiKeyRecord } from '../access/model';
 import type { Tenant } from '../kernel/tenant';
+import type { ConsoleMember } from './console-users';
 import type { ApiKey, TeamMember } from './schemas';
 
 export type MemberView = z.input<typeof TeamMember>;
 export type KeyView = z.input<typeof ApiKey>;
 
-export function memberView(m: Member, t: Tenant): MemberView {
+export function memberView(m: ConsoleMember, t: Tenant): MemberView {
   return {
     id: m.member_id,
     email: m.email,
@@ -16,6 +17,7 @@ export function memberView(m: Member, t: Tenant): MemberView {
     first_name: m.first_name,
     last_name: m.last_name,
     created_at: m.created_at,
+    status: m.status,
   };
 }
 

@@ -50,9 +50,41 @@ export const OPERATIONS = {
     "hasPathParams": false,
     "response": "json"
   },
+  "inviteTeamMember": {
+    "method": "POST",
+    "path": "/team/members",
+    "write": true,
+    "paginated": false,
+    "hasPathParams": false,
+    "response": "json"
+  },
   "updateTeamMemberRole": {
     "method": "PATCH",
     "path": "/team/members/{user_id}/role",
+    "write": true,
+    "paginated": false,
+    "hasPathParams": true,
+    "response": "json"
+  },
+  "updateTeamMember": {
+    "method": "PATCH",
+    "path": "/team/members/{user_id}",
+    "write": true,
+    "paginated": false,
+    "hasPathParams": true,
+    "response": "json"
+  },
+  "removeTeamMember": {
+    "method": "DELETE",
+    "path": "/team/members/{user_id}",
+    "write": true,
+    "paginated": false,
+    "hasPathParams": true,
+    "response": "json"
+  },
+  "resendTeamMemberInvitation": {
+    "method": "POST",
+    "path": "/team/members/{user_id}/invitation",
     "write": true,
     "paginated": false,
     "hasPathParams": true,
@@ -415,7 +447,11 @@ export const RESOURCES = {
   },
   "team": {
     "listMembers": "listTeamMembers",
+    "inviteMember": "inviteTeamMember",
     "updateMemberRole": "updateTeamMemberRole",
+    "updateMember": "updateTeamMember",
+    "removeMember": "removeTeamMember",
+    "resendMemberInvitation": "resendTeamMemberInvitation",
     "listApiKeys": "listApiKeys",
     "createApiKey": "createApiKey",
     "revokeApiKey": "revokeApiKey"
@@ -514,6 +550,10 @@ export const ERROR_CODES = [
   "team.role.self_change",
   "team.key.other_admin",
   "team.role.last_admin",
+  "team.member.self",
+  "team.member.exists",
+  "team.member.already_active",
+  "team.member.disabled",
   "resource.not_found",
   "quote.rate_pack.not_found",
   "quote.start_date.in_past",
@@ -569,7 +609,11 @@ export interface OperationErrorCodes {
   getMe: 'validation.parameter.unknown' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   listAuditEvents: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   listTeamMembers: 'validation.parameter.unknown' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
+  inviteTeamMember: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'auth.environment.live_required' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'team.member.exists' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   updateTeamMemberRole: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'auth.environment.live_required' | 'team.role.self_change' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'team.role.last_admin' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
+  updateTeamMember: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'auth.environment.live_required' | 'team.member.self' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'team.role.last_admin' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
+  removeTeamMember: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'auth.environment.live_required' | 'team.member.self' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'team.role.last_admin' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
+  resendTeamMemberInvitation: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'auth.environment.live_required' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'team.member.already_active' | 'team.member.disabled' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   listApiKeys: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   createApiKey: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'team.key.other_admin' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   revokeApiKey: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';

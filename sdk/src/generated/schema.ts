@@ -109,11 +109,15 @@ export interface paths {
         };
         /**
          * List the console members of your partner
-         * @description Your partner's console members, with their roles; is_you marks the member of the calling key. Members are partner-wide: one member holds both its live and its sandbox keys.
+         * @description Your partner's console members, with their roles and their console status (INVITED until the first sign-in, ACTIVE, DISABLED); is_you marks the member of the calling key. Members are partner-wide: one member holds both its live and its sandbox keys.
          */
         get: operations["listTeamMembers"];
         put?: never;
-        post?: never;
+        /**
+         * Invite a member to the console
+         * @description Creates the member and its console user; the console e-mails the address a temporary password, valid 7 days. The member is INVITED until its first sign-in, where it chooses its own password and sets up an authenticator app; its id is its console user id. An address that is already a member of your team, or that signs in to the console of another company, is refused (409 team.member.exists).
+         */
+        post: operations["inviteTeamMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -138,6 +142,50 @@ export interface paths {
          * @description Refused for your own role (403 team.role.self_change) and when it would leave no PARTNER_ADMIN (409 team.role.last_admin).
          */
         patch: operations["updateTeamMemberRole"];
+        trace?: never;
+    };
+    "/team/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Removes the member and its console user, and revokes its API keys in both environments: its keys and sessions fail from the next request. Its bookings, audit lines and the keys it issued for others stay. Its e-mail address can be invited again (a new member, with a new id). Not for yourself (403 team.member.self), and never for the last enabled PARTNER_ADMIN (409 team.role.last_admin).
+         */
+        delete: operations["removeTeamMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Disable or enable a member
+         * @description enabled false: the member's API keys (both environments) and console sessions fail from the next request, and it can no longer sign in; nothing is deleted. enabled true: they work again (the member signs in again). Not for yourself (403 team.member.self), and never for the last enabled PARTNER_ADMIN (409 team.role.last_admin). A peer PARTNER_ADMIN may be disabled.
+         */
+        patch: operations["updateTeamMember"];
+        trace?: never;
+    };
+    "/team/members/{user_id}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a member's invitation again
+         * @description E-mails the member a new temporary password; the previous one stops working. Only for a member who has not signed in yet (409 team.member.already_active) and is enabled (409 team.member.disabled). A member made before the console gets its console user, and this is its first invitation.
+         */
+        post: operations["resendTeamMemberInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api-keys": {
@@ -1190,10 +1238,33 @@ export interface components {
             last_name: string;
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description INVITED until the first sign-in to the console with the e-mailed temporary password, then ACTIVE; DISABLED while enabled is false. A member without a console user (made before the console) is ACTIVE.
+             * @enum {string}
+             */
+            status: "INVITED" | "ACTIVE" | "DISABLED";
         };
         UpdateRoleRequest: {
             role: components["schemas"]["Role"];
         };
+        InviteMemberRequest: {
+            /**
+             * Format: email
+             * @description Where the invitation goes, and what the member signs in with (kept in lower case); one console user per address
+             */
+            email: string;
+            role: components["schemas"]["Role"];
+            /** @description One line, 1 to 100 characters */
+            first_name: string;
+            /** @description One line, 1 to 100 characters */
+            last_name: string;
+        };
+        UpdateMemberRequest: {
+            /** @description false disables the member: its keys and console sessions fail from the next request, and it can't sign in */
+            enabled: boolean;
+        };
+        /** @description No fields: send no body, or {}. */
+        EmptyRequest: Record<string, never>;
         ApiKeyPage: {
             data: components["schemas"]["ApiKey"][];
             meta: components["schemas"]["PageMeta"];
@@ -1597,8 +1668,6 @@ export interface components {
         CancelBookingRequest: {
             reason?: string;
         };
-        /** @description No fields: send no body, or {}. */
-        EmptyRequest: Record<string, never>;
         SettlementPage: {
             data: components["schemas"]["Settlement"][];
             meta: components["schemas"]["PageMeta"];
@@ -3095,7 +3164,8 @@ export interface operations {
                      *           "is_you": true,
                      *           "first_name": "Amina",
                      *           "last_name": "El Idrissi",
-                     *           "created_at": "2026-11-21T09:27:45.000Z"
+                     *           "created_at": "2026-11-21T09:27:45.000Z",
+                     *           "status": "INVITED"
                      *         }
                      *       ]
                      *     }
@@ -3241,6 +3311,253 @@ export interface operations {
             };
         };
     };
+    inviteTeamMember: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per logical operation (UUID v4 recommended), at most 255 characters, retained 24 hours. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description Live writes only: Unix time in seconds, within 300 s of server time. */
+                "X-Timestamp"?: components["parameters"]["XTimestamp"];
+                /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
+                "X-Signature"?: components["parameters"]["XSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "amina@example.com",
+                 *       "role": "PARTNER_ADMIN",
+                 *       "first_name": "Amina",
+                 *       "last_name": "El Idrissi"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InviteMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description The member, INVITED. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1bd4c22e-3f08-46bc-bd04-0903767fc869",
+                     *       "email": "amina@example.com",
+                     *       "role": "PARTNER_ADMIN",
+                     *       "enabled": true,
+                     *       "is_you": true,
+                     *       "first_name": "Amina",
+                     *       "last_name": "El Idrissi",
+                     *       "created_at": "2026-11-21T09:27:45.000Z",
+                     *       "status": "INVITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TeamMember"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`, `auth.timestamp.missing`, `auth.timestamp.skew`, `auth.signature.invalid`, `auth.signature.replayed`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`, `auth.environment.live_required`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient" | "auth.environment.live_required";
+                    };
+                };
+            };
+            /**
+             * @description Idempotency-Key reused with another request or still in progress, or a conflict of the operation.
+             *
+             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`, `team.member.exists`.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency.key.reused",
+                     *       "message": "The Idempotency-Key was already used for a different request (method, path or body).",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "team.member.exists";
+                    };
+                };
+            };
+            /**
+             * @description Body too large.
+             *
+             *     Codes: `request.body.too_large`.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.body.too_large",
+                     *       "message": "The body exceeds the maximum size.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
     updateTeamMemberRole: {
         parameters: {
             query?: never;
@@ -3289,7 +3606,8 @@ export interface operations {
                      *       "is_you": true,
                      *       "first_name": "Amina",
                      *       "last_name": "El Idrissi",
-                     *       "created_at": "2026-11-21T09:27:45.000Z"
+                     *       "created_at": "2026-11-21T09:27:45.000Z",
+                     *       "status": "INVITED"
                      *     }
                      */
                     "application/json": components["schemas"]["TeamMember"];
@@ -3427,6 +3745,815 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "team.role.last_admin";
+                    };
+                };
+            };
+            /**
+             * @description Body too large.
+             *
+             *     Codes: `request.body.too_large`.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.body.too_large",
+                     *       "message": "The body exceeds the maximum size.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    removeTeamMember: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per logical operation (UUID v4 recommended), at most 255 characters, retained 24 hours. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description Live writes only: Unix time in seconds, within 300 s of server time. */
+                "X-Timestamp"?: components["parameters"]["XTimestamp"];
+                /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
+                "X-Signature"?: components["parameters"]["XSignature"];
+            };
+            path: {
+                /** @description Console user id, from GET /team/members */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member as it was before its removal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1bd4c22e-3f08-46bc-bd04-0903767fc869",
+                     *       "email": "amina@example.com",
+                     *       "role": "PARTNER_ADMIN",
+                     *       "enabled": true,
+                     *       "is_you": true,
+                     *       "first_name": "Amina",
+                     *       "last_name": "El Idrissi",
+                     *       "created_at": "2026-11-21T09:27:45.000Z",
+                     *       "status": "INVITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TeamMember"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`, `auth.timestamp.missing`, `auth.timestamp.skew`, `auth.signature.invalid`, `auth.signature.replayed`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`, `auth.environment.live_required`, `team.member.self`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient" | "auth.environment.live_required" | "team.member.self";
+                    };
+                };
+            };
+            /**
+             * @description No such resource for this partner and environment.
+             *
+             *     Codes: `resource.not_found`.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "resource.not_found",
+                     *       "message": "The resource does not exist in this partner and environment.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Idempotency-Key reused with another request or still in progress, or a conflict of the operation.
+             *
+             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`, `team.role.last_admin`.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency.key.reused",
+                     *       "message": "The Idempotency-Key was already used for a different request (method, path or body).",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "team.role.last_admin";
+                    };
+                };
+            };
+            /**
+             * @description Body too large.
+             *
+             *     Codes: `request.body.too_large`.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.body.too_large",
+                     *       "message": "The body exceeds the maximum size.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    updateTeamMember: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per logical operation (UUID v4 recommended), at most 255 characters, retained 24 hours. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description Live writes only: Unix time in seconds, within 300 s of server time. */
+                "X-Timestamp"?: components["parameters"]["XTimestamp"];
+                /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
+                "X-Signature"?: components["parameters"]["XSignature"];
+            };
+            path: {
+                /** @description Console user id, from GET /team/members */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description The member, with its new state. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1bd4c22e-3f08-46bc-bd04-0903767fc869",
+                     *       "email": "amina@example.com",
+                     *       "role": "PARTNER_ADMIN",
+                     *       "enabled": true,
+                     *       "is_you": true,
+                     *       "first_name": "Amina",
+                     *       "last_name": "El Idrissi",
+                     *       "created_at": "2026-11-21T09:27:45.000Z",
+                     *       "status": "INVITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TeamMember"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`, `auth.timestamp.missing`, `auth.timestamp.skew`, `auth.signature.invalid`, `auth.signature.replayed`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`, `auth.environment.live_required`, `team.member.self`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient" | "auth.environment.live_required" | "team.member.self";
+                    };
+                };
+            };
+            /**
+             * @description No such resource for this partner and environment.
+             *
+             *     Codes: `resource.not_found`.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "resource.not_found",
+                     *       "message": "The resource does not exist in this partner and environment.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Idempotency-Key reused with another request or still in progress, or a conflict of the operation.
+             *
+             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`, `team.role.last_admin`.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency.key.reused",
+                     *       "message": "The Idempotency-Key was already used for a different request (method, path or body).",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "team.role.last_admin";
+                    };
+                };
+            };
+            /**
+             * @description Body too large.
+             *
+             *     Codes: `request.body.too_large`.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.body.too_large",
+                     *       "message": "The body exceeds the maximum size.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request.body.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    resendTeamMemberInvitation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per logical operation (UUID v4 recommended), at most 255 characters, retained 24 hours. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description Live writes only: Unix time in seconds, within 300 s of server time. */
+                "X-Timestamp"?: components["parameters"]["XTimestamp"];
+                /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
+                "X-Signature"?: components["parameters"]["XSignature"];
+            };
+            path: {
+                /** @description Console user id, from GET /team/members */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EmptyRequest"];
+            };
+        };
+        responses: {
+            /** @description The member, INVITED; the e-mail is on its way. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1bd4c22e-3f08-46bc-bd04-0903767fc869",
+                     *       "email": "amina@example.com",
+                     *       "role": "PARTNER_ADMIN",
+                     *       "enabled": true,
+                     *       "is_you": true,
+                     *       "first_name": "Amina",
+                     *       "last_name": "El Idrissi",
+                     *       "created_at": "2026-11-21T09:27:45.000Z",
+                     *       "status": "INVITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TeamMember"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`, `auth.timestamp.missing`, `auth.timestamp.skew`, `auth.signature.invalid`, `auth.signature.replayed`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`, `auth.environment.live_required`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "auth.scope.insufficient" | "auth.environment.live_required";
+                    };
+                };
+            };
+            /**
+             * @description No such resource for this partner and environment.
+             *
+             *     Codes: `resource.not_found`.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "resource.not_found",
+                     *       "message": "The resource does not exist in this partner and environment.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "resource.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Idempotency-Key reused with another request or still in progress, or a conflict of the operation.
+             *
+             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`, `team.member.already_active`, `team.member.disabled`.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency.key.reused",
+                     *       "message": "The Idempotency-Key was already used for a different request (method, path or body).",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "team.member.already_active" | "team.member.disabled";
                     };
                 };
             };
