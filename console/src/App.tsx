@@ -105,25 +105,27 @@ function Shell({ email }: { email: string }) {
       <a className="skip-link" href="#main">
         Skip to main content
       </a>
-      {environment === 'sandbox' ? (
-        <p className="sandbox-banner">
-          <strong>Sandbox</strong>: you are viewing test data. Nothing here reaches production or your customers.
-        </p>
-      ) : null}
-      <header className={`topbar env-${environment}`}>
-        <p className="brand">
-          Partner Travel console
-          {me.data ? <span className="partner-name">{me.data.partner.name}</span> : null}
-        </p>
-        <EnvSwitch current={environment} />
-        <div className="account">
-          <span>
-            {email}
-            {me.data ? <span className="role"> · {ROLE_NAMES[me.data.member.role]}</span> : null}
-          </span>
-          <button type="button" className="secondary" onClick={() => void signOut()}>
-            Sign out
-          </button>
+      <header>
+        {environment === 'sandbox' ? (
+          <p className="sandbox-banner">
+            <strong>Sandbox</strong>: you are viewing test data. Nothing here reaches production or your customers.
+          </p>
+        ) : null}
+        <div className={`topbar env-${environment}`}>
+          <p className="brand">
+            Partner Travel console
+            {me.data ? <span className="partner-name">{me.data.partner.name}</span> : null}
+          </p>
+          <EnvSwitch current={environment} />
+          <div className="account">
+            <span>
+              {email}
+              {me.data ? <span className="role"> · {ROLE_NAMES[me.data.member.role]}</span> : null}
+            </span>
+            <button type="button" className="secondary" onClick={() => void signOut()}>
+              Sign out
+            </button>
+          </div>
         </div>
       </header>
       <div className="frame">
@@ -234,7 +236,6 @@ function ReauthDialog({ email }: { email: string }) {
         <p>
           Changes in live need a sign-in from the last 15 minutes. Enter your password and a code from your authenticator app; the change is then sent again.
         </p>
-        {pending ? <p className="hint">{pending.refusal.message}</p> : null}
         <label>
           Password
           <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { type ReactNode, type SelectHTMLAttributes, useEffect, useId, useRef, useState } from 'react';
 import { ApiError } from './api';
 import { SessionEndedError } from './session';
 import type { Money } from './types';
@@ -100,12 +100,15 @@ export function SecretOnce({ title, secret, note, onDone }: { title: string; sec
 /** A destructive action in two steps: the button, then "Confirm"/"Keep". */
 export function ConfirmButton({
   label,
+  context,
   question,
   confirmLabel,
   onConfirm,
   disabled,
 }: {
   label: string;
+  /** Said to screen readers after the label (which key, which member), when the row shows it already. */
+  context?: string;
   question: string;
   confirmLabel: string;
   onConfirm: () => void;
@@ -120,6 +123,7 @@ export function ConfirmButton({
     return (
       <button type="button" className="danger-outline" disabled={disabled} onClick={() => setAsking(true)}>
         {label}
+        {context ? <span className="visually-hidden"> {context}</span> : null}
       </button>
     );
   }
@@ -243,3 +247,19 @@ export function Details({ items }: { items: [string, ReactNode][] }) {
 }
 
 export const shortId = (id: string) => id.slice(0, 8);
+
+/**
+ * A select with its label tied by id (a select inside its label would be named by the label and
+ * its selected option together).
+ */
+export function SelectField({ label, hideLabel, ...props }: { label: ReactNode; hideLabel?: boolean } & SelectHTMLAttributes<HTMLSelectElement>) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id} className={hideLabel ? 'visually-hidden' : undefined}>
+        {label}
+      </label>
+      <select id={id} {...props} />
+    </div>
+  );
+}

@@ -4,7 +4,7 @@ import { useApiQuery, useCursorPages, useEnv, useWrite } from '../hooks';
 import { PagedTable } from '../lists';
 import { useCan, useMe } from '../me';
 import { type ApiKey, type ApiKeyWithSecret, ROLE_NAMES, type TeamMember } from '../types';
-import { Badge, ConfirmButton, DateTime, Outcome, PageTitle, SecretOnce } from '../ui';
+import { Badge, ConfirmButton, DateTime, Outcome, PageTitle, SecretOnce, SelectField } from '../ui';
 import { useMemberNames } from './Overview';
 
 export default function ApiKeys() {
@@ -50,19 +50,16 @@ function IssueKey({ onIssued }: { onIssued: (k: ApiKeyWithSecret) => void }) {
     <section aria-labelledby="keys-issue">
       <h2 id="keys-issue">Issue a key</h2>
       <form className="row" onSubmit={submit}>
-        <label>
-          For the member
-          <select value={memberId} onChange={(e) => setMemberId(e.target.value)}>
-            <option value={me.member.id}>You ({me.member.email})</option>
-            {members
-              .filter((m) => m.id !== me.member.id)
-              .map((m) => (
-                <option key={m.id} value={m.id}>
-                  {`${m.first_name} ${m.last_name}`.trim() || m.email} ({ROLE_NAMES[m.role]})
-                </option>
-              ))}
-          </select>
-        </label>
+        <SelectField label="For the member" value={memberId} onChange={(e) => setMemberId(e.target.value)}>
+          <option value={me.member.id}>You ({me.member.email})</option>
+          {members
+            .filter((m) => m.id !== me.member.id)
+            .map((m) => (
+              <option key={m.id} value={m.id}>
+                {`${m.first_name} ${m.last_name}`.trim() || m.email} ({ROLE_NAMES[m.role]})
+              </option>
+            ))}
+        </SelectField>
         <button type="submit" disabled={issue.isPending}>
           Issue the key
         </button>

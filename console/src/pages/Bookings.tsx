@@ -201,7 +201,7 @@ function CancelFlow({ bookingNumber, confirmed }: { bookingNumber: string; confi
               [
                 'Rule applied',
                 cq.applied_rule
-                  ? `${cq.applied_rule.refund_percent}% refund from ${cq.applied_rule.hours_before} h before the start`
+                  ? `${cq.applied_rule.refund_percent}% refund when cancelled ${cq.applied_rule.hours_before} h or more before the start`
                   : 'No refund rule applies',
               ],
               ['Holds until', cq.valid_until ? <DateTime key="v" value={cq.valid_until} /> : 'the start of the adventure'],

@@ -3,7 +3,7 @@ import { call } from '../api';
 import { useApiQuery, useCursorPages } from '../hooks';
 import { FilterForm, QueryView, useFilters } from '../lists';
 import type { Review } from '../types';
-import { Badge, DateTime, Pager, PageTitle } from '../ui';
+import { Badge, DateTime, Pager, PageTitle, SelectField } from '../ui';
 
 const TYPES = ['EXPERIENCE', 'TRIP', 'AGENCY'] as const;
 
@@ -31,28 +31,22 @@ export default function Reviews() {
         yours that the moderators hid is found by its id below.
       </p>
       <FilterForm label="Filter the reviews" onApply={f.apply} onClear={f.clear}>
-        <label>
-          Minimum rating
-          <select value={draft.minRating} onChange={(e) => f.set({ minRating: e.target.value })}>
-            <option value="">Any</option>
-            {[5, 4, 3, 2, 1].map((n) => (
-              <option key={n} value={n}>
-                {n} or more
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          About
-          <select value={draft.type} onChange={(e) => f.set({ type: e.target.value })}>
-            <option value="">Anything</option>
-            {TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t === 'EXPERIENCE' ? 'Experiences' : t === 'TRIP' ? 'Trips' : 'Agencies'}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField label="Minimum rating" value={draft.minRating} onChange={(e) => f.set({ minRating: e.target.value })}>
+          <option value="">Any</option>
+          {[5, 4, 3, 2, 1].map((n) => (
+            <option key={n} value={n}>
+              {n} or more
+            </option>
+          ))}
+        </SelectField>
+        <SelectField label="About" value={draft.type} onChange={(e) => f.set({ type: e.target.value })}>
+          <option value="">Anything</option>
+          {TYPES.map((t) => (
+            <option key={t} value={t}>
+              {t === 'EXPERIENCE' ? 'Experiences' : t === 'TRIP' ? 'Trips' : 'Agencies'}
+            </option>
+          ))}
+        </SelectField>
         <label>
           Adventure (slug)
           <input type="text" pattern="[a-z0-9-]{1,120}" value={draft.adventure} onChange={(e) => f.set({ adventure: e.target.value })} />

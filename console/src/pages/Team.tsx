@@ -4,7 +4,7 @@ import { useApiQuery, useEnv, useSwitchEnvironment, useWrite } from '../hooks';
 import { DataTable, QueryView } from '../lists';
 import { useCan } from '../me';
 import { ROLE_NAMES, ROLES, type Role, type TeamMember } from '../types';
-import { Badge, ConfirmButton, DateTime, ErrorNote, PageTitle, Spinner } from '../ui';
+import { Badge, ConfirmButton, DateTime, ErrorNote, PageTitle, SelectField, Spinner } from '../ui';
 
 const ROLE_HELP: Record<Role, string> = {
   PARTNER_ADMIN: 'everything, team and API keys included',
@@ -16,17 +16,29 @@ const ROLE_HELP: Record<Role, string> = {
 const nameOf = (m: TeamMember) => `${m.first_name} ${m.last_name}`.trim() || m.email;
 const memberPath = (id: string) => `/team/members/${encodeURIComponent(id)}`;
 
-/** Whether a member has not finished the first sign-in (the invitation's temporary password). */
-const invitationPending = (m: TeamMember) => (m.status ? /invit|force_change/i.test(m.status) : undefined);
+/** INVITED until the first sign-in with the e-mailed temporary password, ACTIVE, or DISABLED. */
+const statusOf = (m: TeamMember) => m.status ?? (m.enabled ? 'ACTIVE' : 'DISABLED');
 
 export default function Team() {
   const can = useCan();
+  const env = useEnv();
+  const switchTo = useSwitchEnvironment();
+  // Members are partner-wide: changing them reaches production, so it is done in live.
+  const manage = can('team:manage') && env === 'live';
   const q = useApiQuery(['team'], (env, signal) => call(env, 'listTeamMembers', { signal }));
   return (
     <>
       <PageTitle>Team</PageTitle>
       <p>Members belong to your partner in both environments: a change here reaches production too.</p>
-      {can('team:manage') ? <Invite /> : null}
+      {can('team:manage') && env === 'sandbox' ? (
+        <div className="notice">
+          <p>Inviting, changing roles, disabling and removing members reach production, so they are done in Live.</p>
+          <button type="button" className="secondary" onClick={() => switchTo('live')}>
+            Switch to Live to manage the team
+          </button>
+        </div>
+      ) : null}
+      {manage ? <Invite /> : null}
       <section aria-labelledby="team-members">
         <h2 id="team-members">Members</h2>
         <QueryView query={q} loading="Loading the team…">
@@ -47,9 +59,9 @@ export default function Team() {
                 },
                 { header: 'E-mail', cell: (m) => m.email },
                 { header: 'Role', cell: (m) => ROLE_NAMES[m.role] },
-                { header: 'Status', cell: (m) => <Badge value={m.enabled ? (invitationPending(m) ? 'INVITED' : 'ACTIVE') : 'DISABLED'} /> },
+                { header: 'Status', cell: (m) => <Badge value={statusOf(m)} /> },
                 { header: 'Added', cell: (m) => <DateTime value={m.created_at} /> },
-                can('team:manage') && {
+                manage && {
                   header: 'Actions',
                   cell: (m) => (m.is_you ? <span className="muted">You cannot change your own access.</span> : <MemberActions m={m} />),
                 },
@@ -127,16 +139,13 @@ function Invite() {
           Last name
           <input type="text" required value={body.last_name} onChange={(e) => setBody({ ...body, last_name: e.target.value })} />
         </label>
-        <label>
-          Role
-          <select value={body.role} onChange={(e) => setBody({ ...body, role: e.target.value as Role })}>
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {ROLE_NAMES[r]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField label="Role" value={body.role} onChange={(e) => setBody({ ...body, role: e.target.value as Role })}>
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {ROLE_NAMES[r]}
+            </option>
+          ))}
+        </SelectField>
         <div className="actions">
           <button type="submit" disabled={invite.isPending}>
             Send the invitation
@@ -179,7 +188,7 @@ function MemberActions({ m }: { m: TeamMember }) {
     for (const w of writes) w.reset();
   };
   const name = nameOf(m);
-  const invited = invitationPending(m);
+  const invited = statusOf(m) === 'INVITED';
   return (
     <div className="member-actions">
       <form
@@ -190,16 +199,13 @@ function MemberActions({ m }: { m: TeamMember }) {
           changeRole.mutate({ role });
         }}
       >
-        <label>
-          <span className="visually-hidden">Role of {name}</span>
-          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {ROLE_NAMES[r]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField label={`Role of ${name}`} hideLabel value={role} onChange={(e) => setRole(e.target.value as Role)}>
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {ROLE_NAMES[r]}
+            </option>
+          ))}
+        </SelectField>
         <button type="submit" className="secondary" disabled={role === m.role || !!pending}>
           Change role<span className="visually-hidden"> of {name}</span>
         </button>
@@ -207,7 +213,8 @@ function MemberActions({ m }: { m: TeamMember }) {
       <div className="row compact">
         {m.enabled ? (
           <ConfirmButton
-            label={`Disable ${name}`}
+            label="Disable"
+            context={name}
             question={`Disable ${name}? Their sessions and keys stop working.`}
             confirmLabel="Disable"
             onConfirm={() => {
@@ -225,10 +232,10 @@ function MemberActions({ m }: { m: TeamMember }) {
               setEnabled.mutate({ enabled: true });
             }}
           >
-            Enable {name}
+            Enable<span className="visually-hidden"> {name}</span>
           </button>
         )}
-        {invited !== false ? (
+        {invited ? (
           <button
             type="button"
             className="secondary"
@@ -242,7 +249,8 @@ function MemberActions({ m }: { m: TeamMember }) {
           </button>
         ) : null}
         <ConfirmButton
-          label={`Remove ${name}`}
+          label="Remove"
+          context={name}
           question={`Remove ${name} from the team for good?`}
           confirmLabel="Remove"
           onConfirm={() => {

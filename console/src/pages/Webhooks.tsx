@@ -5,9 +5,10 @@ import { href, navigate, useApiQuery, useCursorPages, useWrite } from '../hooks'
 import { Checks, DataTable, PagedTable, QueryView } from '../lists';
 import { useCan } from '../me';
 import type { EventType, WebhookEndpoint } from '../types';
-import { Badge, ConfirmButton, DateTime, Details, Outcome, PageTitle, SecretOnce, shortId } from '../ui';
+import { Badge, ConfirmButton, DateTime, Details, Outcome, PageTitle, SecretOnce, SelectField, shortId } from '../ui';
 
 const EVENT_TYPES = WEBHOOK_EVENT_TYPES as readonly EventType[];
+const eventsLabel = (types: EventType[]) => (types.length === EVENT_TYPES.length ? 'All events' : types.join(', '));
 
 export default function Webhooks({ route }: { route: string[] }) {
   if (route[0] === 'deliveries') return route[1] ? <DeliveryDetail id={route[1]} /> : <DeliveryLog />;
@@ -80,7 +81,7 @@ function Endpoints() {
                       </>
                     ),
                   },
-                  { header: 'Events', cell: (e) => (e.event_types.length === EVENT_TYPES.length ? 'All events' : e.event_types.join(', ')) },
+                  { header: 'Events', cell: (e) => eventsLabel(e.event_types) },
                   {
                     header: 'Status',
                     cell: (e) => (
@@ -161,7 +162,7 @@ function EndpointDetail({ id }: { id: string }) {
                 ],
                 ['Status', <Badge key="s" value={e.status} />],
                 ['Description', e.description ?? '—'],
-                ['Events', e.event_types.join(', ')],
+                ['Events', eventsLabel(e.event_types)],
                 ['Last answer', e.last_http_status === null ? '—' : `HTTP ${e.last_http_status}`],
                 ['Last delivery', <DateTime key="l" value={e.last_delivery_at} />],
                 ['Failing since', <DateTime key="f" value={e.failing_since} />],
@@ -204,16 +205,13 @@ function TestSend({ endpoint }: { endpoint: WebhookEndpoint }) {
           send.mutate({ event_type: type });
         }}
       >
-        <label>
-          Event type
-          <select value={type} onChange={(e) => setType(e.target.value as EventType)}>
-            {EVENT_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField label="Event type" value={type} onChange={(e) => setType(e.target.value as EventType)}>
+          {EVENT_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </SelectField>
         <button type="submit" disabled={send.isPending}>
           Send a test event
         </button>
@@ -335,17 +333,14 @@ function DeliveryTable({ endpointId }: { endpointId?: string }) {
   return (
     <>
       <div className="row">
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus(e.target.value)}>
-            <option value="">Any</option>
-            {DELIVERY_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s.charAt(0) + s.slice(1).toLowerCase()}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField label="Status" value={status} onChange={(e) => setStatus(e.target.value)}>
+          <option value="">Any</option>
+          {DELIVERY_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s.charAt(0) + s.slice(1).toLowerCase()}
+            </option>
+          ))}
+        </SelectField>
       </div>
       <PagedTable
         query={q}
