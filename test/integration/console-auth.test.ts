@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { accessKeys } from '../../shared/access/keys';
 import { cognito, consoleAdmin, consoleClientId, consoleMember, sessionApi, sessionHeaders, signIn, strongPassword, totpCode } from './console-session';
 import { admin, api, baseUrl, newPartner, testDb, write } from './helpers';
 
@@ -125,11 +126,11 @@ describe('members made before the console', () => {
     await ddb.send(
       new PutCommand({
         TableName: accessTable,
-        Item: { pk: `PARTNER#${p.partner_id}`, sk: `MEMBER#${memberId}`, type: 'member', ...member, created_at: '2026-01-05T10:00:00.000Z' },
+        Item: { ...accessKeys.member(p.partner_id, memberId), type: 'member', ...member, created_at: '2026-01-05T10:00:00.000Z' },
       }),
     );
     await ddb.send(
-      new PutCommand({ TableName: accessTable, Item: { pk: `PARTNER#${p.partner_id}`, sk: `EMAIL#${email}`, type: 'member_email', member_id: memberId } }),
+      new PutCommand({ TableName: accessTable, Item: { ...accessKeys.memberEmail(p.partner_id, email), type: 'member_email', member_id: memberId } }),
     );
     const key = await admin(['key:issue', '--partner', p.partner_id, '--member', memberId, '--env', 'test', '--json']);
     expect((await admin(['member:set-password', '--partner', p.partner_id, '--member', memberId, '--password', strongPassword(), '--json'])).stderr).toMatch(
