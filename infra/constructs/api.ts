@@ -166,7 +166,7 @@ export class ApiConstruct extends Construct {
    * pool; and the API answers CORS for the console's origin only.
    */
   useConsole(identity: IdentityBinding) {
-    for (const route of ROUTE_LIST) this.functions[route.id]!.useIdentity(identity, !!route.usesIdentity);
+    for (const route of ROUTE_LIST) this.functions[route.id]!.useIdentity(identity, route.usesIdentity);
     this.fallback.useIdentity(identity);
     this.allowOrigin(identity.consoleOrigin);
   }

@@ -100,7 +100,10 @@ export interface IdentityBinding {
   consoleOrigin: string;
 }
 
-/** What a function that administers console users (`usesIdentity` in the route table) may do on the user pool; nothing else gets cognito-idp. */
+/** What a function of a route with `usesIdentity: 'read'` may do on the user pool: read a user's state. */
+export const IDENTITY_READ_ACTIONS = ['cognito-idp:AdminGetUser'];
+
+/** What a function that administers console users (`usesIdentity: 'admin'` in the route table) may do on the user pool; nothing else gets cognito-idp. */
 export const IDENTITY_ADMIN_ACTIONS = [
   'cognito-idp:AdminCreateUser',
   'cognito-idp:AdminGetUser',
@@ -247,11 +250,14 @@ export class ServiceFunction extends NodejsFunction {
    * verified in the function with aws-jwt-verify) and its origin (CONSOLE_ORIGIN). `admin`: the function
    * administers console users, with IDENTITY_ADMIN_ACTIONS on that one pool.
    */
-  useIdentity(identity: IdentityBinding, admin = false): this {
+  useIdentity(identity: IdentityBinding, level?: 'read' | 'admin'): this {
     this.addEnvironment('USER_POOL_ID', identity.userPool.userPoolId);
     this.addEnvironment('USER_POOL_CLIENT_ID', identity.client.userPoolClientId);
     this.addEnvironment('CONSOLE_ORIGIN', identity.consoleOrigin);
-    if (admin) this.addToRolePolicy(new PolicyStatement({ actions: IDENTITY_ADMIN_ACTIONS, resources: [identity.userPool.userPoolArn] }));
+    if (level) {
+      const actions = level === 'admin' ? IDENTITY_ADMIN_ACTIONS : IDENTITY_READ_ACTIONS;
+      this.addToRolePolicy(new PolicyStatement({ actions, resources: [identity.userPool.userPoolArn] }));
+    }
     return this;
   }
 

@@ -53,8 +53,11 @@ export interface RouteSpec {
   changesAccess?: boolean;
   /** The route sends e-mail (SES in AWS). */
   sendsMail?: boolean;
-  /** The route administers console users in the Cognito user pool (invite, disable, remove): the CDK grants cognito-idp Admin* on the pool. */
-  usesIdentity?: boolean;
+  /**
+   * The route reaches console users in the Cognito user pool: `read` reads their state (AdminGetUser only);
+   * `admin` also invites, disables, enables, removes and signs them out. The CDK grants exactly that on the pool.
+   */
+  usesIdentity?: 'read' | 'admin';
   /** The route records events or queues deliveries: it may send to the webhook queue. */
   publishesEvents?: boolean;
   /** Lambda timeout when the default (10 s) is too short, e.g. an outbound HTTP call. */

@@ -24,7 +24,7 @@ const MEMBERSHIP = {
   scope: 'team:manage',
   tag: 'Team',
   changesAccess: true,
-  usesIdentity: true,
+  usesIdentity: 'admin',
   liveOnly: 'A member belongs to the whole partner, live included, so the team changes only with a live key.',
 } as const;
 
@@ -41,7 +41,7 @@ export const teamRoutes = defineRoutes({
     description:
       "Your partner's console members, with their roles and their console status (INVITED until the first sign-in, ACTIVE, DISABLED); is_you marks the member of the calling key. Members are partner-wide: one member holds both its live and its sandbox keys.",
     responses: { 200: { description: 'The members; is_you marks the caller.', schema: TeamMemberList } },
-    usesIdentity: true,
+    usesIdentity: 'read',
   },
   updateTeamMemberRole: {
     method: 'PATCH',
@@ -54,6 +54,8 @@ export const teamRoutes = defineRoutes({
     errors: ['team.role.self_change', 'team.role.last_admin'],
     responses: { 200: { description: 'Role updated.', schema: TeamMember } },
     liveOnly: "A member's role applies to its live keys too, so it changes only with a live key.",
+    // Its answer shows the member's console status; it changes no console user.
+    usesIdentity: 'read',
   },
   inviteTeamMember: {
     method: 'POST',
