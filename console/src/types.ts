@@ -23,8 +23,8 @@ export type PageMeta = S['PageMeta'];
 /** GET /me. For a console session there is no key (`key` null), `via` is console and `session` says when the member signed in. */
 export type Me = Omit<S['Me'], 'key'> & { key: S['Me']['key'] | null; via?: 'api_key' | 'console'; session?: { signed_in_at: string } };
 
-/** A team member; the team routes may add the invitation's state beside `enabled`. */
-export type TeamMember = S['TeamMember'] & { status?: string; invited_at?: string | null; last_sign_in_at?: string | null };
+/** A team member: `status` INVITED until the first sign-in, then ACTIVE, or DISABLED. */
+export type TeamMember = S['TeamMember'];
 
 /** An API key; `last_used_at` when the API reports it. */
 export type ApiKey = S['ApiKey'] & { last_used_at?: string | null };

@@ -3,7 +3,7 @@ import { call } from '../api';
 import { useApiQuery, useCursorPages, useEnv, useWrite } from '../hooks';
 import { PagedTable } from '../lists';
 import { useCan, useMe } from '../me';
-import { type ApiKey, type ApiKeyWithSecret, ROLE_NAMES, type TeamMember } from '../types';
+import { type ApiKey, type ApiKeyWithSecret, ROLE_NAMES } from '../types';
 import { Badge, ConfirmButton, DateTime, Outcome, PageTitle, SecretOnce, SelectField } from '../ui';
 import { useMemberNames } from './Overview';
 
@@ -41,7 +41,7 @@ function IssueKey({ onIssued }: { onIssued: (k: ApiKeyWithSecret) => void }) {
     (body: { member_id: string }, { env, idempotencyKey }) => call(env, 'createApiKey', { body, idempotencyKey }) as Promise<ApiKeyWithSecret>,
     (k) => onIssued(k),
   );
-  const members = ((team.data?.data ?? []) as TeamMember[]).filter((m) => m.enabled);
+  const members = (team.data?.data ?? []).filter((m) => m.enabled);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     issue.mutate({ member_id: memberId });

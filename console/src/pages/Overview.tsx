@@ -2,7 +2,7 @@ import { call } from '../api';
 import { useApiQuery, useEnv } from '../hooks';
 import { DataTable, QueryView } from '../lists';
 import { useCan, useMe } from '../me';
-import { type AuditEvent, ROLE_NAMES, type TeamMember } from '../types';
+import { type AuditEvent, ROLE_NAMES } from '../types';
 import { Badge, DateTime, Details, PageTitle, shortId } from '../ui';
 
 /** Who a member id is, in words: "you", a team member's name, or the id's start. */
@@ -13,7 +13,7 @@ export function useMemberNames() {
   return (id: string | null | undefined) => {
     if (!id) return 'the operators';
     if (id === me.member.id) return `You (${me.member.email})`;
-    const m = (team.data?.data as TeamMember[] | undefined)?.find((x) => x.id === id);
+    const m = team.data?.data.find((x) => x.id === id);
     return m ? `${m.first_name} ${m.last_name}`.trim() || m.email : `Member ${shortId(id)}`;
   };
 }

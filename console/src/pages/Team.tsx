@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { ApiError, call, request } from '../api';
+import { ApiError, call } from '../api';
 import { useApiQuery, useEnv, useSwitchEnvironment, useWrite } from '../hooks';
 import { DataTable, QueryView } from '../lists';
 import { useCan } from '../me';
@@ -14,10 +14,6 @@ const ROLE_HELP: Record<Role, string> = {
 };
 
 const nameOf = (m: TeamMember) => `${m.first_name} ${m.last_name}`.trim() || m.email;
-const memberPath = (id: string) => `/team/members/${encodeURIComponent(id)}`;
-
-/** INVITED until the first sign-in with the e-mailed temporary password, ACTIVE, or DISABLED. */
-const statusOf = (m: TeamMember) => m.status ?? (m.enabled ? 'ACTIVE' : 'DISABLED');
 
 export default function Team() {
   const can = useCan();
@@ -44,7 +40,7 @@ export default function Team() {
         <QueryView query={q} loading="Loading the team…">
           {(list) => (
             <DataTable
-              rows={list.data as TeamMember[]}
+              rows={list.data}
               rowKey={(m) => m.id}
               columns={[
                 {
@@ -59,7 +55,7 @@ export default function Team() {
                 },
                 { header: 'E-mail', cell: (m) => m.email },
                 { header: 'Role', cell: (m) => ROLE_NAMES[m.role] },
-                { header: 'Status', cell: (m) => <Badge value={statusOf(m)} /> },
+                { header: 'Status', cell: (m) => <Badge value={m.status} /> },
                 { header: 'Added', cell: (m) => <DateTime value={m.created_at} /> },
                 manage && {
                   header: 'Actions',
@@ -112,7 +108,7 @@ function Invite() {
   const [body, setBody] = useState<InviteBody>({ email: '', role: 'VIEWER', first_name: '', last_name: '' });
   const [sent, setSent] = useState<string | null>(null);
   const invite = useWrite(
-    (b: InviteBody, { env, idempotencyKey }) => request<TeamMember>('POST', '/team/members', env, { body: b, idempotencyKey }),
+    (b: InviteBody, { env, idempotencyKey }) => call(env, 'inviteTeamMember', { body: b, idempotencyKey }),
     (_, b) => {
       setSent(b.email);
       setBody({ email: '', role: b.role, first_name: '', last_name: '' });
@@ -169,15 +165,15 @@ function MemberActions({ m }: { m: TeamMember }) {
     (_, b) => setDone(`Role changed to ${ROLE_NAMES[b.role]}.`),
   );
   const setEnabled = useWrite(
-    (b: { enabled: boolean }, { env, idempotencyKey }) => request<TeamMember>('PATCH', memberPath(m.id), env, { body: b, idempotencyKey }),
+    (b: { enabled: boolean }, { env, idempotencyKey }) => call(env, 'updateTeamMember', { path: { user_id: m.id }, body: b, idempotencyKey }),
     (_, b) => setDone(b.enabled ? 'Enabled.' : 'Disabled: their sessions and keys stop working now.'),
   );
   const resend = useWrite(
-    (_: null, { env, idempotencyKey }) => request<unknown>('POST', `${memberPath(m.id)}/invitation`, env, { body: {}, idempotencyKey }),
+    (_: null, { env, idempotencyKey }) => call(env, 'resendTeamMemberInvitation', { path: { user_id: m.id }, body: {}, idempotencyKey }),
     () => setDone('Invitation sent again.'),
   );
   const remove = useWrite(
-    (_: null, { env, idempotencyKey }) => request<unknown>('DELETE', memberPath(m.id), env, { idempotencyKey }),
+    (_: null, { env, idempotencyKey }) => call(env, 'removeTeamMember', { path: { user_id: m.id }, idempotencyKey }),
     () => setDone('Removed.'),
   );
   const writes = [changeRole, setEnabled, resend, remove];
@@ -188,7 +184,7 @@ function MemberActions({ m }: { m: TeamMember }) {
     for (const w of writes) w.reset();
   };
   const name = nameOf(m);
-  const invited = statusOf(m) === 'INVITED';
+  const invited = m.status === 'INVITED';
   return (
     <div className="member-actions">
       <form
