@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { type AxeFinding, browserForFile, check, openConsole, partnerAdmin, sandboxBooking, settle, signInUi, startReceiver, visit } from './console-helpers';
+import { newPartner, write } from './helpers';
+
+describe('the partner console in a real browser: a month in the sandbox, by clicking', () => {
+  const browser = browserForFile();
+
+  it('completes a booking, cancels another after its cancellation quote, runs and pays the settlement, and every page passes axe', async () => {
+    const p = await newPartner();
+    const admin = await partnerAdmin(p);
+    const receiver = await startReceiver();
+    try {
+      expect(
+        (await write('POST', '/webhooks', p.test_key, { url: receiver.url, event_types: ['booking.completed', 'booking.cancelled', 'settlement.paid'] }))
+          .status,
+      ).toBe(201);
+      const travelling = await sandboxBooking(p, 20);
+      const cancelled = await sandboxBooking(p, 30);
+
+      const { page, problems } = await openConsole(browser());
+      const findings: AxeFinding[] = [];
+      await signInUi(page, admin);
+
+      // Bookings: the list with its filters, a booking, its cancellation quote, then the cancellation.
+      await visit(page, 'bookings', 'Bookings');
+      await page.getByRole('link', { name: cancelled.booking_number }).waitFor();
+      await check(page, 'bookings', findings);
+      await page.getByRole('checkbox', { name: 'Cancelled' }).check();
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await settle(page);
+      await page.getByText('No bookings match.').waitFor();
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await page.getByRole('link', { name: cancelled.booking_number }).click();
+      await settle(page, `Booking ${cancelled.booking_number}`);
+      await check(page, 'booking', findings);
+      await page.getByRole('button', { name: 'Cancel this booking…' }).click();
+      const quote = page.getByRole('region', { name: 'Cancellation quote' });
+      await quote.getByText('Refund if cancelled now').waitFor();
+      await settle(page);
+      await check(page, 'booking-cancellation-quote', findings);
+      await quote.getByLabel('Reason (optional)').fill('Customer changed plans');
+      await quote.getByRole('button', { name: 'Confirm the cancellation' }).click();
+      await page.getByText(`Booking ${cancelled.booking_number} is cancelled`).waitFor({ timeout: 20_000 });
+      await expect.poll(() => page.locator('main').innerText()).toContain('Customer changed plans');
+      await check(page, 'booking-cancelled', findings);
+
+      // The sandbox tools: travel a booking now, close the month, pay it.
+      await visit(page, 'sandbox', 'Sandbox tools');
+      await check(page, 'sandbox-tools', findings);
+      await page.getByRole('button', { name: `Complete ${travelling.booking_number}` }).click();
+      await page.getByText(`Booking ${travelling.booking_number} is COMPLETED.`).waitFor({ timeout: 20_000 });
+      await page.getByRole('button', { name: 'Run the settlement' }).click();
+      const issued = page.getByText(/^Issued: TEST-/);
+      await issued.waitFor({ timeout: 60_000 });
+      const number = /TEST-[\w-]+/.exec(await issued.innerText())![0];
+      await check(page, 'sandbox-tools-issued', findings);
+      await page.getByRole('button', { name: `Pay ${number}` }).click();
+      await page.getByText(`Settlement ${number} is PAID.`).waitFor({ timeout: 20_000 });
+      await expect.poll(() => receiver.received.map((d) => d.event.type).sort()).toEqual(['booking.cancelled', 'booking.completed', 'settlement.paid']);
+
+      await visit(page, 'settlements', 'Settlements');
+      await page.getByRole('link', { name: number }).click();
+      await settle(page, `Settlement ${number}`);
+      await expect.poll(() => page.locator('main').innerText()).toContain('PAID');
+      await check(page, 'settlement', findings);
+      await visit(page, 'settlements', 'Settlements');
+      await check(page, 'settlements', findings);
+
+      // The rest of the console, with what this month left in it.
+      await visit(page, 'overview', 'Overview');
+      await expect.poll(() => page.getByRole('table').innerText()).toContain(`/v1/test-helpers/settlements/`);
+      expect(await page.getByRole('table').innerText()).toContain('Console');
+      await check(page, 'overview-activity', findings);
+      await visit(page, 'webhooks', 'Webhooks');
+      await check(page, 'webhooks', findings);
+      await visit(page, 'reviews', 'Reviews');
+      await check(page, 'reviews', findings);
+      await visit(page, 'nowhere', 'Page not found');
+      await check(page, 'not-found', findings);
+
+      expect(problems).toEqual([]);
+      expect(findings).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  }, 300_000);
+});
