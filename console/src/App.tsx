@@ -233,6 +233,7 @@ function ReauthDialog({ email }: { email: string }) {
     <dialog ref={ref} className="dialog" aria-labelledby="reauth-title" onCancel={() => finish(false)}>
       <form onSubmit={submit} className="stack">
         <h2 id="reauth-title">Confirm it is you</h2>
+        <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />
         <p>
           Changes in live need a sign-in from the last 15 minutes. Enter your password and a code from your authenticator app; the change is then sent again.
         </p>

@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { loadConfig } from './config';
 import { retryPolicy } from './hooks';
+import { resumeSession } from './session';
 import './styles.css';
 
 const root = createRoot(document.getElementById('root')!);
@@ -16,14 +17,16 @@ const client = new QueryClient({
 });
 
 loadConfig().then(
-  () =>
+  () => {
+    resumeSession();
     root.render(
       <StrictMode>
         <QueryClientProvider client={client}>
           <App />
         </QueryClientProvider>
       </StrictMode>,
-    ),
+    );
+  },
   (e: unknown) =>
     root.render(
       <main className="signin-card">

@@ -142,8 +142,17 @@ export async function accessToken(): Promise<string> {
   return (await refresh(s)).accessToken;
 }
 
+let started = false;
+
+/** Starts keeping the session alive; called once the configuration (the Cognito endpoint) is loaded. */
+export function resumeSession() {
+  started = true;
+  schedule();
+}
+
 /** Refreshes as the token lapses, so an idle console meets the end of its session on time. */
 function schedule() {
+  if (!started) return;
   clearTimeout(timer);
   const s = state.session;
   if (!s) return;
@@ -151,5 +160,3 @@ function schedule() {
   // setTimeout's delay is a signed 32-bit number of ms.
   timer = setTimeout(() => void refresh(s).catch(() => undefined), Math.min(wait, 2 ** 31 - 1));
 }
-
-schedule();

@@ -92,6 +92,7 @@ export function SignIn() {
         ) : null}
         {step.kind === 'new-password' ? (
           <NewPasswordStep
+            email={email.trim()}
             busy={busy}
             onSubmit={(password) =>
               run('Saving your new password…', async () => {
@@ -185,7 +186,7 @@ function PasswordStep({
   );
 }
 
-function NewPasswordStep({ busy, onSubmit }: { busy: string | null; onSubmit: (password: string) => void }) {
+function NewPasswordStep({ email, busy, onSubmit }: { email: string; busy: string | null; onSubmit: (password: string) => void }) {
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
@@ -203,6 +204,7 @@ function NewPasswordStep({ busy, onSubmit }: { busy: string | null; onSubmit: (p
       <PageTitle>Choose a new password</PageTitle>
       <p>Your temporary password worked. Choose the password you will sign in with from now on.</p>
       <form onSubmit={submit} className="stack">
+        <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />
         <label>
           New password
           <input
