@@ -75,6 +75,8 @@ export interface ConsolePage {
   problems: string[];
   /** The X-Environment of every API request the page made, in order. */
   apiCalls: { method: string; path: string; environment: string | undefined; idempotencyKey: string | undefined }[];
+  /** The Cognito operations the page called (X-Amz-Target), in order. */
+  cognitoCalls: string[];
 }
 
 /** A fresh browser context (its own sessionStorage) at 1280×800, that may load nothing from another origin. */
@@ -84,6 +86,7 @@ export async function openConsole(browser: Browser): Promise<ConsolePage> {
   const page = await context.newPage();
   const problems: string[] = [];
   const apiCalls: ConsolePage['apiCalls'] = [];
+  const cognitoCalls: string[] = [];
   await page.route('**/*', (route) => {
     const url = route.request().url();
     if (url.startsWith(`${origin()}/`) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
@@ -94,10 +97,12 @@ export async function openConsole(browser: Browser): Promise<ConsolePage> {
   page.on('request', (r) => {
     const u = new URL(r.url());
     const h = r.headers();
+    if (u.pathname === '/cognito/')
+      cognitoCalls.push(`${(h['x-amz-target'] ?? '').split('.').pop()} ${JSON.parse(r.postData() ?? '{}').AuthFlow ?? ''}`.trim());
     if (u.pathname.startsWith('/v1/'))
       apiCalls.push({ method: r.method(), path: u.pathname + u.search, environment: h['x-environment'], idempotencyKey: h['idempotency-key'] });
   });
-  return { context, page, problems, apiCalls };
+  return { context, page, problems, apiCalls, cognitoCalls };
 }
 
 export interface ConsoleUser {
@@ -261,12 +266,22 @@ export async function check(page: Page, name: string, findings: AxeFinding[]) {
 }
 
 // The browser's globals, for the functions that run in the page (the tests' tsconfig has no DOM library).
-declare const sessionStorage: { getItem(key: string): string | null };
+declare const sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 
 /** The console's session as the page keeps it (sessionStorage), or null when signed out. */
 export const pageSession = (page: Page) =>
-  page.evaluate(() => JSON.parse(sessionStorage.getItem('console.session') ?? 'null') as { accessToken: string; refreshToken: string } | null);
+  page.evaluate(
+    () => JSON.parse(sessionStorage.getItem('console.session') ?? 'null') as { accessToken: string; refreshToken: string; expiresAt: number } | null,
+  );
+
+/** Changes what the page keeps of its session (sessionStorage), as time or a lost token would. */
+export async function editPageSession(page: Page, patch: Record<string, unknown>) {
+  await page.evaluate((patch) => {
+    const key = 'console.session';
+    sessionStorage.setItem(key, JSON.stringify({ ...JSON.parse(sessionStorage.getItem(key)!), ...patch }));
+  }, patch);
+}
 
 export const clipboardText = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
 

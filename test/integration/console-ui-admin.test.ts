@@ -7,6 +7,7 @@ import {
   clipboardText,
   cognito,
   consoleUrl,
+  editPageSession,
   openConsole,
   pageSession,
   partnerAdmin,
@@ -135,6 +136,39 @@ describe('the partner console in a real browser: an administrator', () => {
     await visit(page, 'bookings', 'Bookings');
     await page.getByRole('link', { name: booking.booking_number }).waitFor();
     expect(page.url()).toBe(consoleUrl('bookings'));
+
+    expect(problems).toEqual([]);
+    expect(findings).toEqual([]);
+  }, 240_000);
+
+  it('renews an expired access token once with the refresh token, and returns to the sign-in page when it cannot', async () => {
+    const p = await newPartner();
+    const admin = await partnerAdmin(p);
+    const { page, problems, cognitoCalls } = await openConsole(browser());
+    const findings: AxeFinding[] = [];
+    await signInUi(page, admin);
+    const before = (await pageSession(page))!;
+
+    // The access token has expired: the console renews it (REFRESH_TOKEN_AUTH) and goes on.
+    await editPageSession(page, { expiresAt: Date.now() - 1_000 });
+    await page.reload();
+    await settle(page, 'Overview');
+    await visit(page, 'bookings', 'Bookings');
+    expect(
+      cognitoCalls.filter((c) => c === 'InitiateAuth REFRESH_TOKEN_AUTH'),
+      cognitoCalls.join(', '),
+    ).toHaveLength(1);
+    const renewed = (await pageSession(page))!;
+    expect(renewed.expiresAt).toBeGreaterThan(Date.now());
+    expect(renewed.refreshToken).toBe(before.refreshToken);
+
+    // It has expired and cannot be renewed: back to the sign-in page, saying why.
+    await editPageSession(page, { expiresAt: Date.now() - 1_000, refreshToken: 'not-a-refresh-token' });
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    await page.getByText('Your session has ended; sign in again.').waitFor();
+    expect(await pageSession(page)).toBeNull();
+    await check(page, 'sign-in-session-expired', findings);
 
     expect(problems).toEqual([]);
     expect(findings).toEqual([]);

@@ -6,6 +6,7 @@ import {
   type AxeFinding,
   browserForFile,
   check,
+  editPageSession,
   freshCode,
   invitationPassword,
   openConsole,
@@ -55,11 +56,19 @@ describe('the partner console in a real browser: invitation and finance', () => 
     await adminTab.page.getByLabel('Last name').fill('Benali');
     await adminTab.page.getByLabel('Role', { exact: true }).selectOption('FINANCE');
     await check(adminTab.page, 'team-invite', findings);
-    await adminTab.page.getByRole('button', { name: 'Send the invitation' }).click();
+    await adminTab.page.getByRole('button', { name: 'Send the invitation', exact: true }).click();
     await adminTab.page.getByText(`Invitation sent to ${email}`).waitFor({ timeout: 20_000 });
     const row = adminTab.page.getByRole('row').filter({ hasText: email });
     await expect.poll(() => row.innerText()).toMatch(/Finance[\s\S]*INVITED/);
     await check(adminTab.page, 'team', findings);
+    // The API's refusals, in its words, next to the action: the same address again.
+    await adminTab.page.getByLabel('E-mail').fill(email);
+    await adminTab.page.getByLabel('First name').fill('Nadia');
+    await adminTab.page.getByLabel('Last name').fill('Benali');
+    await adminTab.page.getByRole('button', { name: 'Send the invitation', exact: true }).click();
+    await adminTab.page.getByRole('alert').getByText(`${email} is already a member of your team.`).waitFor({ timeout: 20_000 });
+    await adminTab.page.getByRole('alert').getByText('Code team.member.exists').waitFor();
+    await check(adminTab.page, 'team-invite-refused', findings);
 
     // The member: the temporary password of the e-mail, a new password, an authenticator.
     const member = { email, password: await invitationPassword(email) };
@@ -109,11 +118,7 @@ describe('the partner console in a real browser: invitation and finance', () => 
     // Stage a sign-in 20 minutes old: the token as the local Cognito would have signed it then.
     const session = (await pageSession(page))!;
     const old = await resign(session.accessToken, { auth_time: Math.floor(Date.now() / 1000) - 20 * 60 });
-    await page.evaluate((token) => {
-      const key = 'console.session';
-      const s = JSON.parse(sessionStorage.getItem(key)!);
-      sessionStorage.setItem(key, JSON.stringify({ ...s, accessToken: token }));
-    }, old);
+    await editPageSession(page, { accessToken: old });
     await page.reload();
     await settle(page, 'Overview');
 
@@ -144,5 +149,3 @@ describe('the partner console in a real browser: invitation and finance', () => 
     expect(findings).toEqual([]);
   }, 300_000);
 });
-
-declare const sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
