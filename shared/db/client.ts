@@ -1,6 +1,8 @@
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../kernel/aws';
+import { ddb, dynamo } from '../kernel/aws';
+import { logger } from '../kernel/logger';
+import { installConflictMode } from './conflicts';
 import { cancellationReasons, TransactionCancelled } from './errors';
 import { accessTableName, dataTableName } from './tables';
 
@@ -16,6 +18,12 @@ export interface Table {
   client: DynamoDBDocumentClient;
   name(): string;
 }
+
+/** The conflict-faithful mode of the local stack (DYNAMO_CONFLICTS=aws; off in AWS): see conflicts.ts. */
+export const conflictMode = installConflictMode(dynamo);
+
+/** Transactions this process ran and how many were cancelled by a conflicting transaction (the conflict mode's bench and test read them). */
+export const transactCounters = { committed: 0, conflicts: 0 };
 
 export const accessTable: Table = { client: ddb, name: accessTableName };
 export const dataTable: Table = { client: ddb, name: dataTableName };
@@ -65,12 +73,18 @@ export async function transact<K extends string>(
   try {
     await client.send(new TransactWriteCommand({ TransactItems }));
     for (const g of guards) g.committed();
+    transactCounters.committed++;
     return undefined;
   } catch (e) {
     const codes = cancellationReasons(e);
     if (!codes) throw e;
     const failedGuard = guards.find((_, i) => codes[names.length + extra.length + i] === 'ConditionalCheckFailed');
     if (failedGuard) throw failedGuard.refusal();
-    return new TransactionCancelled(codes, names);
+    const cancelled = new TransactionCancelled(codes, names);
+    if (cancelled.conflict) {
+      transactCounters.conflicts++;
+      logger.info('transaction conflict', { transaction_conflict: true, items: names.filter((_, i) => codes[i] === 'TransactionConflict') });
+    }
+    return cancelled;
   }
 }
