@@ -10,7 +10,7 @@ import { photoChanges, photoNames, photoRefusal, photosFor } from './photos';
 import { bookingIdOf, displayName, kindInWords, ratingDelta, reviewableOf } from './rules';
 import { reviewSpaces } from './spaces';
 import { reviewStore } from './store';
-import { commitWithRetry } from './write';
+import { commitWithRetry, foldRating } from './write';
 
 export interface NewReview {
   booking_number: string;
@@ -88,7 +88,7 @@ export async function createReview(t: Tenant, input: NewReview, seal: Seal<Revie
     },
     now.toISOString(),
   );
-  const rating = reviewStore.rate(review.space, review.reviewable_id, ratingDelta(undefined, review));
+  const rating = reviewStore.rate(review.space, review.reviewable_id, ratingDelta(undefined, review), { reviewId: id, version: review.version });
   const attach = photoChanges([], photos, id, files, now);
   await commitWithRetry(async () => ({
     named: { review: reviewStore.create(review), once: reviewStore.once(booking.booking_number, reviewable.id, id), ...photoNames(attach) },
@@ -108,6 +108,7 @@ export async function createReview(t: Tenant, input: NewReview, seal: Seal<Revie
       return photoRefusal(failed, attach);
     },
   }));
+  if (rating) await foldRating(review.space, review.reviewable_id);
   countEvent('ReviewsCreated', t.env);
   return review;
 }

@@ -6,7 +6,7 @@ import { photoChanges, photoNames, photoRefusal, photosFor } from './photos';
 import { ratingDelta } from './rules';
 import { reviewSpaces } from './spaces';
 import { reviewStore } from './store';
-import { commitWithRetry } from './write';
+import { commitWithRetry, foldRating } from './write';
 
 export interface ReviewEdit {
   rating?: number;
@@ -31,6 +31,7 @@ export async function ownReview(t: Tenant, id: string): Promise<ReviewRecord> {
  */
 export async function editReview(t: Tenant, id: string, edit: ReviewEdit, seal: Seal<ReviewRecord>, now = new Date()): Promise<ReviewRecord> {
   let result: ReviewRecord | undefined;
+  let rated = false;
   await commitWithRetry(async () => {
     const before = await ownReview(t, id);
     const chosen = edit.photo_ids !== undefined ? await photosFor(t, edit.photo_ids, id) : undefined;
@@ -44,8 +45,9 @@ export async function editReview(t: Tenant, id: string, edit: ReviewEdit, seal: 
       version: before.version + 1,
     };
     const changes = chosen ? photoChanges(before.photos, after.photos, id, chosen.files, now) : [];
-    const rating = reviewStore.rate(after.space, after.reviewable_id, ratingDelta(before, after));
+    const rating = reviewStore.rate(after.space, after.reviewable_id, ratingDelta(before, after), { reviewId: id, version: after.version });
     result = after;
+    rated = rating !== undefined;
     return {
       named: { review: reviewStore.replace(after, before.version), ...photoNames(changes) },
       extra: rating ? [rating] : [],
@@ -54,5 +56,6 @@ export async function editReview(t: Tenant, id: string, edit: ReviewEdit, seal: 
       onRefused: (failed) => (failed('review') ? undefined : photoRefusal(failed, changes)),
     };
   });
+  if (rated) await foldRating(result!.space, result!.reviewable_id);
   return result!;
 }

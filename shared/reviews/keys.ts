@@ -26,4 +26,14 @@ export const reviewKeys = {
   /** The rating aggregate (sum and count of visible reviews) of a reviewable in a space. */
   ratingPartition: (space: string) => `RATING#${space}`,
   rating: (space: string, reviewableId: string) => ({ pk: reviewKeys.ratingPartition(space), sk: reviewableId }),
+  /**
+   * A change's contribution to a rating, not yet folded into the aggregate: an item of the change's own (the
+   * review's id and new version), so two reviews of one reviewable never write the same item.
+   */
+  ratingDeltaPartition: (space: string) => `RATINGD#${space}`,
+  ratingDeltaPrefix: (reviewableId: string) => `${reviewableId}#`,
+  ratingDelta: (space: string, reviewableId: string, reviewId: string, version: number) => ({
+    pk: reviewKeys.ratingDeltaPartition(space),
+    sk: `${reviewableId}#${reviewId}#${String(version).padStart(6, '0')}`,
+  }),
 };

@@ -14,7 +14,7 @@ import { reviewKeys } from './keys';
 import type { ModerationAction, ReviewRecord } from './model';
 import { moderate, ratingDelta } from './rules';
 import { reviewStore } from './store';
-import { commitWithRetry } from './write';
+import { commitWithRetry, foldRating } from './write';
 
 /**
  * The copy of a review the operators act on: the production one (a consumer
@@ -36,6 +36,7 @@ export async function moderatedCopy(id: string): Promise<ReviewRecord> {
  */
 export async function moderateReview(id: string, action: ModerationAction, seal: Seal<ReviewRecord> = unsealed, now = new Date(), pick = moderatedCopy) {
   let result: { review: ReviewRecord; event_id: string | null; event_ref?: EventRef } | undefined;
+  let rated = false;
   await commitWithRetry(async () => {
     const before = await pick(id);
     const status = moderate(before.status, action);
@@ -54,7 +55,8 @@ export async function moderateReview(id: string, action: ModerationAction, seal:
     };
     const expiresAt = unattachedExpiry(now);
     const detached = deleted ? before.photos.filter((p) => p.file_id).map((p) => fileStore.detach(p.file_id!, id, expiresAt)) : [];
-    const rating = reviewStore.rate(after.space, after.reviewable_id, ratingDelta(before, after));
+    const rating = reviewStore.rate(after.space, after.reviewable_id, ratingDelta(before, after), { reviewId: before.id, version: after.version });
+    rated = rating !== undefined;
     const event =
       before.source === 'PARTNER' && before.booking && before.partner_id && before.env
         ? recordEvent(
@@ -82,6 +84,7 @@ export async function moderateReview(id: string, action: ModerationAction, seal:
       onRefused: () => undefined,
     };
   });
+  if (rated) await foldRating(result!.review.space, result!.review.reviewable_id);
   if (result!.event_ref) await publishEvents([result!.event_ref]);
   countEvent('ReviewsModerated', envOf(result!.review));
   return { review: result!.review, event_id: result!.event_id };

@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite } from '../db/batch';
-import { dataTable, type Table, type TransactItem } from '../db/client';
+import { dataTable, type Table, type TransactItem, transact } from '../db/client';
 import { batchGet, clean, type Item, queryAll, queryPage } from '../db/query';
 import { reviewKeys } from './keys';
 import type { ReviewRecord } from './model';
@@ -11,7 +11,7 @@ export interface ReviewFilter {
   minRating?: number;
 }
 
-/** Reviews, their once-per-booking markers and the rating aggregates. */
+/** Reviews, their once-per-booking markers, the rating aggregates and the changes' deltas not folded into them yet. */
 export function makeReviewStore(table: Table = dataTable) {
   const TableName = () => table.name();
   const itemOf = (r: ReviewRecord): Item => ({
@@ -65,32 +65,115 @@ export function makeReviewStore(table: Table = dataTable) {
       };
     },
 
-    /** Adds to a reviewable's rating aggregate in a space (an atomic counter update, in the change's transaction). */
-    rate(space: string, reviewableId: string, delta: { sum: number; count: number }): TransactItem | undefined {
+    /**
+     * A change's contribution to a reviewable's rating, in the change's
+     * transaction: a delta item of its own (keyed by the review's id and new
+     * version), never the aggregate, which concurrent reviews of the same
+     * reviewable would all write. `fold` adds the deltas to the aggregate
+     * afterwards; `ratings` counts the ones not folded yet.
+     */
+    rate(space: string, reviewableId: string, delta: { sum: number; count: number }, change: { reviewId: string; version: number }): TransactItem | undefined {
       if (delta.sum === 0 && delta.count === 0) return undefined;
       return {
-        Update: {
+        Put: {
           TableName: TableName(),
-          Key: reviewKeys.rating(space, reviewableId),
-          UpdateExpression: 'ADD rating_sum :s, rating_count :c',
-          ExpressionAttributeValues: { ':s': delta.sum, ':c': delta.count },
+          Item: {
+            ...reviewKeys.ratingDelta(space, reviewableId, change.reviewId, change.version),
+            type: 'rating_delta',
+            reviewable_id: reviewableId,
+            rating_sum: delta.sum,
+            rating_count: delta.count,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
         },
       };
     },
 
-    /** The aggregates of some reviewables in some spaces, summed per reviewable. */
+    /**
+     * Folds a reviewable's pending deltas into its aggregate: one transaction
+     * deletes them and adds them to the aggregate, whose `fold_version` moves
+     * on (conditioned on the version read, so two folds never add a delta
+     * twice). Runs after a review change commits, outside its transaction;
+     * a fold that loses a race leaves its deltas to the next one. Resolves
+     * to the number of deltas folded.
+     */
+    async fold(space: string, reviewableId: string): Promise<number> {
+      const pending = await queryAll(table, {
+        KeyConditionExpression: 'pk = :p AND begins_with(sk, :pre)',
+        ExpressionAttributeValues: { ':p': reviewKeys.ratingDeltaPartition(space), ':pre': reviewKeys.ratingDeltaPrefix(reviewableId) },
+        ConsistentRead: true,
+      });
+      const batch = pending.slice(0, 98);
+      if (batch.length === 0) return 0;
+      const [base] = await batchGet(table, [reviewKeys.rating(space, reviewableId)]);
+      const version = Number(base?.fold_version ?? 0);
+      const sum = batch.reduce((n, d) => n + Number(d.rating_sum), 0);
+      const count = batch.reduce((n, d) => n + Number(d.rating_count), 0);
+      const cancelled = await transact(
+        table.client,
+        {
+          aggregate: {
+            Update: {
+              TableName: TableName(),
+              Key: reviewKeys.rating(space, reviewableId),
+              UpdateExpression: 'SET #type = :type ADD rating_sum :s, rating_count :c, fold_version :one',
+              ConditionExpression: version === 0 ? 'attribute_not_exists(fold_version)' : 'fold_version = :v',
+              ExpressionAttributeNames: { '#type': 'type' },
+              ExpressionAttributeValues: { ':type': 'rating', ':s': sum, ':c': count, ':one': 1, ...(version === 0 ? {} : { ':v': version }) },
+            },
+          },
+        },
+        batch.map((d) => ({ Delete: { TableName: TableName(), Key: { pk: d.pk, sk: d.sk }, ConditionExpression: 'attribute_exists(pk)' } })),
+      );
+      return cancelled ? 0 : batch.length;
+    },
+
+    /**
+     * The ratings of some reviewables in some spaces, summed per reviewable:
+     * each aggregate plus its deltas not folded yet (one Query per space, a
+     * small partition: deltas are folded as soon as they are written). A fold
+     * that commits while this reads shows as a moved `fold_version` between
+     * the two reads of the aggregates: read again.
+     */
     async ratings(spaces: string[], reviewableIds: string[]): Promise<Map<string, { sum: number; count: number }>> {
       const keys = spaces.flatMap((s) => reviewableIds.map((id) => reviewKeys.rating(s, id)));
-      const out = new Map<string, { sum: number; count: number }>();
-      for (let i = 0; i < keys.length; i += 100) {
-        for (const item of await batchGet(table, keys.slice(i, i + 100))) {
-          const acc = out.get(item.sk as string) ?? { sum: 0, count: 0 };
-          acc.sum += Number(item.rating_sum ?? 0);
-          acc.count += Number(item.rating_count ?? 0);
-          out.set(item.sk as string, acc);
-        }
+      const wanted = new Set(reviewableIds);
+      const aggregates = async () => {
+        const items: Item[] = [];
+        for (let i = 0; i < keys.length; i += 100) items.push(...(await batchGet(table, keys.slice(i, i + 100))));
+        return items;
+      };
+      const versions = (items: Item[]) =>
+        items
+          .map((i) => `${i.pk as string}|${i.sk as string}|${Number(i.fold_version ?? 0)}`)
+          .sort()
+          .join(',');
+      for (let attempt = 0; ; attempt++) {
+        const before = await aggregates();
+        const deltas = (
+          await Promise.all(
+            spaces.map((s) =>
+              queryAll(table, {
+                KeyConditionExpression: 'pk = :p',
+                ExpressionAttributeValues: { ':p': reviewKeys.ratingDeltaPartition(s) },
+                ConsistentRead: true,
+              }),
+            ),
+          )
+        ).flat();
+        const after = await aggregates();
+        if (versions(before) !== versions(after) && attempt < 5) continue;
+        const out = new Map<string, { sum: number; count: number }>();
+        const add = (id: string, sum: number, count: number) => {
+          const acc = out.get(id) ?? { sum: 0, count: 0 };
+          acc.sum += sum;
+          acc.count += count;
+          out.set(id, acc);
+        };
+        for (const item of after) add(item.sk as string, Number(item.rating_sum ?? 0), Number(item.rating_count ?? 0));
+        for (const d of deltas) if (wanted.has(d.reviewable_id as string)) add(d.reviewable_id as string, Number(d.rating_sum), Number(d.rating_count));
+        return out;
       }
-      return out;
     },
 
     /**
@@ -142,12 +225,19 @@ export function makeReviewStore(table: Table = dataTable) {
       );
     },
 
-    /** Sets aggregates outright (after a bulk load, computed from what was loaded). */
+    /** Sets aggregates outright (after a bulk load, computed from what was loaded): their pending deltas, counted in the totals, go. */
     async setRatings(space: string, totals: Map<string, { sum: number; count: number }>): Promise<void> {
-      await batchWrite(
-        table,
-        [...totals].map(([id, t]) => ({ PutRequest: { Item: { ...reviewKeys.rating(space, id), type: 'rating', rating_sum: t.sum, rating_count: t.count } } })),
-      );
+      const pending = await queryAll(table, {
+        KeyConditionExpression: 'pk = :p',
+        ExpressionAttributeValues: { ':p': reviewKeys.ratingDeltaPartition(space) },
+        ConsistentRead: true,
+      });
+      await batchWrite(table, [
+        ...[...totals].map(([id, t]) => ({
+          PutRequest: { Item: { ...reviewKeys.rating(space, id), type: 'rating', rating_sum: t.sum, rating_count: t.count } },
+        })),
+        ...pending.filter((d) => totals.has(d.reviewable_id as string)).map((d) => ({ DeleteRequest: { Key: { pk: d.pk, sk: d.sk } } })),
+      ]);
     },
 
     /** Sums the visible reviews of a reviewable in a space (operators, after a bulk load; a Query on gsi2). */

@@ -1,10 +1,25 @@
 import { dataTable, type Guard, type TransactItem, transact } from '../db/client';
 import { backoff } from '../db/retry';
 import { ApiError } from '../kernel/errors';
+import { logger } from '../kernel/logger';
+import { reviewStore } from './store';
+
+/**
+ * After a review change committed: its rating delta goes into the aggregate
+ * (best effort: a fold that loses a race, or fails, leaves the delta pending,
+ * counted by every read, for the next fold).
+ */
+export async function foldRating(space: string, reviewableId: string): Promise<void> {
+  try {
+    await reviewStore.fold(space, reviewableId);
+  } catch (e) {
+    logger.warn('rating fold failed', { error: (e as Error).message, reviewable_id: reviewableId });
+  }
+}
 
 /**
  * Runs a review change, retrying when concurrent transactions on the same
- * rating aggregate (or the same review) collide: `attempt` re-reads what it
+ * review collide (the rating aggregate is never in them): `attempt` re-reads what it
  * needs and returns its items, or throws a typed refusal.
  */
 export async function commitWithRetry(
