@@ -21,9 +21,12 @@ export const catalogKeys = {
   adventurePrefix: 'ADV#',
   /** A rate pack with its adventure's basics, for quoting and booking by rate pack id. */
   ratePack: (scope: CatalogScope, ratePackId: string) => ({ pk: partition(scope), sk: `RP#${ratePackId}` }),
-  /** Listing summaries, chunked up to ~300 KB per item, under the index id META names. */
+  /** The listing index head (compact-index.ts) in items of up to 350 KB, under the index id META names (before it: the summaries, ~300 KB per item). */
   indexChunk: (scope: CatalogScope, indexId: string, n: number) => ({ pk: partition(scope), sk: `IDX#${indexId}#${String(n).padStart(4, '0')}` }),
   indexPrefix: (indexId: string) => `IDX#${indexId}#`,
+  /** The compact index's parts (compact-index.ts): its head in chunks (indexChunk), its search text in chunks, its record blocks. */
+  indexTextChunk: (scope: CatalogScope, indexId: string, n: number) => ({ pk: partition(scope), sk: `IDX#${indexId}#T#${String(n).padStart(4, '0')}` }),
+  indexBlock: (scope: CatalogScope, indexId: string, k: number) => ({ pk: partition(scope), sk: `IDX#${indexId}#R#${String(k).padStart(6, '0')}` }),
   /** The snapshot new sandbox tenants browse. */
   sandboxPointer: () => ({ pk: partition('SANDBOX'), sk: 'CURRENT' }),
   /** A new snapshot scope, named after its creation time. */

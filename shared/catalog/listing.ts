@@ -1,12 +1,14 @@
 import { daysBetween, isoWeekday } from '../kernel/time';
+import { CELL_DEGREES, type CompactIndex, decodeIndex, encodeIndex, type IndexParts, partsOf } from './compact-index';
 import type { AdventureSummary } from './store';
 
 /**
- * In-memory listing over the catalog index: the whole catalog (10 000
- * adventures is a few MB) is loaded once per container and version, then
- * every query is a filter over a pre-sorted array plus a slice.
- *   popularity: the index order (built sorted), no sort per request
- *   price / -price: pre-sorted once per load
+ * In-memory listing over the compact catalog index (compact-index.ts): it is
+ * loaded once per container and version, then every query is a filter over a
+ * pre-sorted order plus a slice. Adventures are numbered in popularity order;
+ * the filters read typed columns, and only the page's summaries are decoded.
+ *   popularity: the numbering itself, no sort per request
+ *   price / -price: orders sorted when the index is written
  *   distance: a grid of cells built once per load; a query visits the cells
  *     nearest first and stops once the page is certain, so it sorts only what
  *     the page needs, not every match; each item's point on the unit sphere is
@@ -14,39 +16,27 @@ import type { AdventureSummary } from './store';
  *     out by a few multiplications instead of a haversine
  */
 export interface PreparedCatalog {
-  byPopularity: AdventureSummary[];
-  byPrice: AdventureSummary[];
-  byPriceDesc: AdventureSummary[];
-  haystack: Map<string, string>;
-  /** Adventures by grid cell of CELL_DEGREES, each cell with its bounds. */
+  index: CompactIndex;
+  /** Adventures (by number) by grid cell of CELL_DEGREES, each cell with its bounds. */
   cells: Cell[];
 }
 
 interface Cell {
   latMin: number;
   lngMin: number;
-  items: AdventureSummary[];
+  /** Adventure numbers. */
+  items: Uint32Array;
   /** items[i]'s point on the unit sphere at xyz[3i], xyz[3i + 1], xyz[3i + 2]. */
   xyz: Float64Array;
 }
 
-/** Grid cells of half a degree (about 55 km): a few hundred cells hold a national catalog. */
-const CELL_DEGREES = 0.5;
-
-function gridOf(summaries: AdventureSummary[]): Cell[] {
-  const cells = new Map<string, Omit<Cell, 'xyz'>>();
-  for (const s of summaries) {
-    const latMin = Math.floor(s.lat / CELL_DEGREES) * CELL_DEGREES;
-    const lngMin = Math.floor(s.lng / CELL_DEGREES) * CELL_DEGREES;
-    const key = `${latMin} ${lngMin}`;
-    const cell = cells.get(key) ?? { latMin, lngMin, items: [] };
-    cells.set(key, cell);
-    cell.items.push(s);
-  }
-  return [...cells.values()].map((c) => {
-    const xyz = new Float64Array(c.items.length * 3);
-    for (const [i, a] of c.items.entries()) xyz.set(unitVector(a.lat, a.lng), i * 3);
-    return { ...c, xyz };
+/** The grid the index holds, with each item's point on the unit sphere (computed once per load). */
+function gridOf({ core }: CompactIndex): Cell[] {
+  const xyz = new Float64Array(core.cellItems.length * 3);
+  for (const [k, i] of core.cellItems.entries()) xyz.set(unitVector(core.lat[i]!, core.lng[i]!), k * 3);
+  return Array.from(core.cellLat, (latMin, c) => {
+    const [from, to] = [core.cellStart[c]!, core.cellStart[c + 1]!];
+    return { latMin, lngMin: core.cellLng[c]!, items: core.cellItems.subarray(from, to), xyz: xyz.subarray(3 * from, 3 * to) };
   });
 }
 
@@ -81,12 +71,40 @@ function cellLowerBoundKm(lat: number, lng: number, c: Cell): number {
   return haversineKm(lat, lng, nearLat, nearLng) * 0.995;
 }
 
+/** A loaded index head (what an import wrote) made ready to search; its other parts are read from `parts` when needed. */
+export function fromIndex(head: Uint8Array, parts: IndexParts): PreparedCatalog {
+  const index = decodeIndex(head, parts);
+  return { index, cells: gridOf(index) };
+}
+
+/** The summaries made ready to search through the stored format, every part in memory and loaded (the tests). */
 export function prepare(summaries: AdventureSummary[]): PreparedCatalog {
-  const byPopularity = [...summaries].sort((a, b) => b.popularity - a.popularity || a.slug.localeCompare(b.slug));
-  const byPrice = [...summaries].sort((a, b) => a.from_price - b.from_price || b.popularity - a.popularity || a.slug.localeCompare(b.slug));
-  const byPriceDesc = [...summaries].sort((a, b) => b.from_price - a.from_price || b.popularity - a.popularity || a.slug.localeCompare(b.slug));
-  const haystack = new Map(summaries.map((s) => [s.id, `${s.title} ${s.summary} ${s.city} ${s.agency} ${s.category}`.toLowerCase()]));
-  return { byPopularity, byPrice, byPriceDesc, haystack, cells: gridOf(summaries) };
+  const encoded = encodeIndex(summaries);
+  const cat = fromIndex(encoded.head, partsOf(encoded));
+  cat.index.adopt({ text: encoded.text, blocks: encoded.blocks.map((b, k) => [k, b]) });
+  return cat;
+}
+
+/** `search`, after reading what the query needs that the container does not hold yet (the search text, the page's summaries). */
+export async function find(cat: PreparedCatalog, query: ListingQuery, today: string): Promise<{ items: ListedAdventure[]; total: number }> {
+  if (query.q?.trim()) await cat.index.load({ text: true });
+  const { hits, total } = searchHits(cat, query, today);
+  await cat.index.load({ items: hits.map((h) => h.i) });
+  return { items: hits.map((h) => listed(cat, h)), total };
+}
+
+interface Hit {
+  i: number;
+  distance_km?: number;
+}
+
+const listed = (cat: PreparedCatalog, { i, distance_km }: Hit): ListedAdventure =>
+  distance_km === undefined ? { adventure: cat.index.summary(i) } : { adventure: cat.index.summary(i), distance_km };
+
+/** The page and the total, from what is in memory (every part the query needs loaded). */
+export function search(cat: PreparedCatalog, query: ListingQuery, today: string): { items: ListedAdventure[]; total: number } {
+  const { hits, total } = searchHits(cat, query, today);
+  return { items: hits.map((h) => listed(cat, h)), total };
 }
 
 export type SortKey = 'popularity' | 'price' | '-price' | 'distance';
@@ -119,36 +137,43 @@ export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: numb
   return 2 * R * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
-export function search(cat: PreparedCatalog, query: ListingQuery, today: string): { items: ListedAdventure[]; total: number } {
+function searchHits(cat: PreparedCatalog, query: ListingQuery, today: string): { hits: Hit[]; total: number } {
+  const { index } = cat;
+  const { core } = index;
   const q = query.q?.trim().toLowerCase();
   const city = query.city?.toLowerCase();
   const weekday = query.date ? isoWeekday(query.date) : undefined;
   const ahead = query.date ? daysBetween(today, query.date) : undefined;
-  const keep = (a: AdventureSummary) =>
-    (!q || cat.haystack.get(a.id)!.includes(q)) &&
-    (!city || a.city.toLowerCase() === city) &&
-    (!query.category || a.category === query.category) &&
-    (query.min_price === undefined || a.from_price >= query.min_price) &&
-    (query.max_price === undefined || a.from_price <= query.max_price) &&
-    (weekday === undefined || (a.active && ahead! >= 0 && a.sells.some((p) => p.weekdays.includes(weekday) && ahead! <= p.window_days)));
+  const matches = q ? index.matching(q) : undefined;
+  const cities = city === undefined ? undefined : Uint8Array.from(index.cities, (c) => (c.toLowerCase() === city ? 1 : 0));
+  const category = query.category === undefined ? undefined : index.categories.indexOf(query.category);
+  const bit = weekday === undefined ? 0 : 1 << weekday;
+  const sells = (i: number) => {
+    for (let p = core.packOffset[i]!; p < core.packOffset[i + 1]!; p++) if (core.packDays[p]! & bit && ahead! <= core.packWindow[p]!) return true;
+    return false;
+  };
+  const keep = (i: number) =>
+    (!matches || matches[i] === 1) &&
+    (!cities || cities[core.city[i]!] === 1) &&
+    (category === undefined || core.category[i] === category) &&
+    (query.min_price === undefined || core.price[i]! >= query.min_price) &&
+    (query.max_price === undefined || core.price[i]! <= query.max_price) &&
+    (weekday === undefined || (core.active[i] === 1 && ahead! >= 0 && sells(i)));
 
   if (query.sort === 'distance') return nearest(cat, query, keep);
-  const source = query.sort === 'price' ? cat.byPrice : query.sort === '-price' ? cat.byPriceDesc : cat.byPopularity;
-  const items: ListedAdventure[] = [];
+  const order = query.sort === 'price' ? core.byPrice : query.sort === '-price' ? core.byPriceDesc : undefined;
+  const hits: Hit[] = [];
   let total = 0;
-  for (const a of source) {
-    if (!keep(a)) continue;
-    if (total >= query.offset && items.length < query.limit) {
-      items.push(
-        query.lat !== undefined && query.lng !== undefined ? { adventure: a, distance_km: haversineKm(query.lat, query.lng, a.lat, a.lng) } : { adventure: a },
-      );
+  for (let n = 0; n < index.count; n++) {
+    const i = order ? order[n]! : n;
+    if (!keep(i)) continue;
+    if (total >= query.offset && hits.length < query.limit) {
+      hits.push(query.lat !== undefined && query.lng !== undefined ? { i, distance_km: haversineKm(query.lat, query.lng, core.lat[i]!, core.lng[i]!) } : { i });
     }
     total++;
   }
-  return { items, total };
+  return { hits, total };
 }
-
-const byDistance = (a: ListedAdventure, b: ListedAdventure) => a.distance_km! - b.distance_km! || a.adventure.slug.localeCompare(b.adventure.slug);
 
 /** The `size` smallest numbers seen so far, in a binary max-heap: `top` is the largest of them. */
 class SmallestK {
@@ -200,13 +225,14 @@ class SmallestK {
  * the other sorts report them. The total still counts every match (a filter
  * pass, as the other sorts do).
  */
-function nearest(cat: PreparedCatalog, query: ListingQuery, keep: (a: AdventureSummary) => boolean): { items: ListedAdventure[]; total: number } {
+function nearest(cat: PreparedCatalog, query: ListingQuery, keep: (i: number) => boolean): { hits: Hit[]; total: number } {
   const lat = query.lat!;
   const lng = query.lng!;
+  const { core } = cat.index;
   const needed = query.offset + query.limit;
   const cells = cat.cells.map((c) => ({ c, bound: cellLowerBoundKm(lat, lng, c) })).sort((a, b) => a.bound - b.bound);
   const [px, py, pz] = unitVector(lat, lng);
-  const found: ListedAdventure[] = [];
+  const found: Required<Hit>[] = [];
   const kth = new SmallestK(needed);
   // The squared chord beyond which an item cannot reach the page (with slack); Infinity until the page is full.
   let chordLimit = Number.POSITIVE_INFINITY;
@@ -214,23 +240,24 @@ function nearest(cat: PreparedCatalog, query: ListingQuery, keep: (a: AdventureS
   for (const { c, bound } of cells) {
     const certain = kth.full && bound > kth.top;
     const xyz = c.xyz;
-    for (let i = 0; i < c.items.length; i++) {
-      const a = c.items[i]!;
-      if (!keep(a)) continue;
+    for (let k = 0; k < c.items.length; k++) {
+      const i = c.items[k]!;
+      if (!keep(i)) continue;
       total++;
       if (certain) continue;
-      const dx = xyz[3 * i]! - px;
-      const dy = xyz[3 * i + 1]! - py;
-      const dz = xyz[3 * i + 2]! - pz;
+      const dx = xyz[3 * k]! - px;
+      const dy = xyz[3 * k + 1]! - py;
+      const dz = xyz[3 * k + 2]! - pz;
       if (dx * dx + dy * dy + dz * dz > chordLimit) continue;
-      const distance_km = haversineKm(lat, lng, a.lat, a.lng);
+      const distance_km = haversineKm(lat, lng, core.lat[i]!, core.lng[i]!);
       // Farther than the page's last place so far: it can never be on the page (a tie is kept for the slug order).
       if (kth.full && distance_km > kth.top) continue;
-      found.push({ adventure: a, distance_km });
+      found.push({ i, distance_km });
       kth.add(distance_km);
       if (kth.full) chordLimit = chordLimitFor(kth.top);
     }
   }
-  found.sort(byDistance);
-  return { items: found.slice(query.offset, needed), total };
+  // Ties in distance are ordered by slug: by its rank in the slugs' localeCompare order, computed when the index was written.
+  found.sort((a, b) => a.distance_km - b.distance_km || core.slugRank[a.i]! - core.slugRank[b.i]!);
+  return { hits: found.slice(query.offset, needed), total };
 }

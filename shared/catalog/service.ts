@@ -5,36 +5,48 @@ import { withRatings } from '../reviews/ratings';
 import { inventoryStore } from './inventory';
 import type { CatalogScope } from './keys';
 import { catalogKeys, inventoryKeys } from './keys';
-import { type ListingQuery, type PreparedCatalog, prepare, search } from './listing';
+import { find, fromIndex, type ListingQuery, type PreparedCatalog, prepare } from './listing';
 import { catalogScopes } from './scopes';
 import { slotsBetween } from './slots';
-import { catalogStore } from './store';
+import { type CatalogMeta, catalogStore, IndexPartMissing } from './store';
 import { type AvailabilityView, adventureView, summaryView } from './views';
 
 const cache = new Map<CatalogScope, { indexId: string; prepared: PreparedCatalog; checkedAt: number }>();
 /** Production changes are picked up within this delay; snapshots never change. */
 const PROD_RECHECK_MS = 5_000;
 
-async function prepared(scope: CatalogScope): Promise<PreparedCatalog> {
-  const hit = cache.get(scope);
+/** The index of a scope as this container holds it; `fresh`: from META read now, strongly consistent (the one held was replaced). */
+async function prepared(scope: CatalogScope, fresh = false): Promise<PreparedCatalog> {
+  const hit = fresh ? undefined : cache.get(scope);
   const immutable = catalogKeys.isSnapshot(scope);
   if (hit && (immutable || Date.now() - hit.checkedAt < PROD_RECHECK_MS)) return hit.prepared;
-  const meta = await catalogStore.meta(scope);
+  const meta = await catalogStore.meta(scope, fresh);
   if (!meta) return prepare([]);
   // The index id, not the version number, names what was built: two concurrent rebuilds share a version.
   if (hit && hit.indexId === meta.index_id) {
     hit.checkedAt = Date.now();
     return hit.prepared;
   }
-  const p = prepare(await catalogStore.loadIndex(scope, meta));
+  const p = await loadPrepared(scope, meta);
   if (cache.size > 8) cache.delete(cache.keys().next().value!);
   cache.set(scope, { indexId: meta.index_id, prepared: p, checkedAt: Date.now() });
   return p;
 }
 
+/** A cold load: the index META names, read and made ready to search (what a container pays on its first listing). */
+export async function loadPrepared(scope: CatalogScope, meta: CatalogMeta): Promise<PreparedCatalog> {
+  const { head, parts } = await catalogStore.loadIndex(scope, meta);
+  return fromIndex(head, parts);
+}
+
 export async function listAdventures(t: Tenant, query: ListingQuery, now = new Date()) {
   const { content, inventory } = await catalogScopes(t);
-  const { items, total } = search(await prepared(content), query, localDate(now));
+  const today = localDate(now);
+  const { items, total } = await find(await prepared(content), query, today).catch(async (e) => {
+    // The index this container held was replaced and its parts deleted: the current one answers.
+    if (!(e instanceof IndexPartMissing)) throw e;
+    return find(await prepared(content, true), query, today);
+  });
   return {
     items: await withRatings(
       [content, inventory],

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite } from '../db/batch';
 import { dataTable, type Table, type TransactItem } from '../db/client';
-import { queryAll } from '../db/query';
+import { batchGet, queryAll } from '../db/query';
+import { encodeIndex, type IndexParts, partsOf } from './compact-index';
 import type { AdventureInput, RatePackInput } from './import-format';
 import { type CatalogScope, catalogKeys, PROD } from './keys';
 import { fromPrice } from './pricing';
@@ -34,7 +35,10 @@ export interface AdventureSummary {
 export interface CatalogMeta {
   version: number;
   index_id: string;
+  /** Items of the index's head (before the compact index: of its summaries). */
   chunk_count: number;
+  /** The compact index's other parts: search text items, record blocks (absent from an index written before it). */
+  parts?: { text: number; blocks: number };
   adventure_count: number;
   updated_at: string;
 }
@@ -44,8 +48,19 @@ export interface StoredRatePack {
   adventure: { id: string; slug: string; title: string; active: boolean; city: string };
 }
 
-/** Index items hold summaries up to ~300 KB, below DynamoDB's 400 KB item limit. */
-const CHUNK_BYTES = 300_000;
+/**
+ * A part of a loaded index is gone: a newer import replaced that index and
+ * deleted its items while this container still used it (it rechecks META
+ * every few seconds). The listing loads the current index and answers from it.
+ */
+export class IndexPartMissing extends Error {}
+
+const missingPart = (sk: string): never => {
+  throw new IndexPartMissing(`catalog index item ${sk} is gone (replaced by a newer index)`);
+};
+
+/** Index items hold up to 350 KB of the compact index, below DynamoDB's 400 KB item limit. */
+const CHUNK_BYTES = 350_000;
 
 export function summarize(a: AdventureInput): AdventureSummary {
   return {
@@ -81,6 +96,13 @@ export function makeCatalogStore(table: Table = dataTable) {
       ConsistentRead: consistent,
     });
 
+  /** The bytes of index items read by key (in parallel, up to 100 per BatchGetItem), concatenated in key order. */
+  const readParts = async (keys: { pk: string; sk: string }[]): Promise<Uint8Array> => {
+    const got = new Map<string, Uint8Array>();
+    for (let at = 0; at < keys.length; at += 100) for (const i of await batchGet(table, keys.slice(at, at + 100))) got.set(String(i.sk), i.blob as Uint8Array);
+    return Buffer.concat(keys.map((k) => got.get(k.sk) ?? missingPart(k.sk)));
+  };
+
   /** The adventure item and its rate-pack items, for a Put or a batch write. */
   const adventureItems = (scope: CatalogScope, a: AdventureInput) => [
     { ...catalogKeys.adventure(scope, a.slug), type: 'adventure', adventure: a },
@@ -93,8 +115,8 @@ export function makeCatalogStore(table: Table = dataTable) {
   ];
 
   const store = {
-    async meta(scope: CatalogScope): Promise<CatalogMeta | undefined> {
-      return (await get(catalogKeys.meta(scope))) as CatalogMeta | undefined;
+    async meta(scope: CatalogScope, consistent = false): Promise<CatalogMeta | undefined> {
+      return (await get(catalogKeys.meta(scope), consistent)) as CatalogMeta | undefined;
     },
 
     async adventure(scope: CatalogScope, slug: string): Promise<AdventureInput | undefined> {
@@ -110,11 +132,55 @@ export function makeCatalogStore(table: Table = dataTable) {
       return (await queryPrefix(catalogKeys.partition(scope), catalogKeys.adventurePrefix, true)).map((i) => i.adventure as AdventureInput);
     },
 
-    /** The listing summaries of the current index, in popularity order of the build. */
-    async loadIndex(scope: CatalogScope, meta: CatalogMeta): Promise<AdventureSummary[]> {
+    /**
+     * The current index's head (compact-index.ts) and where its other parts
+     * are read when a query needs them. An index written before that format
+     * (summaries in `entries`) is encoded here, so a container still loads it
+     * until the next import replaces it.
+     */
+    async loadIndex(scope: CatalogScope, meta: CatalogMeta): Promise<{ head: Uint8Array; parts: IndexParts }> {
+      if (!meta.parts) {
+        const items = await queryPrefix(catalogKeys.partition(scope), catalogKeys.indexPrefix(meta.index_id));
+        items.sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
+        const encoded = encodeIndex(items.flatMap((i) => i.entries as AdventureSummary[]));
+        return { head: encoded.head, parts: partsOf(encoded) };
+      }
+      const { index_id: id } = meta;
+      const { text, blocks } = meta.parts;
+      return {
+        head: await readParts(Array.from({ length: meta.chunk_count }, (_, n) => catalogKeys.indexChunk(scope, id, n))),
+        parts: {
+          text: () => readParts(Array.from({ length: text }, (_, n) => catalogKeys.indexTextChunk(scope, id, n))),
+          blocks: async (ks) => {
+            if (ks.some((k) => k >= blocks)) throw new Error(`catalog index ${id} has ${blocks} blocks`);
+            const got = new Map<string, Uint8Array>();
+            for (let at = 0; at < ks.length; at += 100) {
+              for (const i of await batchGet(
+                table,
+                ks.slice(at, at + 100).map((k) => catalogKeys.indexBlock(scope, id, k)),
+              ))
+                got.set(String(i.sk), i.blob as Uint8Array);
+            }
+            return ks.map((k) => {
+              const { sk } = catalogKeys.indexBlock(scope, id, k);
+              return got.get(sk) ?? missingPart(sk);
+            });
+          },
+        },
+      };
+    },
+
+    /** The stored size of the current index's parts, in bytes: head, search text, record blocks (the bench reports them). */
+    async indexBytes(scope: CatalogScope, meta: CatalogMeta): Promise<{ head: number; text: number; blocks: number }> {
       const items = await queryPrefix(catalogKeys.partition(scope), catalogKeys.indexPrefix(meta.index_id));
-      items.sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
-      return items.flatMap((i) => i.entries as AdventureSummary[]);
+      const sizes = new Map(items.map((i) => [String(i.sk), (i.blob as Uint8Array | undefined)?.byteLength ?? Buffer.byteLength(JSON.stringify(i.entries))]));
+      const total = (n: number, key: (n: number) => { sk: string }) =>
+        Array.from({ length: n }, (_, k) => sizes.get(key(k).sk) ?? 0).reduce((a, b) => a + b, 0);
+      return {
+        head: total(meta.chunk_count, (n) => catalogKeys.indexChunk(scope, meta.index_id, n)),
+        text: total(meta.parts?.text ?? 0, (n) => catalogKeys.indexTextChunk(scope, meta.index_id, n)),
+        blocks: total(meta.parts?.blocks ?? 0, (k) => catalogKeys.indexBlock(scope, meta.index_id, k)),
+      };
     },
 
     /** Writes adventures and rate packs (upsert) into a scope; `rebuildIndex` publishes them. */
@@ -136,29 +202,27 @@ export function makeCatalogStore(table: Table = dataTable) {
      * half-written index) and deletes the previous chunks.
      */
     async rebuildIndex(scope: CatalogScope): Promise<CatalogMeta> {
-      const adventures = await store.allAdventures(scope);
-      const summaries = adventures.map(summarize).sort((a, b) => b.popularity - a.popularity || a.slug.localeCompare(b.slug));
+      return store.publishIndex(scope, (await store.allAdventures(scope)).map(summarize));
+    },
+
+    /** Publishes these summaries as the listing index of a scope (rebuildIndex; the bench publishes generated ones). */
+    async publishIndex(scope: CatalogScope, summaries: AdventureSummary[]): Promise<CatalogMeta> {
+      const { head, text, blocks } = encodeIndex(summaries);
       const indexId = randomUUID().slice(0, 8);
-      const chunks: AdventureSummary[][] = [[]];
-      let bytes = 0;
-      for (const s of summaries) {
-        const size = Buffer.byteLength(JSON.stringify(s));
-        if (bytes + size > CHUNK_BYTES && chunks.at(-1)!.length > 0) {
-          chunks.push([]);
-          bytes = 0;
-        }
-        chunks.at(-1)!.push(s);
-        bytes += size;
-      }
-      await batchWrite(
-        table,
-        chunks.map((entries, n) => ({ PutRequest: { Item: { ...catalogKeys.indexChunk(scope, indexId, n), type: 'catalog_index', entries } } })),
-      );
+      const chunks = (b: Buffer) => Array.from({ length: Math.ceil(b.length / CHUNK_BYTES) }, (_, n) => b.subarray(n * CHUNK_BYTES, (n + 1) * CHUNK_BYTES));
+      const [headChunks, textChunks] = [chunks(head), chunks(text)];
+      const item = (key: { pk: string; sk: string }, blob: Buffer) => ({ PutRequest: { Item: { ...key, type: 'catalog_index', blob } } });
+      await batchWrite(table, [
+        ...headChunks.map((b, n) => item(catalogKeys.indexChunk(scope, indexId, n), b)),
+        ...textChunks.map((b, n) => item(catalogKeys.indexTextChunk(scope, indexId, n), b)),
+        ...blocks.map((b, k) => item(catalogKeys.indexBlock(scope, indexId, k), b)),
+      ]);
       const previous = await store.meta(scope);
       const meta: CatalogMeta = {
         version: (previous?.version ?? 0) + 1,
         index_id: indexId,
-        chunk_count: chunks.length,
+        chunk_count: headChunks.length,
+        parts: { text: textChunks.length, blocks: blocks.length },
         adventure_count: summaries.length,
         updated_at: new Date().toISOString(),
       };
