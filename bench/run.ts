@@ -12,6 +12,18 @@ import { againstOthers, distinctWhitespace, measure, measureInterleaved, medianO
  * our DynamoDB client and its call counter), then measures each scenario
  * sequentially against a bare DynamoDB call measured in the same run.
  */
+if (process.argv.includes('--help')) {
+  console.log(`npm run bench [-- options]
+  --runs N          the latency tables give the median of N runs (BENCH_RUNS)
+  --only catalog    only the catalog index: cold load (time, heap, RSS) and listing latency per sort and filter,
+                    at 10 000 and 100 000 generated adventures (BENCH_CATALOG_SIZES=10000,100000), each loaded in a fresh process
+Environment: BENCH_N, BENCH_CATALOG, BENCH_BOOKINGS, BENCH_EVENTS, BENCH_SETTLEMENT_BOOKINGS, BENCH_BUNDLES=0 (see the README, "Tests and benchmarks").`);
+  process.exit(0);
+}
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+if (only !== undefined && only !== 'catalog') throw new Error(`--only ${only}: only 'catalog' can run alone`);
+/** The catalog index at each size: published, loaded cold in a fresh process, then queried (bench/catalog.ts). */
+const catalogSizes = (process.env.BENCH_CATALOG_SIZES ?? '10000,100000').split(',').map(Number);
 // Local-only: shrink the webhook retry waits (5 min -> 30 ms ...) so the failing-receiver run finishes; the schedule's shape is unchanged.
 process.env.WEBHOOK_WAIT_SCALE ??= '0.0001';
 const port = await freePort();
@@ -19,6 +31,16 @@ const stateDir = mkdtempSync(join(tmpdir(), 'ptbs-bench-'));
 const bootStart = Date.now();
 const stack = await startLocalStack({ port, stateDir, reset: true, log: () => undefined });
 console.log(`local stack booted in ${((Date.now() - bootStart) / 1000).toFixed(1)} s`);
+const { benchCatalogIndex, indexLoadTable } = await import('./catalog');
+const catalogIndexReport = async () =>
+  `Catalog index, cold load in a fresh process and listing latency in process (200 queries per scenario, interleaved), per size:\n\n${indexLoadTable(await benchCatalogIndex(catalogSizes))}`;
+if (only === 'catalog') {
+  console.log(`\n${await catalogIndexReport()}`);
+  await stack.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+  process.exit(0);
+}
+
 
 const { dynamo, ddb } = await import('../shared/kernel/aws');
 const { GetCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
@@ -438,6 +460,7 @@ const settlementReport = await benchSettlement();
 
 console.log(`\nLatency through the full local stack (HTTP -> API Gateway emulation -> middy -> DynamoDB Local), sequential, n per row:\n`);
 console.log(table(results, bareGet, RUNS));
+console.log(`\n${await catalogIndexReport()}`);
 console.log(`\nCatalog of ${CATALOG_N} adventures: import ${importSecs.toFixed(1)} s; first listing after the import (index load) ${coldMs} ms.\n`);
 console.log(table(catalogRows, bareGet, RUNS));
 const distance = againstOthers(
