@@ -7,7 +7,7 @@ import { MeContext } from './me';
 import { CodeField, SignIn } from './pages/SignIn';
 import { type Environment, endSession, signOut, startSession, useAuth } from './session';
 import { type Me, ROLE_NAMES } from './types';
-import { ErrorNote, PageTitle, Spinner } from './ui';
+import { ErrorNote, PageTitle, SkipLink, Spinner } from './ui';
 
 const Overview = lazy(() => import('./pages/Overview'));
 const Bookings = lazy(() => import('./pages/Bookings'));
@@ -102,9 +102,7 @@ function Shell({ email }: { email: string }) {
 
   return (
     <MeContext.Provider value={me.data ?? null}>
-      <a className="skip-link" href="#main">
-        Skip to main content
-      </a>
+      <SkipLink target="main">Skip to main content</SkipLink>
       <header>
         {environment === 'sandbox' ? (
           <p className="sandbox-banner">

@@ -220,10 +220,19 @@ export function Pager({
   );
 }
 
-/** A page's heading, focused when the page opens so screen readers announce it. */
+let firstTitle = true;
+
+/**
+ * A page's heading, focused when the page opens so screen readers announce it; not on the first
+ * page after a load, where the focus starts at the top (the skip link) as on any web page.
+ */
 export function PageTitle({ children }: { children: ReactNode }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
+    if (firstTitle) {
+      firstTitle = false;
+      return;
+    }
     ref.current?.focus({ preventScroll: true });
   }, []);
   return (
@@ -261,5 +270,24 @@ export function SelectField({ label, hideLabel, ...props }: { label: ReactNode; 
       </label>
       <select id={id} {...props} />
     </div>
+  );
+}
+
+/**
+ * The skip link. With hash routing a plain #main link would change the route, so it moves the focus
+ * itself (the target has tabIndex -1).
+ */
+export function SkipLink({ target, children }: { target: string; children: ReactNode }) {
+  return (
+    <a
+      className="skip-link"
+      href={`#${target}`}
+      onClick={(e) => {
+        e.preventDefault();
+        document.getElementById(target)?.focus();
+      }}
+    >
+      {children}
+    </a>
   );
 }

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { type AuthStep, associateSoftwareToken, type ChallengeName, initiatePasswordAuth, respondToChallenge, verifySoftwareToken } from '../cognito';
 import { startSession, useAuth } from '../session';
-import { CopyButton, ErrorNote, PageTitle, Spinner } from '../ui';
+import { CopyButton, ErrorNote, PageTitle, SkipLink, Spinner } from '../ui';
 
 type Step =
   | { kind: 'password' }
@@ -69,13 +69,11 @@ export function SignIn() {
 
   return (
     <div className="signin-page">
-      <a className="skip-link" href="#signin-main">
-        Skip to the sign-in form
-      </a>
+      <SkipLink target="signin-main">Skip to the sign-in form</SkipLink>
       <header className="signin-header">
         <p className="brand">Partner Travel console</p>
       </header>
-      <main id="signin-main" className="signin-card">
+      <main id="signin-main" className="signin-card" tabIndex={-1}>
         {step.kind === 'password' ? (
           <PasswordStep
             email={email}
