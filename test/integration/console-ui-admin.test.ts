@@ -99,6 +99,16 @@ describe('the partner console in a real browser: an administrator', () => {
     await signInUi(page, admin);
     await page.getByText('Sandbox: you are viewing test data').waitFor();
 
+    // By keyboard: the first Tab of a page reaches the skip link, which moves the focus to the page without changing the route.
+    await visit(page, 'overview', 'Overview');
+    await page.reload();
+    await settle(page, 'Overview');
+    await page.keyboard.press('Tab');
+    expect(await page.locator(':focus').innerText()).toBe('Skip to main content');
+    await page.keyboard.press('Enter');
+    expect(await page.locator(':focus').getAttribute('id')).toBe('main');
+    expect(new URL(page.url()).hash).toBe('#/overview');
+
     await visit(page, 'webhooks', 'Webhooks');
     await page.getByText(sandboxHook).waitFor();
     expect(await page.getByText(liveHook).count()).toBe(0);
@@ -107,7 +117,10 @@ describe('the partner console in a real browser: an administrator', () => {
 
     // Switching on a booking's page: back to the list of the other environment, nothing of the sandbox left on screen.
     const switchedAt = apiCalls.length;
-    await page.getByRole('radio', { name: 'Live' }).check();
+    // The switch is a radio group: arrow keys move it.
+    await page.getByRole('radio', { name: 'Sandbox' }).focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getByRole('radio', { name: 'Live' }).isChecked()).toBe(true);
     expect(await page.getByText(booking.booking_number).count()).toBe(0);
     await page.getByRole('heading', { level: 1, name: 'Bookings' }).waitFor();
     expect(new URL(page.url()).hash).toBe('#/bookings');
