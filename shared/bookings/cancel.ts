@@ -84,9 +84,9 @@ export async function cancelBooking(
       await notify(result, 'cancelled');
       return result;
     }
-    if (!cancelled.failed('booking') && !cancelled.failed('settlement') && !cancelled.conflict)
+    if (!cancelled.failed('booking') && !cancelled.failed('line') && !cancelled.conflict)
       throw new Error(`cancellation was cancelled (${cancelled.codes.join(', ')})`);
-    // Changed meanwhile (the booking, or its settlement was issued): read it again and decide on what it is now.
+    // Changed meanwhile (the booking, or its line): read it again and decide on what it is now.
     const fresh = await bookingStore.get(b.booking_number);
     if (fresh && fresh.status !== 'CONFIRMED') throw notCancellable(fresh);
     if (!fresh || attempt + 1 >= MAX_CANCEL_ATTEMPTS) {

@@ -15,7 +15,6 @@ import type { QuoteRecord } from '../quotes/model';
 import { getQuote } from '../quotes/read';
 import { quoteStore } from '../quotes/store';
 import { settlementLedger } from '../settlements/ledger';
-import { nextPeriod } from '../settlements/period';
 import { publishEvents } from '../webhooks/queue';
 import type { BookingRecord, CreateBookingInput } from './model';
 import { notify } from './notify';
@@ -100,11 +99,25 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
   if (size > slot.capacity) throw unavailable('sold_out', `This slot now takes at most ${slot.capacity} travelers.`);
   const refKey = (await bookingStore.customerRefKey(t.partnerId, true))!;
   const nowIso = now.toISOString();
-  // The booking's line goes to the settlement of this month, or of the next open one if the month was closed early (sandbox).
-  let period = settlementLedger.periodFor(now);
 
   for (let attempt = 0; ; attempt++) {
     const number = newBookingNumber();
+    const adventure = { id: quote.adventure_id, slug: quote.adventure_slug, title: quote.adventure_title };
+    // The booking's line goes to the settlement of this month, or of the next open one if the month is closing or was closed early
+    // (read before each attempt; the settlement itself is never in the booking's transaction).
+    const ledger = await settlementLedger.confirmed(
+      {
+        booking_number: number,
+        partner_id: t.partnerId,
+        env: t.env,
+        partner_reference: input.partner_reference,
+        travel_date: quote.start_date,
+        created_at: nowIso,
+        adventure,
+        net_amount: quote.net_amount,
+      },
+      now,
+    );
     const booking: BookingRecord = {
       booking_number: number,
       partner_id: t.partnerId,
@@ -114,7 +127,7 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
       status: 'CONFIRMED',
       quote_id: quote.id,
       inventory: quote.inventory,
-      adventure: { id: quote.adventure_id, slug: quote.adventure_slug, title: quote.adventure_title },
+      adventure,
       rate_pack: { id: quote.rate_pack_id, name: quote.rate_pack_name, booking_mode: quote.booking_mode },
       travel_date: quote.start_date,
       start_time: quote.start_time,
@@ -132,7 +145,7 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
       payment: { payment_reference: claims.payment_reference, paid_at: claims.paid_at, amount: claims.amount, kid },
       created_at: nowIso,
       updated_at: nowIso,
-      settlement_period: period,
+      settlement_period: ledger.period,
     };
     const event = recordEvent(
       t.partnerId,
@@ -156,7 +169,7 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
         quote: quoteStore.consume(quote.id, number, now),
         reference: bookingStore.reserveReference(t.partnerId, t.env, input.partner_reference, number),
         booking: bookingStore.put(booking),
-        ...settlementLedger.confirmed(booking, period, now),
+        ...ledger.items,
       },
       [event.item],
       seal.items(booking),
@@ -197,10 +210,10 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
       if (row.closed) throw unavailable('slot_closed', 'The operator has closed this slot.');
       throw unavailable('sold_out', `Only ${Math.max(0, slot.capacity - row.sold)} place(s) are left for this slot; the quote was for ${size}.`);
     }
-    // A booking number collision, a conflicting concurrent transaction, or a settlement closed meanwhile: try again, within bounds.
-    if (cancelled.failed('settlement')) period = nextPeriod(period);
-    else if (!cancelled.failed('booking') && !cancelled.failed('line') && !cancelled.conflict)
+    // A booking number collision or a conflicting concurrent transaction (on the slot's seats): try again, within bounds.
+    if (!cancelled.failed('booking') && !cancelled.failed('line') && !cancelled.conflict)
       throw new Error(`booking was cancelled (${cancelled.codes.join(', ')})`);
+    logger.info('booking retried', { booking_retry: true, attempt: attempt + 1, conflict: cancelled.conflict });
     if (attempt + 1 >= MAX_BOOKING_ATTEMPTS) {
       throw new ApiError('booking.slot.contended', 'This slot is taking many bookings right now; retry in a moment with the same Idempotency-Key.', undefined, {
         'retry-after': '1',

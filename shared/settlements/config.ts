@@ -27,6 +27,14 @@ const settlementConfig = z.object({
   SETTLEMENT_LINK_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   /** Settlements with more lines than this print a summary on the invoice and every line in an annex. */
   SETTLEMENT_INVOICE_MAX_ROWS: z.coerce.number().int().min(1).default(200),
+  /**
+   * How long after a close begins a writer that read the period open may still commit its line: above the
+   * timeout of the functions that write lines (bookings, cancellations, completions: 10 s). Only an early close
+   * (the running month) waits it; the monthly job runs hours after its months ended.
+   */
+  SETTLEMENT_CLOSE_GRACE_MS: z.coerce.number().int().min(0).default(12_000),
+  /** The same for a sandbox tenant's early close (the test helper): its writers are the tester's own requests. */
+  SETTLEMENT_SANDBOX_CLOSE_GRACE_MS: z.coerce.number().int().min(0).default(1_000),
   SETTLEMENT_BUCKET: z.string().optional(),
   SETTLEMENT_QUEUE_URL: z.string().optional(),
 });

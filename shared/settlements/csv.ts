@@ -37,17 +37,29 @@ export const STATEMENT_COLUMNS = [
   'AmountToChargeClient',
 ] as const;
 
+/** One statement row: the columns of STATEMENT_COLUMNS, neutralized, semicolon-separated, CRLF-terminated. */
+export function statementRow(l: LedgerLine): string {
+  return csvText([
+    [l.booking_number, l.partner_reference, l.travel_date, localDate(new Date(l.confirmed_at)), l.adventure, lineStatus(l), amountText(l.amount_minor)],
+  ]);
+}
+
+// csv-stringify quotes a cell holding the record delimiter (CRLF) but not a bare CR or LF: quote those too, so no cell makes a row.
+const csvText = (rows: string[][]) =>
+  stringify(rows, { delimiter: ';', record_delimiter: 'windows', quoted_match: /[\r\n]/, cast: { string: neutralizeCell } });
+
 /**
  * The statement of account of an issued settlement, in the bank's layout:
  * semicolon-delimited, UTF-8 with a byte order mark, CRLF line ends, a dot as
  * decimal separator. A header block (issuer, period, invoice number, invoice
  * date, due date, currency, total due), an empty line, then one row per line
- * of the settlement; the total due is the sum of AmountToChargeClient.
+ * of the settlement (`rows`, already rendered by `statementRow`, in the
+ * documents' order); the total due is the sum of AmountToChargeClient.
+ * Yielded piece by piece, so a statement of any size streams to S3.
  */
-export function renderStatement(s: SettlementRecord, lines: LedgerLine[]): Buffer {
-  const total = totalOf(lines);
-  if (total !== s.total_minor) throw new Error(`settlement ${s.id}: lines sum to ${total}, the settlement says ${s.total_minor}`);
-  const rows: string[][] = [
+export function* statementChunks(s: SettlementRecord, totalMinor: number, rows: Iterable<string>): Generator<Buffer> {
+  if (totalMinor !== s.total_minor) throw new Error(`settlement ${s.id}: lines sum to ${totalMinor}, the settlement says ${s.total_minor}`);
+  const head = csvText([
     ['Issuer', s.issuer?.name ?? ''],
     ['IssuerICE', s.issuer?.ice ?? ''],
     ['Partner', s.partner?.legal_name ?? ''],
@@ -57,20 +69,23 @@ export function renderStatement(s: SettlementRecord, lines: LedgerLine[]): Buffe
     ['InvoiceDate', s.issue_date ?? ''],
     ['DueDate', s.due_date ?? ''],
     ['Currency', s.currency],
-    ['TotalAmountDue', amountText(total)],
+    ['TotalAmountDue', amountText(totalMinor)],
     [],
     [...STATEMENT_COLUMNS],
-    ...orderedLines(lines).map((l) => [
-      l.booking_number,
-      l.partner_reference,
-      l.travel_date,
-      localDate(new Date(l.confirmed_at)),
-      l.adventure,
-      lineStatus(l),
-      amountText(l.amount_minor),
-    ]),
-  ];
-  // csv-stringify quotes a cell holding the record delimiter (CRLF) but not a bare CR or LF: quote those too, so no cell makes a row.
-  const text = stringify(rows, { delimiter: ';', record_delimiter: 'windows', quoted_match: /[\r\n]/, cast: { string: neutralizeCell } });
-  return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text, 'utf8')]);
+  ]);
+  yield Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(head, 'utf8')]);
+  let batch: string[] = [];
+  for (const r of rows) {
+    batch.push(r);
+    if (batch.length === 1000) {
+      yield Buffer.from(batch.join(''), 'utf8');
+      batch = [];
+    }
+  }
+  if (batch.length) yield Buffer.from(batch.join(''), 'utf8');
+}
+
+/** The whole statement of a few lines, in memory (tests, small settlements). */
+export function renderStatement(s: SettlementRecord, lines: LedgerLine[]): Buffer {
+  return Buffer.concat([...statementChunks(s, totalOf(lines), orderedLines(lines).map(statementRow))]);
 }

@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { settlementSettings } from './config';
 import type { StoredDocument } from './model';
@@ -44,6 +52,75 @@ export async function storeDocument(key: string, kind: DocumentKind, body: Buffe
     if ((e as { name?: string; $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 412) throw e;
   }
   return { key, bytes: body.length, sha256 };
+}
+
+/** Parts of a streamed document: S3 takes 5 MB at least for every part but the last. */
+export const PART_BYTES = 8 * 1024 * 1024;
+
+const alreadyStored = (e: unknown) => (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412;
+
+/**
+ * Stores a document produced piece by piece without holding it whole: below
+ * one part, one PutObject as `storeDocument`; beyond, an S3 multipart upload
+ * whose parts leave as they fill, completed with If-None-Match: * (an issued
+ * document never changes) or aborted on a failure. Memory: one part.
+ */
+export async function storeDocumentStream(
+  key: string,
+  kind: DocumentKind,
+  chunks: Iterable<Buffer>,
+  filename: string,
+  partBytes = PART_BYTES,
+): Promise<StoredDocument> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let uploadId: string | undefined;
+  const parts: { PartNumber: number; ETag: string | undefined }[] = [];
+  const common = { Bucket: bucket(), Key: key };
+  const flush = async () => {
+    const body = Buffer.concat(pending);
+    pending = [];
+    pendingBytes = 0;
+    if (!uploadId) {
+      const r = await client().send(
+        new CreateMultipartUploadCommand({
+          ...common,
+          ContentType: DOCUMENT_TYPES[kind].contentType,
+          ContentDisposition: `attachment; filename="${filename}"`,
+        }),
+      );
+      uploadId = r.UploadId!;
+    }
+    const PartNumber = parts.length + 1;
+    const r = await client().send(new UploadPartCommand({ ...common, UploadId: uploadId, PartNumber, Body: body }));
+    parts.push({ PartNumber, ETag: r.ETag });
+  };
+  try {
+    for (const c of chunks) {
+      hash.update(c);
+      bytes += c.length;
+      pending.push(c);
+      pendingBytes += c.length;
+      if (pendingBytes >= partBytes) await flush();
+    }
+    const sha256 = hash.digest('hex');
+    if (!uploadId) return { ...(await storeDocument(key, kind, Buffer.concat(pending), filename)), sha256 };
+    if (pendingBytes > 0) await flush();
+    try {
+      await client().send(new CompleteMultipartUploadCommand({ ...common, UploadId: uploadId, MultipartUpload: { Parts: parts }, IfNoneMatch: '*' }));
+    } catch (e) {
+      if (!alreadyStored(e)) throw e;
+    }
+    return { key, bytes, sha256 };
+  } catch (e) {
+    if (uploadId)
+      await client()
+        .send(new AbortMultipartUploadCommand({ ...common, UploadId: uploadId }))
+        .catch(() => undefined);
+    throw e;
+  }
 }
 
 export async function readDocument(key: string): Promise<Buffer> {

@@ -1,21 +1,22 @@
 import { accessStore } from '../access/store';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
-import { backoff } from '../db/retry';
+import { backoff, sleep } from '../db/retry';
 import { recordEvent } from '../events/record';
+import { logger } from '../kernel/logger';
 import { countEvent } from '../kernel/metrics';
 import { money } from '../kernel/money';
 import type { Env } from '../kernel/tenant';
 import { localDate } from '../kernel/time';
 import { publishEvents } from '../webhooks/queue';
 import { issuerIdentity, settlementSettings } from './config';
-import { renderStatement } from './csv';
-import { storeDocument } from './documents';
+import { statementChunks } from './csv';
+import { SettlementDigest } from './digest';
+import { storeDocument, storeDocumentStream } from './documents';
 import { documentKeys } from './keys';
-import { totalOf } from './lines';
-import type { LedgerLine, PartnerIdentity, SettlementRecord } from './model';
+import type { PartnerIdentity, SettlementRecord } from './model';
 import { formatNumber } from './numbering';
-import { renderInvoice } from './pdf';
-import { dueDate, periodEnd, periodStart } from './period';
+import { renderInvoiceOf } from './pdf';
+import { dueDate, periodEnd, periodOf, periodStart } from './period';
 import { settlementStore } from './store';
 
 /** Attempts of one issue against concurrent issues of the same series (each retry re-reads the counter). */
@@ -27,27 +28,48 @@ async function partnerIdentity(partnerId: string): Promise<PartnerIdentity> {
   return { legal_name: p.legal_name ?? p.name, address: p.legal_address ?? null, ice: p.legal_ice ?? null };
 }
 
+/** How long the ledger's writers may still be writing to a period once its close began (README, "Settlements"). */
+export const closeGraceMs = (env: Env) => {
+  const c = settlementSettings();
+  return env === 'test' ? c.SETTLEMENT_SANDBOX_CLOSE_GRACE_MS : c.SETTLEMENT_CLOSE_GRACE_MS;
+};
+
 /**
- * DRAFT -> ISSUED. Sums the lines and checks them against the DRAFT's
- * counters (a line still being written shows as a difference: read again),
- * then commits the next number of the series and the status change in one
- * transaction conditioned on the counter's previous value and on those
- * counters. A lost race for the number re-reads the counter and tries again.
- * Returns the settlement as it is after (already issued: as it was).
+ * Waits until no writer that saw the period open can still be in flight.
+ * Every line of a period is written by a request that began inside the period
+ * (or before, for a line sent on from a month closed early), read the
+ * settlement open, and lasts less than the grace. So once the grace has
+ * passed since the later of the period's end and the close's start, every
+ * such line has committed, and later writers read the close and go to the
+ * next period. The monthly job runs long after its months ended: it never waits.
  */
-export async function issueDraft(
-  partnerId: string,
-  env: Env,
-  period: string,
-  now = new Date(),
-): Promise<{ settlement?: SettlementRecord; issued: boolean; lines?: LedgerLine[] }> {
+async function writersDone(env: Env, period: string, closingAt: string) {
+  const grace = closeGraceMs(env);
+  const closing = Date.parse(closingAt);
+  if (periodOf(new Date(closing - grace)) > period) return;
+  const wait = closing + grace - Date.now();
+  if (wait > 0) await sleep(wait);
+}
+
+/**
+ * DRAFT -> ISSUED. Begins the close (`closing_at`: the ledger's writers now
+ * send their lines to the next period), waits for the writers that saw it
+ * open, sums the lines (a paged Query), then commits the next number of the
+ * series, the status change and the totals in one transaction conditioned on
+ * the counter's previous value and on the close it began. A lost race for the
+ * number re-reads the counter and tries again. Returns the settlement as it
+ * is after (already issued: as it was), and the lines it summed.
+ */
+export async function issueDraft(partnerId: string, env: Env, period: string, now = new Date()): Promise<{ settlement?: SettlementRecord; issued: boolean }> {
   const identity = await partnerIdentity(partnerId);
   for (let attempt = 0; attempt < MAX_ISSUE_ATTEMPTS; attempt++) {
     if (attempt > 0) await backoff(attempt, 10, 250);
-    const s = await settlementStore.get(partnerId, env, period);
-    if (s?.status !== 'DRAFT') return { settlement: s, issued: false };
-    const lines = await settlementStore.lines(partnerId, env, period);
-    if (totalOf(lines) !== s.total_minor || lines.length !== s.line_count) continue;
+    const draft = await settlementStore.header(partnerId, env, period);
+    if (draft?.status !== 'DRAFT') return { settlement: draft, issued: false };
+    const closingAt = await settlementStore.startClosing(draft, now);
+    if (!closingAt) continue;
+    await writersDone(env, period, closingAt);
+    const s: SettlementRecord = { ...draft, closing_at: closingAt, ...(await settlementStore.sum(partnerId, env, period)) };
     const seq = (await settlementStore.lastNumber(env, partnerId)) + 1;
     const number = formatNumber(env, seq);
     const issueDate = localDate(now);
@@ -60,33 +82,62 @@ export async function issueDraft(
     };
     const cancelled = await transact(dataTable.client, settlementStore.issue(s, seq, number, fields));
     if (!cancelled) {
-      return { settlement: { ...s, status: 'ISSUED', number, seq, ...fields, documents_status: 'PENDING', updated_at: fields.issued_at }, issued: true, lines };
+      await checkLedgerFrozen(s);
+      return { settlement: { ...s, status: 'ISSUED', number, seq, ...fields, documents_status: 'PENDING', updated_at: fields.issued_at }, issued: true };
     }
-    // Another issue took this number, a line landed meanwhile, or the settlement changed: read everything again.
+    // Another issue took this number, or the settlement changed: read everything again.
   }
   throw new Error(`settlement ${partnerId}/${env}/${period}: could not take a number after ${MAX_ISSUE_ATTEMPTS} attempts`);
 }
 
 /**
+ * After the issue: the ledger must still sum to the issued totals. A line
+ * that landed after the sum would come from a writer slower than the grace
+ * (SETTLEMENT_CLOSE_GRACE_MS too short for the functions' timeout): an
+ * operator's alarm, logged as an error. The documents are rendered from the
+ * lines that were summed, and are never stored if they differ from the
+ * issued totals (the renderers check).
+ */
+async function checkLedgerFrozen(s: SettlementRecord) {
+  const after = await settlementStore.sum(s.partner_id, s.env, s.period);
+  if (after.total_minor === s.total_minor && after.line_count === s.line_count) return;
+  logger.error('settlement ledger changed after its sum', {
+    settlement_id: s.id,
+    period: s.period,
+    issued: { total_minor: s.total_minor, line_count: s.line_count },
+    now: after,
+  });
+}
+
+/**
  * Renders and stores the PDF and the CSV of an ISSUED settlement, then records
- * them on it with settlement.issued, in one transaction. Runs again safely:
- * the documents render the same and an already-stored settlement is left as
- * it is. `seal` goes to that transaction (a test helper's answer).
+ * them on it with settlement.issued, in one transaction. Streams: the lines
+ * are read page by page into a digest (totals, subtotals, the statement's
+ * rows as short strings), the invoice is rendered from it (every line only
+ * when there are few), and the statement goes to S3 in parts as it is
+ * written. Runs again safely: the documents render the same and an
+ * already-stored settlement is left as it is. `seal` goes to that transaction
+ * (a test helper's answer).
  */
 export async function storeDocuments(
   s: SettlementRecord,
   seal: Seal<SettlementRecord> = unsealed,
   now = new Date(),
-  issuedLines?: LedgerLine[],
 ): Promise<{ settlement: SettlementRecord; stored: boolean }> {
-  // The lines the issue summed (an issued settlement's lines never change), or read again when resuming.
-  const lines = issuedLines ?? (await settlementStore.lines(s.partner_id, s.env, s.period));
   const c = settlementSettings();
   const number = s.number!;
-  const [pdf, csv] = [await renderInvoice(s, lines, c.SETTLEMENT_INVOICE_MAX_ROWS), renderStatement(s, lines)];
+  // An issued settlement's lines never change: the digest reads the lines its total was summed from.
+  const digest = new SettlementDigest(c.SETTLEMENT_INVOICE_MAX_ROWS);
+  for await (const page of settlementStore.linePages(s.partner_id, s.env, s.period)) digest.add(page);
+  const pdf = await renderInvoiceOf(s, digest);
   const documents = {
     invoice: await storeDocument(documentKeys.invoice(s.partner_id, s.env, s.period, number), 'invoice', pdf, `invoice-${number}.pdf`),
-    statement: await storeDocument(documentKeys.statement(s.partner_id, s.env, s.period, number), 'statement', csv, `statement-${number}.csv`),
+    statement: await storeDocumentStream(
+      documentKeys.statement(s.partner_id, s.env, s.period, number),
+      'statement',
+      statementChunks(s, digest.total, digest.sortedRows()),
+      `statement-${number}.csv`,
+    ),
   };
   const result: SettlementRecord = { ...s, documents, documents_status: 'READY', updated_at: now.toISOString() };
   const event = recordEvent(
@@ -137,20 +188,18 @@ export async function settleTenant(
   seal: Seal<SettlementRecord[]> = unsealed,
   now = new Date(),
 ): Promise<TenantRun> {
-  const summed = new Map<string, LedgerLine[]>();
   const issued: string[] = [];
   for (const s of await settlementStore.allForTenant(partnerId, env)) {
     if (s.status !== 'DRAFT' || s.period > throughPeriod) continue;
     const r = await issueDraft(partnerId, env, s.period, now);
     if (r.issued) issued.push(r.settlement!.number!);
-    if (r.issued && r.lines) summed.set(s.period, r.lines);
   }
   const pending = (await settlementStore.allForTenant(partnerId, env)).filter((s) => s.status !== 'DRAFT' && s.documents_status === 'PENDING');
   const done: SettlementRecord[] = [];
   for (const [i, s] of pending.entries()) {
     const last = i === pending.length - 1;
     const sealFor: Seal<SettlementRecord> = last ? { items: (r) => seal.items([...done, r]) } : unsealed;
-    const r = await storeDocuments(s, sealFor, now, summed.get(s.period));
+    const r = await storeDocuments(s, sealFor, now);
     if (r.stored) done.push(r.settlement);
   }
   return { partner_id: partnerId, env, settlements: done, issued };

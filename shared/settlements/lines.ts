@@ -1,10 +1,13 @@
 import { formatMinor } from '../kernel/money';
 import type { LedgerLine } from './model';
 
+/** A line's place in the documents: bookings by confirmation, then the adjustments of earlier settlements (compared as strings). */
+export const sortKeyOf = (l: LedgerLine) => `${l.kind === 'BOOKING' ? '0' : '1'}|${l.kind === 'BOOKING' ? l.confirmed_at : l.updated_at}|${l.booking_number}`;
+
 /** The order of the documents: bookings by confirmation, then the adjustments of earlier settlements. */
 export function orderedLines(lines: LedgerLine[]): LedgerLine[] {
-  const key = (l: LedgerLine) => `${l.kind === 'BOOKING' ? '0' : '1'}|${l.kind === 'BOOKING' ? l.confirmed_at : l.updated_at}|${l.booking_number}`;
-  return [...lines].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  const keyed = lines.map((l) => ({ k: sortKeyOf(l), l }));
+  return keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).map((x) => x.l);
 }
 
 /** The status column: the booking's status in this settlement, or ADJUSTMENT for the refund of a booking an earlier settlement invoiced. */

@@ -29,8 +29,8 @@ export interface StoredDocument {
 
 /**
  * One settlement: a partner, an environment, a month. Amounts in centimes.
- * The running counters (total, lines, bookings) change in the same
- * transactions as the ledger lines, so they always equal the sum of the lines.
+ * The totals (total, lines, bookings) are the sum of its ledger lines: summed
+ * when a DRAFT is read, frozen on the item when it is issued.
  */
 export interface SettlementRecord {
   id: string;
@@ -44,6 +44,8 @@ export interface SettlementRecord {
   booking_count: number;
   created_at: string;
   updated_at: string;
+  /** When its close began: from then on the ledger's writers send their lines to a later period (README, "Settlements"). */
+  closing_at?: string;
   /** Set in the transaction that issues it. */
   number?: string;
   seq?: number;

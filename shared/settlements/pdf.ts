@@ -1,7 +1,8 @@
 import PDFDocument from 'pdfkit';
 import { localDate } from '../kernel/time';
+import { SettlementDigest, type Subtotal } from './digest';
 import { fonts } from './fonts';
-import { amountText, lineStatus, orderedLines, totalOf } from './lines';
+import { amountText, lineStatus, orderedLines } from './lines';
 import type { LedgerLine, SettlementRecord } from './model';
 import { periodEnd, periodStart } from './period';
 
@@ -153,16 +154,38 @@ function table(doc: Doc, lines: LedgerLine[], y: number, title?: string): number
   return y + 4;
 }
 
-/** The summary of a large settlement: lines, bookings and amounts per status. */
-function summary(doc: Doc, lines: LedgerLine[], y: number): number {
-  const groups = new Map<string, { count: number; minor: number }>();
-  for (const l of lines) {
-    const k = lineStatus(l);
-    const g = groups.get(k) ?? { count: 0, minor: 0 };
-    g.count++;
-    g.minor += l.amount_minor;
-    groups.set(k, g);
+/** A table of subtotals (label, lines, amount) from `y`, adding pages as needed; returns where it ends. */
+function subtotals(doc: Doc, title: string, rows: Subtotal[], y: number): number {
+  if (y > A4.height - MARGIN - 80) {
+    doc.addPage();
+    y = MARGIN;
   }
+  doc.font('bold').fontSize(10).text(title, MARGIN, y);
+  y = doc.y + 4;
+  doc.font('regular').fontSize(8.5);
+  for (const r of rows) {
+    if (y > A4.height - MARGIN - 30) {
+      doc.addPage();
+      y = MARGIN;
+      doc.font('regular').fontSize(8.5);
+    }
+    oneLine(doc, r.label, MARGIN, y, WIDTH - 200);
+    oneLine(doc, `${r.count}`, MARGIN + WIDTH - 200, y, 70, 'right');
+    oneLine(doc, `${printedAmount(r.minor)} MAD`, MARGIN + WIDTH - 120, y, 120, 'right');
+    y += 12;
+  }
+  return y + 8;
+}
+
+const byLabel = (m: Map<string, Subtotal>) => [...m.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+
+/**
+ * The summary of a large settlement: lines and amounts per status, then
+ * subtotals per adventure and per week of confirmation. Every line is in the
+ * statement CSV, which the invoice refers to (an invoice of thousands of
+ * pages serves nobody).
+ */
+function summary(doc: Doc, s: SettlementRecord, d: SettlementDigest, y: number): number {
   const labels: Record<string, string> = {
     CONFIRMED: 'Bookings confirmed',
     COMPLETED: 'Bookings completed',
@@ -173,7 +196,7 @@ function summary(doc: Doc, lines: LedgerLine[], y: number): number {
   y = doc.y + 6;
   doc.fontSize(9);
   for (const k of ['CONFIRMED', 'COMPLETED', 'CANCELLED', 'ADJUSTMENT']) {
-    const g = groups.get(k);
+    const g = d.byStatus.get(k);
     if (!g) continue;
     doc.font('regular').text(`${labels[k]}: ${g.count}`, MARGIN, y, { width: WIDTH - 120 });
     doc.text(`${printedAmount(g.minor)} MAD`, MARGIN + WIDTH - 120, y, { width: 120, align: 'right' });
@@ -183,9 +206,21 @@ function summary(doc: Doc, lines: LedgerLine[], y: number): number {
     .font('regular')
     .fontSize(8.5)
     .fillColor('#444444')
-    .text(`Every line is listed in the annex (${lines.length} lines) and in the statement CSV of this invoice.`, MARGIN, y + 2, { width: WIDTH });
+    .text(
+      `The ${d.lineCount} lines of this invoice, one per booking and adjustment, are listed in its statement of account, statement-${s.number}.csv ` +
+        '(GET /v1/settlements/{id}/statement.csv), whose amounts sum to the total due. Subtotals follow.',
+      MARGIN,
+      y + 2,
+      { width: WIDTH },
+    );
   doc.fillColor('black');
-  return doc.y + 8;
+  y = doc.y + 10;
+  const weeks = byLabel(d.byWeek).map((w) => ({
+    ...w,
+    label: w.label === 'ADJUSTMENT' ? 'Adjustments (refunds of bookings invoiced earlier)' : `Week of ${w.label}`,
+  }));
+  y = subtotals(doc, 'Per week of confirmation (Monday, Morocco time)', weeks, y);
+  return subtotals(doc, 'Per adventure', byLabel(d.byAdventure), y);
 }
 
 /**
@@ -196,7 +231,18 @@ function summary(doc: Doc, lines: LedgerLine[], y: number): number {
  * job that resumes after a crash renders the same document.
  */
 export async function renderInvoice(s: SettlementRecord, lines: LedgerLine[], maxRows: number): Promise<Buffer> {
-  const total = totalOf(lines);
+  const d = new SettlementDigest(maxRows);
+  d.add(lines);
+  return renderInvoiceOf(s, d);
+}
+
+/**
+ * The invoice from a digest of the settlement's lines: every line when there
+ * are at most the digest's `keepLines`, otherwise the summary and subtotals.
+ * Its size does not grow with the number of bookings beyond that.
+ */
+export async function renderInvoiceOf(s: SettlementRecord, d: SettlementDigest): Promise<Buffer> {
+  const total = d.total;
   if (total !== s.total_minor) throw new Error(`settlement ${s.id}: lines sum to ${total}, the settlement says ${s.total_minor}`);
   const f = fonts();
   const issuedAt = new Date(s.issued_at ?? s.updated_at);
@@ -284,9 +330,7 @@ export async function renderInvoice(s: SettlementRecord, lines: LedgerLine[], ma
     );
   y = doc.y + 10;
 
-  const ordered = orderedLines(lines);
-  const inline = ordered.length <= maxRows;
-  y = inline ? table(doc, ordered, y) : summary(doc, ordered, y);
+  y = d.lines ? table(doc, orderedLines(d.lines), y) : summary(doc, s, d, y);
 
   // Total and payment instructions, kept together.
   if (y > A4.height - MARGIN - 150) {
@@ -316,11 +360,6 @@ export async function renderInvoice(s: SettlementRecord, lines: LedgerLine[], ma
   doc.text(`${s.booking_count} booking(s), ${s.line_count} line(s). The statement CSV of this invoice lists the same lines.`, MARGIN, doc.y + 4, {
     width: WIDTH,
   });
-
-  if (!inline) {
-    doc.addPage();
-    table(doc, ordered, MARGIN, `Annex: the ${ordered.length} lines of invoice N° ${s.number}`);
-  }
 
   // Footer on every page.
   const range = doc.bufferedPageRange();

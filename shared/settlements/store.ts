@@ -1,5 +1,6 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dataTable, type Table, type TransactItem } from '../db/client';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { dataTable, type Table, type TransactItem, transact } from '../db/client';
+import { isConditionFailed } from '../db/errors';
 import { clean, inList, newestFirst, queryAll } from '../db/query';
 import type { Env } from '../kernel/tenant';
 import { settlementKeys } from './keys';
@@ -23,8 +24,9 @@ export interface IssueFields {
 }
 
 /**
- * Settlements (one item per tenant and period, with running counters), their
- * ledger lines, and the number series (a counter and a register per series).
+ * Settlements (one item per tenant and period; its totals are written when it
+ * is issued, a DRAFT's are summed from its lines when read), their ledger
+ * lines, and the number series (a counter and a register per series).
  */
 export function makeSettlementStore(table: Table = dataTable) {
   const TableName = () => table.name();
@@ -33,110 +35,153 @@ export function makeSettlementStore(table: Table = dataTable) {
 
   const store = {
     /**
-     * A new line in the DRAFT of a period, and the DRAFT's counters: creates
-     * the DRAFT (with `newId`) on the period's first line. Fails (`settlement`)
-     * when the period's settlement is no longer a DRAFT, and (`line`) when the
-     * booking already has this line.
+     * A new line in the ledger of a period: an item of the booking's own (its
+     * key holds the booking number), conditioned on not existing. Nothing
+     * else: no settlement item is in the booking's transaction (the DRAFT's
+     * totals are summed from the lines; see `open` and the README).
      */
-    addLine(partnerId: string, env: Env, period: string, line: LedgerLine, newId: string, now: Date): { settlement: TransactItem; line: TransactItem } {
+    addLine(partnerId: string, env: Env, period: string, line: LedgerLine): TransactItem {
       const key =
         line.kind === 'BOOKING'
           ? settlementKeys.bookingLine(partnerId, env, period, line.booking_number)
           : settlementKeys.adjustmentLine(partnerId, env, period, line.booking_number);
-      return {
-        settlement: {
-          Update: {
-            TableName: TableName(),
-            Key: settlementKeys.header(partnerId, env, period),
-            UpdateExpression:
-              'SET #id = if_not_exists(#id, :id), partner_id = :p, #env = :env, #period = :period, #s = if_not_exists(#s, :draft), currency = :mad, ' +
-              'created_at = if_not_exists(created_at, :now), updated_at = :now, gsi2pk = if_not_exists(gsi2pk, :g2), gsi2sk = :g2s, #type = :type ' +
-              'ADD total_minor :amount, line_count :one, booking_count :bookings',
-            ConditionExpression: 'attribute_not_exists(pk) OR #s = :draft',
-            ExpressionAttributeNames: { ...names, '#id': 'id', '#env': 'env', '#period': 'period', '#type': 'type' },
-            ExpressionAttributeValues: {
-              ':id': newId,
-              ':p': partnerId,
-              ':env': env,
-              ':period': period,
-              ':draft': 'DRAFT',
-              ':mad': 'MAD',
-              ':now': now.toISOString(),
-              ':g2': settlementKeys.byId(newId).gsi2pk,
-              ':g2s': settlementKeys.byId(newId).gsi2sk,
-              ':type': 'settlement',
-              ':amount': line.amount_minor,
-              ':one': 1,
-              ':bookings': line.kind === 'BOOKING' ? 1 : 0,
-            },
-          },
-        },
-        line: { Put: { TableName: TableName(), Item: { ...key, type: 'ledger_line', ...line }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      };
+      return { Put: { TableName: TableName(), Item: { ...key, type: 'ledger_line', ...line }, ConditionExpression: 'attribute_not_exists(pk)' } };
     },
 
-    /** A booking line of a DRAFT changes (a cancellation keeps only the fee): the line and the DRAFT's total by `delta`. */
+    /** The booking's line in an open period changes (a cancellation keeps only the fee, a completion says so). */
     changeLine(
       partnerId: string,
       env: Env,
       period: string,
       bookingNumber: string,
-      change: Pick<LedgerLine, 'status' | 'amount_minor' | 'refund_minor'>,
-      delta: number,
+      change: Partial<Pick<LedgerLine, 'status' | 'amount_minor' | 'refund_minor'>>,
       now: Date,
-    ): { settlement: TransactItem; line: TransactItem } {
+    ): TransactItem {
+      const values: Record<string, unknown> = { ':now': now.toISOString() };
+      const sets = ['updated_at = :now'];
+      for (const [k, v] of Object.entries(change)) {
+        sets.push(`${k === 'status' ? '#s' : k} = :${k}`);
+        values[`:${k}`] = v;
+      }
       return {
-        settlement: {
-          Update: {
-            TableName: TableName(),
-            Key: settlementKeys.header(partnerId, env, period),
-            UpdateExpression: 'SET updated_at = :now ADD total_minor :d',
-            ConditionExpression: '#s = :draft',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ':now': now.toISOString(), ':d': delta, ':draft': 'DRAFT' },
-          },
-        },
-        line: {
-          Update: {
-            TableName: TableName(),
-            Key: settlementKeys.bookingLine(partnerId, env, period, bookingNumber),
-            UpdateExpression: 'SET #s = :st, amount_minor = :a, refund_minor = :r, updated_at = :now',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ':st': change.status, ':a': change.amount_minor, ':r': change.refund_minor, ':now': now.toISOString() },
-          },
+        Update: {
+          TableName: TableName(),
+          Key: settlementKeys.bookingLine(partnerId, env, period, bookingNumber),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ...('status' in change ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: values,
         },
       };
     },
 
-    /** The booking's status on its line, while the settlement is a DRAFT (an issued settlement never changes). */
-    lineStatus(partnerId: string, env: Env, period: string, bookingNumber: string, status: LedgerLine['status'], now: Date) {
-      return {
-        settlement: {
-          ConditionCheck: {
+    /** The settlement item as stored, without the sum of a DRAFT's lines (the ledger's writers read whether it is open). */
+    async header(partnerId: string, env: Env, period: string): Promise<SettlementRecord | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: settlementKeys.header(partnerId, env, period), ConsistentRead: true }));
+      return r.Item ? clean<SettlementRecord>(r.Item) : undefined;
+    },
+
+    /**
+     * Creates the DRAFT of a period (its first line is about to be written):
+     * a single conditional write of its own, never in a booking's transaction
+     * (single writes of one item do not cancel each other in DynamoDB: the
+     * later ones fail their condition). Resolves false when it exists already.
+     */
+    async open(partnerId: string, env: Env, period: string, newId: string, now: Date): Promise<boolean> {
+      try {
+        await table.client.send(
+          new PutCommand({
             TableName: TableName(),
-            Key: settlementKeys.header(partnerId, env, period),
-            ConditionExpression: '#s = :draft',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ':draft': 'DRAFT' },
-          },
-        } satisfies TransactItem,
-        line: {
+            Item: {
+              ...settlementKeys.header(partnerId, env, period),
+              ...settlementKeys.byId(newId),
+              type: 'settlement',
+              id: newId,
+              partner_id: partnerId,
+              env,
+              period,
+              status: 'DRAFT',
+              currency: 'MAD',
+              total_minor: 0,
+              line_count: 0,
+              booking_count: 0,
+              created_at: now.toISOString(),
+              updated_at: now.toISOString(),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return true;
+      } catch (e) {
+        if (isConditionFailed(e)) return false;
+        throw e;
+      }
+    },
+
+    /**
+     * Starts closing a DRAFT: from `closing_at` on, the ledger's writers send
+     * their lines to a later period. Kept when already set (a resumed run).
+     * Returns the instant the close began.
+     */
+    async startClosing(s: SettlementRecord, now: Date): Promise<string | undefined> {
+      if (s.closing_at) return s.closing_at;
+      const cancelled = await transact(table.client, {
+        draft: {
           Update: {
             TableName: TableName(),
-            Key: settlementKeys.bookingLine(partnerId, env, period, bookingNumber),
-            UpdateExpression: 'SET #s = :st, updated_at = :now',
-            ConditionExpression: 'attribute_exists(pk)',
+            Key: ref(s),
+            UpdateExpression: 'SET closing_at = :at',
+            ConditionExpression: '#s = :draft AND attribute_not_exists(closing_at)',
             ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ':st': status, ':now': now.toISOString() },
+            ExpressionAttributeValues: { ':at': now.toISOString(), ':draft': 'DRAFT' },
           },
-        } satisfies TransactItem,
-      };
+        },
+      });
+      return cancelled ? (await store.header(s.partner_id, s.env, s.period))?.closing_at : now.toISOString();
+    },
+
+    /** A settlement with the sum of its lines when it is a DRAFT (an issued one carries its frozen totals). */
+    async withTotals(s: SettlementRecord): Promise<SettlementRecord> {
+      if (s.status !== 'DRAFT') return s;
+      const t = await store.sum(s.partner_id, s.env, s.period);
+      return { ...s, ...t };
+    },
+
+    /** The totals of a period's lines: a paged, strongly consistent Query that keeps only the amounts. */
+    async sum(partnerId: string, env: Env, period: string): Promise<Pick<SettlementRecord, 'total_minor' | 'line_count' | 'booking_count'>> {
+      const t = { total_minor: 0, line_count: 0, booking_count: 0 };
+      for await (const page of store.linePages(partnerId, env, period, 'amount_minor, kind')) {
+        for (const l of page) {
+          t.total_minor += l.amount_minor;
+          t.line_count++;
+          if (l.kind === 'BOOKING') t.booking_count++;
+        }
+      }
+      return t;
+    },
+
+    /** The lines of a period, page by page (strongly consistent); `projection` keeps only some attributes. */
+    async *linePages(partnerId: string, env: Env, period: string, projection?: string): AsyncGenerator<LedgerLine[]> {
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const r = await table.client.send(
+          new QueryCommand({
+            TableName: TableName(),
+            KeyConditionExpression: 'pk = :p',
+            ExpressionAttributeValues: { ':p': settlementKeys.ledgerPartition(partnerId, env, period) },
+            ...(projection ? { ProjectionExpression: projection } : {}),
+            ConsistentRead: true,
+            ExclusiveStartKey,
+          }),
+        );
+        yield (r.Items ?? []).map((i) => clean<LedgerLine>(i));
+        ExclusiveStartKey = r.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
     },
 
     async get(partnerId: string, env: Env, period: string): Promise<SettlementRecord | undefined> {
-      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: settlementKeys.header(partnerId, env, period), ConsistentRead: true }));
-      return r.Item ? clean<SettlementRecord>(r.Item) : undefined;
+      const h = await store.header(partnerId, env, period);
+      return h && store.withTotals(h);
     },
 
     /** Every settlement of a tenant, oldest period first (one a month: a small partition). */
@@ -146,7 +191,7 @@ export function makeSettlementStore(table: Table = dataTable) {
         ExpressionAttributeValues: { ':p': settlementKeys.tenantPartition(partnerId, env), ':pre': settlementKeys.periodPrefix },
         ConsistentRead: true,
       });
-      return items.map((i) => clean<SettlementRecord>(i));
+      return Promise.all(items.map((i) => store.withTotals(clean<SettlementRecord>(i))));
     },
 
     /** A tenant's settlement by id: a Query of the tenant's partition (strongly consistent), never another tenant's. */
@@ -158,7 +203,7 @@ export function makeSettlementStore(table: Table = dataTable) {
         ExpressionAttributeValues: { ':p': settlementKeys.tenantPartition(partnerId, env), ':pre': settlementKeys.periodPrefix, ':id': id },
         ConsistentRead: true,
       });
-      return items[0] ? clean<SettlementRecord>(items[0]) : undefined;
+      return items[0] ? store.withTotals(clean<SettlementRecord>(items[0])) : undefined;
     },
 
     /** A settlement by id alone (operators): the id index, then a consistent read of the item. */
@@ -188,17 +233,14 @@ export function makeSettlementStore(table: Table = dataTable) {
         f.limit,
         after,
       );
-      return { items: items.map((i) => clean<SettlementRecord>(i)), next };
+      return { items: await Promise.all(items.map((i) => store.withTotals(clean<SettlementRecord>(i)))), next };
     },
 
     /** The lines of a settlement (strongly consistent). */
     async lines(partnerId: string, env: Env, period: string): Promise<LedgerLine[]> {
-      const items = await queryAll(table, {
-        KeyConditionExpression: 'pk = :p',
-        ExpressionAttributeValues: { ':p': settlementKeys.ledgerPartition(partnerId, env, period) },
-        ConsistentRead: true,
-      });
-      return items.map((i) => clean<LedgerLine>(i));
+      const out: LedgerLine[] = [];
+      for await (const page of store.linePages(partnerId, env, period)) out.push(...page);
+      return out;
     },
 
     /** The last number assigned in a series (0 before the first). */
@@ -223,8 +265,9 @@ export function makeSettlementStore(table: Table = dataTable) {
      * DRAFT -> ISSUED with the next number of its series, in one transaction:
      * the counter moves from `seq - 1` to `seq` (conditioned on its previous
      * value, so a number is never skipped or given twice), the register records
-     * it, and the settlement takes it, conditioned on being the DRAFT whose
-     * lines were summed (`total_minor`, `line_count`).
+     * it, and the settlement takes it with the totals of its lines (summed
+     * after the close's grace), conditioned on being the DRAFT whose close
+     * began at `closing_at`.
      */
     issue(s: SettlementRecord, seq: number, number: string, fields: IssueFields): { counter: TransactItem; register: TransactItem; settlement: TransactItem } {
       const counterKey = settlementKeys.counter(s.env, s.partner_id);
@@ -264,8 +307,8 @@ export function makeSettlementStore(table: Table = dataTable) {
             Key: ref(s),
             UpdateExpression:
               'SET #s = :issued, #number = :number, seq = :seq, issued_at = :at, issue_date = :idate, due_date = :due, issuer = :issuer, #partner = :partner, ' +
-              'documents_status = :pending, updated_at = :at',
-            ConditionExpression: '#s = :draft AND total_minor = :total AND line_count = :lines',
+              'documents_status = :pending, updated_at = :at, total_minor = :total, line_count = :lines, booking_count = :bookings',
+            ConditionExpression: '#s = :draft AND closing_at = :closing',
             ExpressionAttributeNames: { ...names, '#number': 'number', '#partner': 'partner' },
             ExpressionAttributeValues: {
               ':issued': 'ISSUED',
@@ -280,6 +323,8 @@ export function makeSettlementStore(table: Table = dataTable) {
               ':draft': 'DRAFT',
               ':total': s.total_minor,
               ':lines': s.line_count,
+              ':bookings': s.booking_count,
+              ':closing': s.closing_at,
             },
           },
         },

@@ -181,11 +181,9 @@ describe('the local stack, from its first start to a restart after a kill', () =
     const line = async (partnerId: string, period: string) => {
       const at = `${period}-15T10:00:00.000Z`;
       const n = `PTB-RCV${randomUUID().slice(0, 4).toUpperCase()}`;
-      const items = settlementStore.addLine(
-        partnerId,
-        'test',
-        period,
-        {
+      await settlementStore.open(partnerId, 'test', period, randomUUID(), new Date(at));
+      const items = {
+        line: settlementStore.addLine(partnerId, 'test', period, {
           kind: 'BOOKING',
           booking_number: n,
           partner_reference: `REF-${n}`,
@@ -197,10 +195,8 @@ describe('the local stack, from its first start to a restart after a kill', () =
           charged_minor: 12_345,
           refund_minor: 0,
           updated_at: at,
-        },
-        randomUUID(),
-        new Date(at),
-      );
+        }),
+      };
       expect(await transact(dataTable.client, items)).toBeUndefined();
     };
     const p = await adminOn(port, ['partner:create', '--name', 'Rerun Bank']);

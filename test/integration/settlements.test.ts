@@ -361,11 +361,9 @@ describe('the monthly job at scale', () => {
       const { partner } = await access.createPartner({ name: `Scale Bank ${i}` });
       partners.push(partner.partner_id);
       const amount = 10_000 + i;
-      const items = store.addLine(
-        partner.partner_id,
-        'live',
-        last,
-        {
+      await store.open(partner.partner_id, 'live', last, randomUUID(), at);
+      const items = {
+        line: store.addLine(partner.partner_id, 'live', last, {
           kind: 'BOOKING',
           booking_number: `PTB-SC${String(i).padStart(2, '0')}-${randomUUID().slice(0, 4).toUpperCase()}`,
           partner_reference: `SCALE-${i}`,
@@ -377,10 +375,8 @@ describe('the monthly job at scale', () => {
           charged_minor: amount,
           refund_minor: 0,
           updated_at: at.toISOString(),
-        },
-        randomUUID(),
-        at,
-      );
+        }),
+      };
       expect(await transact(client, items)).toBeUndefined();
     }
     const runs = await Promise.all([admin(['settlement:run', '--json']), admin(['settlement:run', '--json'])]);

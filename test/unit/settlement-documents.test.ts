@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -78,4 +79,70 @@ describe('serving settlement documents', () => {
     ddb.on(QueryCommand).resolves({ Items: [{ ...record(1), documents: undefined, documents_status: 'PENDING' }] });
     await expect(settlementDocument(tenant, 'x', 'statement')).rejects.toMatchObject({ code: 'settlement.documents.pending', headers: { 'retry-after': '5' } });
   });
+});
+
+describe('documents of a large settlement', () => {
+  const issued: SettlementRecord = {
+    ...record(0),
+    total_minor: 0,
+    documents: undefined,
+    issuer: { name: 'Issuer SARL', address: 'a', ice: '1', if: '2', rc: '3', bank: 'b', rib: 'r' },
+    partner: { legal_name: 'Bank SA', address: null, ice: null },
+    issue_date: '2026-11-01',
+    due_date: '2026-11-16',
+    issued_at: '2026-11-01T01:30:00.000Z',
+  };
+  const linesOf = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      kind: (i % 50 === 49 ? 'ADJUSTMENT' : 'BOOKING') as 'BOOKING' | 'ADJUSTMENT',
+      booking_number: `PTB-${String(i).padStart(4, '0')}-ABCD`,
+      partner_reference: i % 7 === 0 ? `=HYPERLINK("x${i}")` : `REF-${i}`,
+      travel_date: '2026-11-20',
+      confirmed_at: new Date(Date.parse('2026-10-01T08:00:00Z') + ((i * 7919) % 30) * 86_400_000).toISOString(),
+      adventure: ['Erg Chebbi camel trek', 'Medina walk', 'رحلة إلى الصحراء'][i % 3]!,
+      status: (i % 50 === 49 ? 'CANCELLED' : 'CONFIRMED') as 'CONFIRMED' | 'CANCELLED',
+      amount_minor: i % 50 === 49 ? -5_000 : 10_000 + i,
+      charged_minor: 10_000 + i,
+      refund_minor: 0,
+      updated_at: '2026-10-31T10:00:00.000Z',
+    }));
+
+  it('streams the statement through a multipart upload, part by part, with the bytes it has rendered whole', async () => {
+    const { storeDocumentStream } = await import('../../shared/settlements/documents');
+    const { renderStatement, statementChunks } = await import('../../shared/settlements/csv');
+    const { SettlementDigest } = await import('../../shared/settlements/digest');
+    const { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand } = await import('@aws-sdk/client-s3');
+    const lines = linesOf(3_000);
+    const s = { ...issued, total_minor: lines.reduce((n, l) => n + l.amount_minor, 0) };
+    const d = new SettlementDigest(200);
+    for (let i = 0; i < lines.length; i += 1_000) d.add(lines.slice(i, i + 1_000));
+    expect(d.lines).toBeUndefined();
+    s3.on(CreateMultipartUploadCommand).resolves({ UploadId: 'u1' });
+    s3.on(UploadPartCommand).callsFake((i: { PartNumber: number }) => ({ ETag: `e${i.PartNumber}` }));
+    s3.on(CompleteMultipartUploadCommand).resolves({});
+    const stored = await storeDocumentStream('k', 'statement', statementChunks(s, d.total, d.sortedRows()), 'statement.csv', 48 * 1024);
+    const parts = s3.commandCalls(UploadPartCommand).map((c) => c.args[0].input);
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    const whole = renderStatement(s, lines);
+    expect(Buffer.concat(parts.map((p) => p.Body as Buffer))).toEqual(whole);
+    expect(stored).toMatchObject({ bytes: whole.length, sha256: createHash('sha256').update(whole).digest('hex') });
+    expect(s3.commandCalls(CompleteMultipartUploadCommand)[0]!.args[0].input).toMatchObject({
+      IfNoneMatch: '*',
+      MultipartUpload: { Parts: parts.map((p, i) => ({ PartNumber: i + 1, ETag: `e${p.PartNumber}` })) },
+    });
+  });
+
+  it('renders the invoice of thousands of lines as a summary with subtotals per week and adventure, of a few pages whatever the size', async () => {
+    const { renderInvoice } = await import('../../shared/settlements/pdf');
+    const pages = (pdf: Buffer) => (pdf.toString('latin1').match(/\/Type \/Page\b/g) ?? []).length;
+    const sized = async (n: number) => {
+      const lines = linesOf(n);
+      return renderInvoice({ ...issued, total_minor: lines.reduce((a, l) => a + l.amount_minor, 0) }, lines, 200);
+    };
+    const [small, large, larger] = [await sized(150), await sized(2_000), await sized(20_000)];
+    expect(pages(small)).toBeGreaterThanOrEqual(1);
+    expect(pages(large)).toBeLessThanOrEqual(3);
+    expect(pages(larger)).toBe(pages(large));
+    expect(Math.abs(larger.length - large.length)).toBeLessThan(2_000);
+  }, 60_000);
 });

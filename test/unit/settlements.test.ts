@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
@@ -40,6 +40,15 @@ beforeEach(() => {
     const v = i.ExpressionAttributeValues;
     const filter = v[':id'] ? (x: Record<string, unknown>) => x.id === v[':id'] : undefined;
     return { Items: db.query(v[':p'], v[':pre'] ?? '', filter) };
+  });
+  // A single conditional write (the DRAFT's creation) fails as DynamoDB's does.
+  ddb.on(PutCommand).callsFake((i) => {
+    try {
+      db.transact([{ Put: i }]);
+    } catch {
+      throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+    }
+    return {};
   });
   ddb.on(TransactWriteCommand).callsFake((i) => {
     const issuing = i.TransactItems.some((t: { Put?: { Item: { sk?: string } } }) => t.Put?.Item.sk?.startsWith(settlementKeys.registerPrefix));
@@ -81,10 +90,10 @@ const booking = (partnerId: string, env: 'live' | 'test', amountMinor: number, a
   net_amount: money(amountMinor),
 });
 
-/** What a booking confirmation commits: the booking's line and the DRAFT's counters (the booking itself is not modelled here). */
+/** What a booking confirmation commits: the booking's line, in the period that takes lines (the booking itself is not modelled here). */
 async function confirm(b: LedgerBooking, at: Date) {
-  const period = settlementLedger.periodFor(at);
-  db.transact(Object.values(settlementLedger.confirmed(b, period, at)));
+  const { period, items } = await settlementLedger.confirmed(b, at);
+  db.transact(Object.values(items));
   b.settlement_period = period;
 }
 async function cancel(b: LedgerBooking, refundMinor: number, at: Date) {
@@ -161,8 +170,11 @@ describe('the settlement ledger', () => {
           // An issued settlement never changes; the later refunds are November's adjustments.
           expect(header(p, 'live', '2026-10')).toEqual(frozen);
           expect(linesOf(p, 'live', '2026-10')).toEqual(frozenLines);
+          // The issued totals are frozen on the settlement; a DRAFT's are summed from its lines when read.
+          const { settlementStore } = await import('../../shared/settlements/store');
+          const read = (period: string) => settlementStore.get(p, 'live', period);
           for (const period of ['2026-10', '2026-11']) {
-            const h = header(p, 'live', period);
+            const h = await read(period);
             if (!h) continue;
             const lines = linesOf(p, 'live', period);
             expect(h.total_minor).toBe(totalOf(lines));
@@ -171,7 +183,7 @@ describe('the settlement ledger', () => {
           const charged = bookings.reduce((n, x) => n + x.amount, 0);
           const refunded = bookings.filter((x) => x.fate !== 'kept').reduce((n, x) => n + x.refund, 0);
           expect(frozen!.total_minor).toBe(charged - bookings.filter((x) => x.fate === 'cancelled-before').reduce((n, x) => n + x.refund, 0));
-          expect((header(p, 'live', '2026-10')?.total_minor ?? 0) + (header(p, 'live', '2026-11')?.total_minor ?? 0)).toBe(charged - refunded);
+          expect(((await read('2026-10'))?.total_minor ?? 0) + ((await read('2026-11'))?.total_minor ?? 0)).toBe(charged - refunded);
           // The statement says the same: its total and the sum of its amount column, to the centime.
           const rows = parseCsv(renderStatement(issued, frozenLines).toString('utf8').slice(1));
           const total = rows.find((r) => r[0] === 'TotalAmountDue')![1]!;
@@ -192,12 +204,16 @@ describe('the settlement ledger', () => {
     const p = partner();
     await confirm(booking(p, 'test', 10_000, NOV), NOV);
     await issueDraft(p, 'test', '2026-11', NOV);
-    // The booking transaction's settlement item fails on an issued month...
+    // A booking confirmed in November after the close goes to December's DRAFT: its transaction holds only its own line...
     const late = booking(p, 'test', 5_000, NOV);
-    expect(() => db.transact(Object.values(settlementLedger.confirmed(late, '2026-11', NOV)))).toThrow();
-    // ...and the first open period from there is December.
-    expect(await openPeriodFrom(p, 'test', '2026-11')).toBe('2026-12');
+    const { period, items } = await settlementLedger.confirmed(late, NOV);
+    expect(period).toBe('2026-12');
+    expect(Object.keys(items)).toEqual(['line']);
+    db.transact(Object.values(items));
+    // ...and the first open period from there is December; November's issued total never moves.
+    expect((await openPeriodFrom(p, 'test', '2026-11')).period).toBe('2026-12');
     expect(header(p, 'test', '2026-11')!.total_minor).toBe(10_000);
+    expect(linesOf(p, 'test', '2026-12').map((l) => l.amount_minor)).toEqual([5_000]);
   });
 });
 
@@ -388,14 +404,19 @@ describe('numbering', () => {
     for (const p of [a, b, c, d]) expect(header(p, 'live', '2026-10')!.documents_status).toBe('READY');
   });
 
-  it('never issues without a line that committed between the sum and the issue: the issue retries and counts it', async () => {
+  it('sends a booking confirmed while its month is closing to the next month, and issues the totals of the lines it summed', async () => {
     const { issueDraft } = await import('../../shared/settlements/issue');
+    const { settlementStore } = await import('../../shared/settlements/store');
     const p = await draftFor();
+    // The close has begun (a run stopped after it, or is waiting out the grace): an October booking goes to November.
+    expect(await settlementStore.startClosing(header(p, 'live', '2026-10')!, DEC_1)).toBe(DEC_1.toISOString());
     const late = booking(p, 'live', 777, OCT);
-    interleave = () => db.transact(Object.values(settlementLedger.confirmed(late, '2026-10', OCT)));
+    await confirm(late, OCT);
+    expect(late.settlement_period).toBe('2026-11');
     const { settlement } = await issueDraft(p, 'live', '2026-10', DEC_1);
-    expect(settlement).toMatchObject({ status: 'ISSUED', total_minor: 12_345 + 777, line_count: 2, number: 'PTS-000001' });
-    expect(header(p, 'live', '2026-10')).toMatchObject({ total_minor: 13_122, line_count: 2 });
+    expect(settlement).toMatchObject({ status: 'ISSUED', total_minor: 12_345, line_count: 1, booking_count: 1, number: 'PTS-000001' });
+    expect(header(p, 'live', '2026-10')).toMatchObject({ total_minor: 12_345, line_count: 1, closing_at: DEC_1.toISOString() });
+    expect(await settlementStore.get(p, 'live', '2026-11')).toMatchObject({ status: 'DRAFT', total_minor: 777, line_count: 1 });
     expect(db.get(settlementKeys.counter('live', ''))!.last).toBe(1);
   });
 

@@ -8,6 +8,8 @@ import { bookingKeys } from '../../shared/bookings/keys';
 import { catalogKeys } from '../../shared/catalog/keys';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { quoteKeys } from '../../shared/quotes/keys';
+import { settlementKeys } from '../../shared/settlements/keys';
+import { periodOf } from '../../shared/settlements/period';
 import type { EndpointRecord } from '../../shared/webhooks/model';
 import { makeWebhookStore } from '../../shared/webhooks/store';
 
@@ -103,6 +105,8 @@ describe('booking creation under contention', () => {
       .on(GetCommand, { Key: catalogKeys.ratePack('PROD', ratePackId) })
       .resolves({ Item: { rate_pack: ratePack, adventure: { id: quote.adventure_id, slug: 'a', title: 'A', active: true, city: 'Fes' } } });
     ddb.on(GetCommand, { Key: bookingKeys.customerRefKey(partnerId) }).resolves({ Item: { key: Buffer.alloc(32).toString('base64') } });
+    // The month's DRAFT exists (read before each attempt, never written by the booking).
+    ddb.on(GetCommand, { Key: settlementKeys.header(partnerId, 'live', periodOf(new Date())) }).resolves({ Item: { status: 'DRAFT' } });
     ddb.on(TransactWriteCommand).rejects(cancelled('None', 'None', 'None', 'None', 'TransactionConflict'));
 
     const claims = { quote_id: quoteId, amount: quote.net_amount, payment_reference: 'PAY-1', paid_at: new Date().toISOString() };
