@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { CompactSign } from 'jose';
 
 export interface Stats {
   name: string;
@@ -115,4 +117,29 @@ export function table(rows: Stats[], baseline: Stats, runs = 1): string {
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...lines.map(fmt)].join('\n');
+}
+
+/** A booking's body as a bank sends it: the quote's, with a payment confirmation signed with the partner's payment key (ES256). */
+export async function signedBookingBody(q: { id: string; net_amount: unknown }, kid: string, signingKey: Parameters<CompactSign['sign']>[0]): Promise<string> {
+  const claims = { quote_id: q.id, amount: q.net_amount, payment_reference: randomUUID(), paid_at: new Date().toISOString() };
+  const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: 'ES256', kid }).sign(signingKey);
+  return JSON.stringify({
+    quote_id: q.id,
+    partner_reference: randomUUID(),
+    customer_reference: 'BENCH',
+    contact: { first_name: 'B', last_name: 'Bench', email: 'bench@example.com', phone: '+212600000000' },
+    travelers: [{ first_name: 'B', last_name: 'Bench' }],
+    payment_confirmation: jws,
+  });
+}
+
+/** A bench module run on its own: boots the local stack in this process, on a free port and a fresh state directory; resolves to its base URL. */
+export async function standaloneStack(): Promise<string> {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { freePort } = await import('../infra/local/services');
+  const { startLocalStack } = await import('../infra/local/stack');
+  const stack = await startLocalStack({ port: await freePort(), stateDir: mkdtempSync(join(tmpdir(), 'ptbs-bench-')), reset: true, log: () => undefined });
+  return stack.baseUrl;
 }

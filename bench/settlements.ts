@@ -1,24 +1,35 @@
+import '../scripts/quiet-sdk';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+/** The bound the job's peak heap must stay under, whatever the number of bookings (the consumer's memory is set well above it). */
+export const HEAP_BOUND_MB = 256;
 
 /**
- * A settlement of `n` bookings (BENCH_SETTLEMENT_BOOKINGS, default 10 000):
- * its ledger is staged for last month (BatchWriteItem; no booking can be
- * confirmed in the past), then the monthly job runs for the tenant as the
- * queue consumer does (sum and check the lines, take the number, render and
- * store the PDF and the CSV, record settlement.issued). Prints the job time,
- * the peak memory while it ran, and the documents' sizes and render times.
- * Expects the local stack to be up in this process.
+ * Settlements of 10 000 and 100 000 bookings (BENCH_SETTLEMENT_BOOKINGS, a
+ * comma-separated list of sizes), one after the other, each for a tenant of
+ * its own: the ledger is staged for last month (BatchWriteItem; no booking can
+ * be confirmed in the past), then the monthly job runs for the tenant as the
+ * queue consumer does (sum the lines, take the number, read the lines page by
+ * page into a digest, render the invoice, stream the statement to S3, record
+ * settlement.issued). Prints the job time, the peak heap above the start of
+ * the job against HEAP_BOUND_MB, and the documents' sizes. Expects the local
+ * stack to be up in this process.
  */
-export async function benchSettlement(n = Number(process.env.BENCH_SETTLEMENT_BOOKINGS ?? 10_000)) {
+export async function benchSettlements(sizes = (process.env.BENCH_SETTLEMENT_BOOKINGS ?? '10000,100000').split(',').map(Number)) {
+  const reports: string[] = [];
+  for (const n of sizes) reports.push(await benchSettlement(n));
+  return reports.join('\n\n');
+}
+
+export async function benchSettlement(n = 10_000) {
   const { accessStore } = await import('../shared/access/store');
   const { batchWrite } = await import('../shared/db/batch');
   const { dataTable } = await import('../shared/db/client');
   const { settlementKeys } = await import('../shared/settlements/keys');
   const { settleTenant } = await import('../shared/settlements/issue');
-  const { settlementStore } = await import('../shared/settlements/store');
-  const { renderInvoice } = await import('../shared/settlements/pdf');
-  const { renderStatement } = await import('../shared/settlements/csv');
+  const { PART_BYTES } = await import('../shared/settlements/documents');
   const { periodOf, periodStart, previousPeriod } = await import('../shared/settlements/period');
   const { settlementSettings } = await import('../shared/settlements/config');
   type LedgerLine = import('../shared/settlements/model').LedgerLine;
@@ -107,23 +118,20 @@ export async function benchSettlement(n = Number(process.env.BENCH_SETTLEMENT_BO
   const s = run.settlements[0];
   if (!s || s.total_minor !== total || s.documents_status !== 'READY') throw new Error('bench settlement was not issued as expected');
 
-  // The documents again, each on its own, for their render times (the job rendered the same bytes).
-  const stored = await settlementStore.lines(partner.partner_id, 'live', period);
-  t = performance.now();
-  const pdf = await renderInvoice(s, stored, settlementSettings().SETTLEMENT_INVOICE_MAX_ROWS);
-  const pdfMs = performance.now() - t;
-  t = performance.now();
-  const csv = renderStatement(s, stored);
-  const csvMs = performance.now() - t;
-  if (pdf.length !== s.documents!.invoice.bytes || csv.length !== s.documents!.statement.bytes)
-    throw new Error('re-rendered documents differ from the stored ones');
   const mb = (b: number) => `${(b / 1024 / 1024).toFixed(2)} MB`;
+  const heapMb = (peakHeap - before.heapUsed) / 1024 / 1024;
   return [
     `Settlement of ${n} bookings (${n / 10} cancelled before the issue; ledger staged in ${stageSecs.toFixed(1)} s):`,
-    `  job (sum ${n} lines, take ${s.number}, render and store PDF and CSV, settlement.issued): ${(jobMs / 1000).toFixed(1)} s`,
-    `  peak memory during the job: rss ${mb(peakRss)} (+${mb(peakRss - before.rss)}), heap used ${mb(peakHeap)} (+${mb(peakHeap - before.heapUsed)})`,
-    `  invoice PDF: ${mb(pdf.length)}, ${pdf.length > settlementSettings().SETTLEMENT_INLINE_MAX_BYTES ? '303 link' : 'served inline'}; render ${(pdfMs / 1000).toFixed(1)} s (summary page + annex of ${n} rows)`,
-    `  statement CSV: ${mb(csv.length)}; render ${csvMs.toFixed(0)} ms`,
-    `  deterministic: the re-rendered PDF and CSV have the stored sizes (${s.documents!.invoice.sha256.slice(0, 12)}...)`,
+    `  job (sum ${n} lines, take ${s.number}, read them page by page, render the invoice, stream the statement, settlement.issued): ${(jobMs / 1000).toFixed(1)} s`,
+    `  peak memory during the job: heap used ${mb(peakHeap)} (+${mb(peakHeap - before.heapUsed)}; bound ${HEAP_BOUND_MB} MB: ${heapMb <= HEAP_BOUND_MB ? 'kept' : 'EXCEEDED'}), rss ${mb(peakRss)} (+${mb(peakRss - before.rss)})`,
+    `  invoice PDF: ${mb(s.documents!.invoice.bytes)} (${n > settlementSettings().SETTLEMENT_INVOICE_MAX_ROWS ? 'summary, subtotals per week and per adventure; every line in the statement' : 'every line'}), ${s.documents!.invoice.bytes > settlementSettings().SETTLEMENT_INLINE_MAX_BYTES ? '303 link' : 'served inline'}`,
+    `  statement CSV: ${mb(s.documents!.statement.bytes)} (${Math.ceil(s.documents!.statement.bytes / PART_BYTES)} part(s) of at most ${mb(PART_BYTES)}), ${s.documents!.statement.bytes > settlementSettings().SETTLEMENT_INLINE_MAX_BYTES ? '303 link' : 'served inline'}`,
   ].join('\n');
+}
+
+// Standalone (node --expose-gc --import tsx bench/settlements.ts): boots a local stack in this process and prints the report.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await (await import('./lib')).standaloneStack();
+  console.log(await benchSettlements());
+  process.exit(0);
 }
