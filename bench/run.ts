@@ -15,7 +15,7 @@ import { againstOthers, distinctWhitespace, measure, measureInterleaved, medianO
 if (process.argv.includes('--help')) {
   console.log(`npm run bench [-- options]
   --runs N          the latency tables give the median of N runs (BENCH_RUNS)
-  --only catalog    only the catalog index: cold load (time, heap, RSS) and listing latency per sort and filter,
+  --only catalog    only the catalog index: cold load (time, heap, RSS; median of BENCH_CATALOG_LOADS=3) and listing latency per sort and filter,
                     at 10 000 and 100 000 generated adventures (BENCH_CATALOG_SIZES=10000,100000), each loaded in a fresh process
 Environment: BENCH_N, BENCH_CATALOG, BENCH_BOOKINGS, BENCH_EVENTS, BENCH_SETTLEMENT_BOOKINGS, BENCH_BUNDLES=0 (see the README, "Tests and benchmarks").`);
   process.exit(0);
@@ -33,7 +33,7 @@ const stack = await startLocalStack({ port, stateDir, reset: true, log: () => un
 console.log(`local stack booted in ${((Date.now() - bootStart) / 1000).toFixed(1)} s`);
 const { benchCatalogIndex, indexLoadTable } = await import('./catalog');
 const catalogIndexReport = async () =>
-  `Catalog index, cold load in a fresh process and listing latency in process (200 queries per scenario, interleaved), per size:\n\n${indexLoadTable(await benchCatalogIndex(catalogSizes))}`;
+  `Catalog index per size: cold load in a fresh process (median of BENCH_CATALOG_LOADS=3, each load in brackets), listing latency in process (200 queries per scenario, interleaved):\n\n${indexLoadTable(await benchCatalogIndex(catalogSizes))}`;
 if (only === 'catalog') {
   console.log(`\n${await catalogIndexReport()}`);
   await stack.stop();

@@ -1,5 +1,6 @@
 import { useSyncExternalStore } from 'react';
 import { type AuthenticationResult, globalSignOut, refreshTokens, tokenClaims } from './cognito';
+import { config } from './config';
 
 /** A signed-in member's tokens, kept in sessionStorage (this tab only, gone when it closes). */
 export interface Session {
@@ -103,10 +104,27 @@ export function setEnvironment(environment: Environment) {
   set({ environment });
 }
 
-/** Signs out everywhere (GlobalSignOut revokes the refresh token), then forgets the tokens even if that call failed. */
+/** POST /v1/me/sign-out: the API refuses every access token of this member signed in until now. */
+async function endApiSessions(accessToken: string) {
+  // The sandbox: a sign-out needs no recent sign-in anywhere, and members are partner-wide.
+  await fetch(`${config().apiBaseUrl}/me/sign-out`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}`, 'x-environment': 'sandbox', 'idempotency-key': crypto.randomUUID(), 'content-type': 'application/json' },
+    body: '{}',
+  });
+}
+
+/**
+ * Signs out everywhere: the API ends every session of the member (its access
+ * tokens stop working at once), GlobalSignOut revokes the refresh tokens; the
+ * tokens are forgotten even if a call failed.
+ */
 export async function signOut() {
   const s = state.session;
-  if (s) await globalSignOut(s.accessToken).catch(() => undefined);
+  if (s) {
+    await endApiSessions(s.accessToken).catch(() => undefined);
+    await globalSignOut(s.accessToken).catch(() => undefined);
+  }
   endSession('You are signed out.');
 }
 

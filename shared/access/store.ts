@@ -420,6 +420,21 @@ export function makeAccessStore(table: Table = accessTable) {
       return (r.Items ?? []).map((i) => strip<Member>(i)!);
     },
 
+    /** Ends the member's console sessions signed in until `now` (sign-out): the API refuses their tokens from the next request. */
+    async endSessions(partnerId: string, memberId: string, now = new Date()): Promise<string> {
+      const at = now.toISOString();
+      await table.client.send(
+        new UpdateCommand({
+          TableName: TableName(),
+          Key: accessKeys.member(partnerId, memberId),
+          UpdateExpression: 'SET sessions_revoked_at = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      );
+      return at;
+    },
+
     /** The member a console user acts as (strongly consistent: a removed member's link is gone at once). */
     async getIdentity(sub: string): Promise<IdentityLink | undefined> {
       const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: accessKeys.identity(sub), ConsistentRead: true }));

@@ -53,6 +53,8 @@ export interface RouteSpec {
   changesAccess?: boolean;
   /** The route sends e-mail (SES in AWS). */
   sendsMail?: boolean;
+  /** The write only ends console sessions: a console session may make it without a recent sign-in, live included. */
+  endsSessions?: boolean;
   /**
    * The route reaches console users in the Cognito user pool: `read` reads their state (AdminGetUser only);
    * `admin` also invites, disables, enables, removes and signs them out. The CDK grants exactly that on the pool.

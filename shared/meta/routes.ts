@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineRoutes } from '../http/route-def';
-import { pageQuery } from '../http/schemas';
-import { AuditEventPage, Health, Me } from './schemas';
+import { EmptyBody, pageQuery } from '../http/schemas';
+import { AuditEventPage, Health, Me, SignedOut } from './schemas';
 
 /** Meta: service health, this document, the calling key, and the audit trail of writes. */
 export const metaRoutes = defineRoutes({
@@ -48,6 +48,20 @@ export const metaRoutes = defineRoutes({
     summary: 'Metadata of the current key',
     description: 'Partner, environment, key, member, role, scopes and rate limit of the key making the request.',
     responses: { 200: { description: 'The current key.', schema: Me } },
+  },
+  signOut: {
+    method: 'POST',
+    path: '/v1/me/sign-out',
+    handler: 'functions/meta/sign-out.ts',
+    access: 'key',
+    scope: 'meta:read',
+    tag: 'Meta',
+    summary: "End every console session of the calling member (the console's sign-out)",
+    description:
+      "Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With an API key, it signs the key's member out of the console; the key keeps working. A console session may call it from either environment, and needs no recent sign-in for it.",
+    request: { body: EmptyBody },
+    responses: { 200: { description: 'The sessions are ended.', schema: SignedOut } },
+    endsSessions: true,
   },
   listAuditEvents: {
     method: 'GET',

@@ -24,6 +24,13 @@ export const Me = z
   })
   .meta({ id: 'Me' });
 
+export const SignedOut = z
+  .object({
+    member_id: z.uuid(),
+    sessions_ended_at: z.iso.datetime().describe('Console sessions signed in until this instant answer 401 auth.session.invalid from now on.'),
+  })
+  .meta({ id: 'SignedOut' });
+
 export const AuditEvent = z
   .object({
     id: z.string(),

@@ -249,6 +249,29 @@ describe('the API with a console session', () => {
     expect(after.body.code).toBe('auth.session.invalid');
   });
 
+  it('POST /me/sign-out ends every session of the member at the API, even one signed in long ago, in both environments', async () => {
+    const p = await newPartner();
+    const { session, user } = await consoleAdmin(p);
+    const other = await signIn(user);
+    // An old sign-in may still sign out (a live write otherwise needs a recent one).
+    const old = await resign(session.accessToken, { auth_time: Math.floor(Date.now() / 1000) - 40 * 60 });
+    const out = await sessionApi(old, 'live', 'POST', '/me/sign-out', {});
+    expect(out.status, out.text).toBe(200);
+    expect(out.body.member_id).toBe(p.member_id);
+    for (const token of [session.accessToken, other.accessToken]) {
+      for (const env of ['sandbox', 'live'] as const) {
+        const r = await api('GET', '/me', { headers: sessionHeaders(token, env) });
+        expect(r.status).toBe(401);
+        expect(r.body.code).toBe('auth.session.invalid');
+      }
+    }
+    // The partner's keys are not sessions: they keep working; a new sign-in works.
+    expect((await api('GET', '/me', { key: p.test_key })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1100));
+    const again = await signIn(user);
+    expect((await api('GET', '/me', { headers: sessionHeaders(again, 'live') })).status).toBe(200);
+  });
+
   it('answers CORS preflights for the console origin only', async () => {
     const origin = new URL(baseUrl()).origin;
     const ok = await fetch(`${baseUrl()}/me`, {

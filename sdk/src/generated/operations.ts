@@ -34,6 +34,14 @@ export const OPERATIONS = {
     "hasPathParams": false,
     "response": "json"
   },
+  "signOut": {
+    "method": "POST",
+    "path": "/me/sign-out",
+    "write": true,
+    "paginated": false,
+    "hasPathParams": false,
+    "response": "json"
+  },
   "listAuditEvents": {
     "method": "GET",
     "path": "/audit-events",
@@ -443,6 +451,7 @@ export const RESOURCES = {
     "getOpenApi": "getOpenApi",
     "getDocs": "getDocs",
     "getMe": "getMe",
+    "signOut": "signOut",
     "listAuditEvents": "listAuditEvents"
   },
   "team": {
@@ -607,6 +616,7 @@ export interface OperationErrorCodes {
   getOpenApi: 'validation.parameter.unknown' | 'internal.error';
   getDocs: 'validation.parameter.unknown' | 'internal.error';
   getMe: 'validation.parameter.unknown' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
+  signOut: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   listAuditEvents: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   listTeamMembers: 'validation.parameter.unknown' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   inviteTeamMember: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'auth.environment.live_required' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'team.member.exists' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';

@@ -61,7 +61,7 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
       if (principal.via === 'console') {
         // No key secret signs a session's write: a live one needs a recent sign-in (password and TOTP) instead.
         const age = Math.floor(now / 1000) - (principal.authTime ?? 0);
-        if (principal.env === 'live' && age > REAUTH_AFTER_SECONDS) {
+        if (principal.env === 'live' && age > REAUTH_AFTER_SECONDS && !def.endsSessions) {
           throw new ApiError(
             'auth.session.reauthentication_required',
             `Live changes from the console need a sign-in of the last ${REAUTH_AFTER_SECONDS / 60} minutes; sign in again (password and authenticator code) and retry.`,
