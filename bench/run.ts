@@ -41,7 +41,6 @@ if (only === 'catalog') {
   process.exit(0);
 }
 
-
 const { dynamo, ddb } = await import('../shared/kernel/aws');
 const { GetCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
 const { accessStore } = await import('../shared/access/store');
