@@ -17,15 +17,14 @@ import type { AdventureSummary } from './store';
  * - the search text (gzip): the lowercased text `q` is matched in (title,
  *   summary, city, agency, category) as UTF-8, read on the first query with `q`.
  * - record blocks (gzip each): the full summaries of adventures 256k to
- *   256(k + 1) - 1 as JSON, read when a page first shows one of them.
+ *   256(k + 1) - 1, each its own JSON text with its offset, read when a page
+ *   first shows one of them.
  *
- * What was read is kept for the life of the container (the index never changes);
- * of the record blocks, the 64 most recently used are also kept parsed.
+ * What was read is kept for the life of the container (the index never changes):
+ * record blocks decompressed, as bytes; a page parses only its own summaries.
  */
 const MAGIC = 'CIX2';
 const RECORD_BLOCK = 256;
-/** Record blocks kept parsed, the most recently used (16 384 summaries); a block parses in about a millisecond. */
-const PARSED_BLOCKS = 64;
 
 interface Header {
   count: number;
@@ -167,7 +166,17 @@ export function encodeIndex(unsorted: AdventureSummary[]): EncodedIndex {
   const size = Buffer.alloc(4);
   size.writeUInt32LE(head.length);
   const blocks: Buffer[] = [];
-  for (let k = 0; k * RECORD_BLOCK < count; k++) blocks.push(gzipSync(JSON.stringify(all.slice(k * RECORD_BLOCK, (k + 1) * RECORD_BLOCK))));
+  for (let k = 0; k * RECORD_BLOCK < count; k++) {
+    // count (u32) | offsets of each summary's JSON (u32, count + 1) | the JSON texts: a page parses only its own summaries.
+    const records = all.slice(k * RECORD_BLOCK, (k + 1) * RECORD_BLOCK).map((r) => Buffer.from(JSON.stringify(r), 'utf8'));
+    const offsets = Buffer.alloc(4 * (records.length + 2));
+    offsets.writeUInt32LE(records.length, 0);
+    records.reduce((at, r, n) => {
+      offsets.writeUInt32LE(at + r.length, 4 * (n + 2));
+      return at + r.length;
+    }, 0);
+    blocks.push(gzipSync(Buffer.concat([offsets, ...records])));
+  }
   return { head: Buffer.concat([Buffer.from(MAGIC), size, head, gzipSync(new Uint8Array(coreBuf))]), text: gzipSync(Buffer.concat(text)), blocks };
 }
 
@@ -207,9 +216,8 @@ export function decodeIndex(headBytes: Uint8Array, parts: IndexParts): CompactIn
     raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? raw.buffer : raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength);
   const core = Object.fromEntries(layout(header).cols.map((c) => [c.name, new c.Type(coreBuf, c.offset, c.length)])) as unknown as Core;
 
-  // Blocks as read (gzip, about 30 KB each); the last PARSED_BLOCKS used are also kept parsed, so a warm container's heap stays bounded.
-  const blocks = new Map<number, Uint8Array>();
-  const parsed = new Map<number, AdventureSummary[]>();
+  // Blocks decompressed, as bytes: a summary is parsed when a page shows it, so the heap holds no summaries between requests.
+  const blocks = new Map<number, Buffer>();
   let text: Buffer | undefined;
   const illFormed = new Map(header.illFormed);
   const index: CompactIndex = {
@@ -224,20 +232,14 @@ export function decodeIndex(headBytes: Uint8Array, parts: IndexParts): CompactIn
     },
     adopt(got) {
       if (got.text && !text) text = gunzipSync(got.text);
-      for (const [k, b] of got.blocks ?? []) if (!blocks.has(k)) blocks.set(k, b);
+      for (const [k, b] of got.blocks ?? []) if (!blocks.has(k)) blocks.set(k, gunzipSync(b));
     },
     summary(i) {
-      const k = blockOf(i);
-      let block = parsed.get(k);
-      if (block) parsed.delete(k);
-      else {
-        const bytes = blocks.get(k);
-        if (!bytes) throw new Error(`catalog index block ${k} is not loaded`);
-        block = JSON.parse(gunzipSync(bytes).toString('utf8')) as AdventureSummary[];
-        if (parsed.size >= PARSED_BLOCKS) parsed.delete(parsed.keys().next().value!);
-      }
-      parsed.set(k, block);
-      return block[i % RECORD_BLOCK]!;
+      const block = blocks.get(blockOf(i));
+      if (!block) throw new Error(`catalog index block ${blockOf(i)} is not loaded`);
+      const j = i % RECORD_BLOCK;
+      const base = 4 * (block.readUInt32LE(0) + 2);
+      return JSON.parse(block.toString('utf8', base + block.readUInt32LE(4 * (j + 1)), base + block.readUInt32LE(4 * (j + 2)))) as AdventureSummary;
     },
     matching(q) {
       if (!text) throw new Error('catalog index search text is not loaded');
