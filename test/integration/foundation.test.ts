@@ -102,7 +102,7 @@ describe('admin CLI', () => {
     const again = await admin(['member:add', '--partner', dup.json.partner_id, '--email', 'a@dup.example', '--role', 'VIEWER', '--json']);
     expect(again.code).toBe(1);
     expect(again.stdout).toBe('');
-    expect(again.stderr).toMatch(/already exists/);
+    expect(again.stderr).toMatch(/already a member/);
 
     const bad = await admin(['member:add', '--partner', dup.json.partner_id, '--email', 'b@dup.example', '--role', 'KING', '--json']);
     expect(bad.code).toBe(2);
