@@ -56,7 +56,8 @@ export async function benchSettlement(n = 10_000) {
     total += charged - refund;
     return {
       kind: 'BOOKING',
-      booking_number: `PTB-${String(i).padStart(4, '0').slice(-4)}-${randomUUID().slice(0, 4).toUpperCase()}`,
+      // Unique at any size (a line's key holds it): the index in base 36, then 4 random characters.
+      booking_number: `PTB-${i.toString(36).toUpperCase().padStart(4, '0')}-${randomUUID().slice(0, 4).toUpperCase()}`,
       partner_reference: `BANK-${period}-${String(i).padStart(6, '0')}`,
       travel_date: periodStart(period),
       confirmed_at: new Date(start + (i * 86_400_000 * 27) / n + 3_600_000).toISOString(),
@@ -132,6 +133,6 @@ export async function benchSettlement(n = 10_000) {
 // Standalone (node --expose-gc --import tsx bench/settlements.ts): boots a local stack in this process and prints the report.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await (await import('./lib')).standaloneStack();
-  console.log(await benchSettlements());
+  for (const n of (process.env.BENCH_SETTLEMENT_BOOKINGS ?? '10000,100000').split(',').map(Number)) console.log(`${await benchSettlement(n)}\n`);
   process.exit(0);
 }
