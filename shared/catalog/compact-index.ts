@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { AdventureSummary } from './store';
+import type { AdventureSummary } from './summary';
 
 /**
  * The listing index in a compact binary form, written once per import in

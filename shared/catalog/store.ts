@@ -8,29 +8,9 @@ import type { AdventureInput, RatePackInput } from './import-format';
 import { type CatalogScope, catalogKeys, PROD } from './keys';
 import { fromPrice } from './pricing';
 import { bookingWindowDays } from './slots';
+import type { AdventureSummary } from './summary';
 
-export interface AdventureSummary {
-  id: string;
-  slug: string;
-  title: string;
-  summary: string;
-  city: string;
-  category: string;
-  lat: number;
-  lng: number;
-  duration_minutes: number;
-  rating: number;
-  review_count: number;
-  popularity: number;
-  /** Minor units. */
-  from_price: number;
-  booking_modes: string[];
-  image: string;
-  active: boolean;
-  agency: string;
-  /** Per rate pack: ISO weekdays it operates and its booking window in days. */
-  sells: { weekdays: number[]; window_days: number }[];
-}
+export type { AdventureSummary } from './summary';
 
 export interface CatalogMeta {
   version: number;
