@@ -155,7 +155,8 @@ async function authenticateSession(token: string, environment: string | undefine
   ]);
   if (!member || !partner || !member.enabled || partner.disabled_at || member.identity_id !== claims.sub) throw sessionInvalid();
   // A disable signed the user out everywhere: a session from before it stays ended after an enable.
-  // Ended by a sign-out or a disable: every session signed in until then (auth_time has whole seconds: the same second counts as before).
-  if (member.sessions_revoked_at && claims.authTime * 1000 <= Date.parse(member.sessions_revoked_at)) throw sessionInvalid();
+  // Ended by a sign-out or a disable: every session signed in before then. auth_time has whole seconds, so a sign-in
+  // in the very second of the change is taken as after it: a member re-enabled at once can sign in again.
+  if (member.sessions_revoked_at && claims.authTime < Math.floor(Date.parse(member.sessions_revoked_at) / 1000)) throw sessionInvalid();
   return { ...principalOf(partner, member, env, count, nowMs, { via: 'console', keyId: null, keyCreatedAt: null, authTime: claims.authTime }), secret: '' };
 }

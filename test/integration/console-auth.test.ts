@@ -253,6 +253,8 @@ describe('the API with a console session', () => {
     const p = await newPartner();
     const { session, user } = await consoleAdmin(p);
     const other = await signIn(user);
+    // Sessions signed in before the sign-out's second end (one signed in within that very second counts as after it).
+    await new Promise((r) => setTimeout(r, 1100));
     // An old sign-in may still sign out (a live write otherwise needs a recent one).
     const old = await resign(session.accessToken, { auth_time: Math.floor(Date.now() / 1000) - 40 * 60 });
     const out = await sessionApi(old, 'live', 'POST', '/me/sign-out', {});
