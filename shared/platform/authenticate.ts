@@ -1,5 +1,5 @@
 import { parseKey, secretMatches } from '../access/api-key';
-import type { ApiKeyRecord, Member, Partner } from '../access/model';
+import type { ApiKeyRecord, IdentityLink, Member, Partner } from '../access/model';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../access/model';
 import { scopesFor } from '../access/roles';
 import { accessStore } from '../access/store';
@@ -126,6 +126,18 @@ function principalOf(
   };
 }
 
+/**
+ * Console user -> its partner and member. A link never changes (a removal deletes
+ * it and the member), and the member read below checks that it still names this
+ * user, so a warm container reads member and partner in one stage, as for keys.
+ */
+const identityLinks = new Map<string, IdentityLink>();
+function rememberLink(sub: string, link: IdentityLink) {
+  if (identityLinks.has(sub)) return;
+  if (identityLinks.size >= KEY_OWNERS_CACHED) identityLinks.delete(identityLinks.keys().next().value!);
+  identityLinks.set(sub, link);
+}
+
 const ENVIRONMENTS: Record<string, Env> = { live: 'live', sandbox: 'test', test: 'test' };
 
 /**
@@ -147,8 +159,9 @@ async function authenticateSession(token: string, environment: string | undefine
       ...(environment === undefined ? {} : { received: environment.slice(0, 20) }),
     });
   }
-  const link = await accessStore.getIdentity(claims.sub);
+  const link = identityLinks.get(claims.sub) ?? (await accessStore.getIdentity(claims.sub));
   if (!link) throw sessionInvalid();
+  rememberLink(claims.sub, link);
   const [{ member, partner }, count] = await Promise.all([
     accessStore.getMemberAndPartner(link.partner_id, link.member_id),
     countRequest(`console#${link.member_id}`, nowMs),

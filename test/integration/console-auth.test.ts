@@ -1,29 +1,22 @@
-import { createPrivateKey, randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
+import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { decodeJwt, SignJWT } from 'jose';
+import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { accessKeys } from '../../shared/access/keys';
-import { cognito, consoleAdmin, consoleClientId, consoleMember, sessionApi, sessionHeaders, signIn, strongPassword, totpCode } from './console-session';
+import {
+  cognito,
+  consoleAdmin,
+  consoleClientId,
+  consoleMember,
+  invitationPassword,
+  resign,
+  sessionApi,
+  sessionHeaders,
+  signIn,
+  strongPassword,
+  totpCode,
+} from './console-session';
 import { admin, api, baseUrl, newPartner, testDb, write } from './helpers';
-
-const require = createRequire(import.meta.url);
-
-/**
- * The token as cognito-local would sign it, with other claims: its signing key
- * ships in the package (a local stack's tokens are not secret), which lets a
- * test stage what takes time (a sign-in 20 minutes old) or another issuer.
- */
-async function resign(token: string, claims: Record<string, unknown>) {
-  const pem = (require('cognito-local/lib/keys/cognitoLocal.private.json') as { pem: string }).pem;
-  return new SignJWT({ ...decodeJwt(token), ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'CognitoLocal' }).sign(createPrivateKey(pem));
-}
-
-async function invitationPassword(email: string) {
-  const mails = (await admin(['mail:list', '--to', email, '--json'])).json.data as { subject: string; text: string }[];
-  const invitation = mails.find((m) => m.subject.includes('invitation'));
-  return /temporary password: (\S+)/.exec(invitation?.text ?? '')?.[1];
-}
 
 describe('console sign-in through the local Cognito (MFA required, as in AWS)', () => {
   it('an invited member signs in with the e-mailed temporary password, sets a strong one, enrols TOTP, then signs in with a code', async () => {

@@ -1,17 +1,18 @@
-import { createHmac, createPrivateKey, randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { decodeJwt, SignJWT } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { bookingBody, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
+import { strongPassword } from './console-session';
 import { admin, api, baseUrl, type newPartner, write } from './helpers';
+
+export { cognito, consoleClientId as clientId, invitationPassword, resign, strongPassword } from './console-session';
 
 /**
  * The partner console in a real browser: Debian's Chromium driven by playwright-core (as the
@@ -19,27 +20,12 @@ import { admin, api, baseUrl, type newPartner, write } from './helpers';
  * new password, TOTP enrolment with the key shown on the page), axe on every page, screenshots.
  */
 
-const require = createRequire(import.meta.url);
-
 /** Debian's Chromium (.ci/run installs it); CHROMIUM_PATH points elsewhere. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SHOTS = resolve(import.meta.dirname, '..', '..', 'test-output', 'console');
 
 export const origin = () => new URL(baseUrl()).origin;
 export const consoleUrl = (hash = '') => `${origin()}/console/${hash ? `#/${hash}` : ''}`;
-
-/** One call of the local Cognito's JSON protocol (/cognito/), as the console makes it. */
-export async function cognito(operation: string, body: unknown): Promise<{ status: number; body: any }> {
-  const r = await fetch(`${origin()}/cognito/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `AWSCognitoIdentityProviderService.${operation}` },
-    body: JSON.stringify(body),
-  });
-  return { status: r.status, body: await r.json() };
-}
-
-/** The console's app client, from its runtime configuration. */
-export const clientId = async () => ((await (await fetch(`${origin()}/console/config.json`)).json()) as { cognito: { clientId: string } }).cognito.clientId;
 
 export async function launch(): Promise<Browser> {
   return chromium.launch({
@@ -113,9 +99,6 @@ export interface ConsoleUser {
   totpSecret?: string;
 }
 
-/** A strong password (the pool's policy: 12+ characters, upper, lower, digit, symbol). */
-export const strongPassword = () => `Pw-${randomUUID().slice(0, 12)}-Aa9!`;
-
 const usedSteps = new Map<string, number>();
 /**
  * The current TOTP code of a secret. A code is accepted once (as Cognito does), so a second sign-in
@@ -164,15 +147,6 @@ async function withPassword(partner: Awaited<ReturnType<typeof newPartner>>, mem
   const set = await admin(['member:set-password', '--partner', partner.partner_id, '--member', memberId, '--password', password, '--json']);
   if (set.code !== 0) throw new Error(`member:set-password failed: ${set.stderr}`);
   return { email, password, memberId };
-}
-
-/** The temporary password of the last invitation e-mail to `email` (the local stack's outbox). */
-export async function invitationPassword(email: string): Promise<string> {
-  const mails = (await admin(['mail:list', '--to', email, '--json'])).json?.data as { subject: string; text: string }[] | undefined;
-  const invitation = [...(mails ?? [])].reverse().find((m) => /invit/i.test(m.subject));
-  const password = /temporary password:?\s+(\S+)/i.exec(invitation?.text ?? '')?.[1];
-  if (!password) throw new Error(`no invitation e-mail with a temporary password to ${email}: ${JSON.stringify(mails)}`);
-  return password;
 }
 
 const h1 = (page: Page) => page.getByRole('heading', { level: 1 });
@@ -347,13 +321,3 @@ export async function startReceiver() {
 
 /** X-Service-Signature as the spec defines it: hex HMAC-SHA256 of the exact body with the endpoint's signing secret. */
 export const signatureOf = (secret: string, raw: string) => createHmac('sha256', secret).update(raw, 'utf8').digest('hex');
-
-/**
- * The access token as the local Cognito would sign it, with other claims: cognito-local's signing key
- * ships in its package (a local stack's tokens are not secret), which lets a test stage a sign-in
- * 20 minutes old without waiting 20 minutes.
- */
-export async function resign(token: string, claims: Record<string, unknown>) {
-  const pem = (require('cognito-local/lib/keys/cognitoLocal.private.json') as { pem: string }).pem;
-  return new SignJWT({ ...decodeJwt(token), ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'CognitoLocal' }).sign(createPrivateKey(pem));
-}

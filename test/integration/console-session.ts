@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { decodeJwt, SignJWT } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { admin, api, baseUrl, type newPartner } from './helpers';
 
@@ -8,6 +10,8 @@ import { admin, api, baseUrl, type newPartner } from './helpers';
  * password, TOTP enrolment (MFA_SETUP), TOTP sign-in — and calls the API with
  * its access token.
  */
+const require = createRequire(import.meta.url);
+
 export const cognitoUrl = () => `${new URL(baseUrl()).origin}/cognito/`;
 
 export async function cognito(op: string, body: unknown): Promise<{ status: number; body: any }> {
@@ -118,4 +122,23 @@ export async function consoleAdmin(partner: Awaited<ReturnType<typeof newPartner
   const set = await admin(['member:set-password', '--partner', partner.partner_id, '--member', m.member_id, '--password', user.password, '--json']);
   if (set.code !== 0) throw new Error(`member:set-password failed: ${set.stderr}`);
   return { memberId: m.member_id, user, session: await signIn(user) };
+}
+
+/** The temporary password of the last invitation e-mail to `email` (the local stack's outbox). */
+export async function invitationPassword(email: string): Promise<string> {
+  const mails = (await admin(['mail:list', '--to', email, '--json'])).json?.data as { subject: string; text: string }[] | undefined;
+  const invitation = [...(mails ?? [])].reverse().find((m) => /invit/i.test(m.subject));
+  const password = /temporary password:?\s+(\S+)/i.exec(invitation?.text ?? '')?.[1];
+  if (!password) throw new Error(`no invitation e-mail with a temporary password to ${email}: ${JSON.stringify(mails)}`);
+  return password;
+}
+
+/**
+ * The access token as the local Cognito would sign it, with other claims: cognito-local's signing key
+ * ships in its package (a local stack's tokens are not secret), which lets a test stage a sign-in
+ * 20 minutes old without waiting 20 minutes.
+ */
+export async function resign(token: string, claims: Record<string, unknown>) {
+  const pem = (require('cognito-local/lib/keys/cognitoLocal.private.json') as { pem: string }).pem;
+  return new SignJWT({ ...decodeJwt(token), ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'CognitoLocal' }).sign(createPrivateKey(pem));
 }

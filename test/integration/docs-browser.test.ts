@@ -1,28 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { launch } from './console-helpers';
 import { baseUrl } from './helpers';
 
-/** Debian's Chromium (.ci/run installs it); CHROMIUM_PATH points elsewhere. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = resolve(import.meta.dirname, '..', '..', 'test-output');
 
 describe('GET /v1/docs in a real browser', () => {
   it('renders the operations, their error codes and the webhook events, loading nothing from another origin', async () => {
     const origin = new URL(baseUrl()).origin;
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launch();
     try {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
       const external: string[] = [];
