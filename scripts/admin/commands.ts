@@ -7,6 +7,9 @@ import { UsageError } from './target';
 export interface Command {
   usage: string;
   description: string;
+  /** What stdout carries with --json (the admin CLI reference shows it). */
+  output: string;
+  /** Each flag's schema carries its description (.describe()): the reference is generated from them. */
   flags: z.ZodObject;
   /** Names of positional arguments, parsed into the flags object. */
   positionals?: string[];
@@ -15,9 +18,11 @@ export interface Command {
   run(flags: Record<string, unknown>): Promise<{ json: unknown; text: string }>;
 }
 
-const env = z.enum(['live', 'test']);
+const env = z.enum(['live', 'test']).describe('The environment: live, or test (the sandbox).');
 const jobId = z.enum(JOBS.map((j) => j.id) as [string, ...string[]]);
 const role = z.enum(ROLES);
+const partnerId = z.uuid().describe("The partner's id (partner:list).");
+const memberId = z.uuid().describe("The member's id (member:list).");
 const repo = async () => (await import('../../shared/access/store')).accessStore;
 
 function partnerEnabled(enabled: boolean): Command {
@@ -27,7 +32,8 @@ function partnerEnabled(enabled: boolean): Command {
     description: enabled
       ? 'Enable a disabled partner again: its keys work again (revoked or expired ones stay so).'
       : 'Disable a partner: every key of every member fails authentication at once (401), in both environments; data and keys are kept.',
-    flags: z.object({ partner: z.uuid() }),
+    output: '`{partner_id, enabled, disabled_at}`.',
+    flags: z.object({ partner: partnerId }),
     async run(f) {
       const p = await (await repo()).setPartnerEnabled(f.partner as string, enabled);
       return {
@@ -45,7 +51,8 @@ function memberEnabled(enabled: boolean): Command {
     description: enabled
       ? 'Enable a disabled member again: its keys work again and its console user can sign in.'
       : "Disable a member: their keys and console sessions stop working at once, and their console user can't sign in (the last enabled PARTNER_ADMIN can't be disabled).",
-    flags: z.object({ partner: z.uuid(), member: z.uuid() }),
+    output: '`{member_id, enabled, status}`.',
+    flags: z.object({ partner: partnerId, member: memberId }),
     async run(f) {
       const { setConsoleMemberEnabled } = await import('../../shared/team/console-users');
       const m = await setConsoleMemberEnabled(f.partner as string, f.member as string, enabled);
@@ -59,7 +66,15 @@ export const COMMANDS: Record<string, Command> = {
   'partner:create': {
     usage: 'partner:create --name NAME [--email EMAIL]',
     description: 'Create a partner, its first PARTNER_ADMIN member, and one live and one sandbox key for that member.',
-    flags: z.object({ name: z.string().min(1), email: z.email().optional() }),
+    output:
+      '`{partner_id, member_id, live_key, test_key, live_key_id, test_key_id}`: the partner, its first PARTNER_ADMIN, one key per environment (the secrets are shown once).',
+    flags: z.object({
+      name: z.string().min(1).describe("The partner's name (also its invoices' legal name until partner:set-legal)."),
+      email: z
+        .email()
+        .optional()
+        .describe("The first PARTNER_ADMIN's e-mail, which gets the console invitation (without it: a placeholder address, no e-mail)."),
+    }),
     async run(f) {
       const { catalogStore } = await import('../../shared/catalog/store');
       const sandboxCatalog = await catalogStore.currentSandboxScope();
@@ -87,6 +102,7 @@ export const COMMANDS: Record<string, Command> = {
   'partner:list': {
     usage: 'partner:list',
     description: 'List partners.',
+    output: '`{data: [partner]}`.',
     flags: z.object({}),
     async run() {
       const data = await (await repo()).listPartners();
@@ -100,7 +116,8 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'demo:keys [--shell]',
     description:
       "The local stack's demo partner (created by npm start): its id, its PARTNER_ADMIN member, its sandbox and live keys, the stack's base URL, and the demo admin's console e-mail and password. --shell prints them as shell variables: eval \"$(npm run -s admin -- demo:keys --shell)\" sets B, K, LIVE_KEY, P and M.",
-    flags: z.object({ shell: z.boolean().optional() }),
+    output: '`{partner_id, member_id, test_key, live_key, base_url, console_url, console_email, console_password}`.',
+    flags: z.object({ shell: z.boolean().optional().describe('Print B, K, LIVE_KEY, P and M as shell variables, for eval.') }),
     offline: true,
     async run(f) {
       if (process.env.ADMIN_TARGET === 'aws')
@@ -133,7 +150,12 @@ export const COMMANDS: Record<string, Command> = {
   'partner:set-rate-limit': {
     usage: 'partner:set-rate-limit --partner ID (--per-minute N | --default)',
     description: 'Set the per-key request rate of a partner (requests per minute), or go back to the default of 600.',
-    flags: z.object({ partner: z.uuid(), 'per-minute': z.coerce.number().int().min(1).max(100_000).optional(), default: z.boolean().optional() }),
+    output: '`{partner_id, rate_limit_per_minute}`.',
+    flags: z.object({
+      partner: partnerId,
+      'per-minute': z.coerce.number().int().min(1).max(100_000).optional().describe('Requests per minute per key (1 to 100 000).'),
+      default: z.boolean().optional().describe('Go back to the default of 600 per minute.'),
+    }),
     async run(f) {
       if ((f['per-minute'] === undefined) === (f.default !== true)) throw new UsageError('give exactly one of --per-minute N or --default');
       const p = await (await repo()).setRateLimit(f.partner as string, f.default ? null : (f['per-minute'] as number));
@@ -146,11 +168,12 @@ export const COMMANDS: Record<string, Command> = {
   'partner:set-legal': {
     usage: 'partner:set-legal --partner ID [--legal-name NAME] [--address ADDRESS] [--ice ICE]',
     description: "Set the partner's legal identity printed on its invoices (an empty value removes it; the legal name defaults to the partner's name).",
+    output: '`{partner_id, legal_name, legal_address, legal_ice}`.',
     flags: z.object({
-      partner: z.uuid(),
-      'legal-name': z.string().max(200).optional(),
-      address: z.string().max(500).optional(),
-      ice: z.string().max(30).optional(),
+      partner: partnerId,
+      'legal-name': z.string().max(200).optional().describe('The legal name on its invoices (200 characters at most).'),
+      address: z.string().max(500).optional().describe('The legal address (500 characters at most).'),
+      ice: z.string().max(30).optional().describe("The partner's ICE (Morocco's company identifier)."),
     }),
     async run(f) {
       const v = (k: string) => (f[k] === undefined ? undefined : (f[k] as string).trim() || null);
@@ -167,7 +190,14 @@ export const COMMANDS: Record<string, Command> = {
   'member:add': {
     usage: 'member:add --partner ID --email EMAIL --role ROLE [--first-name F] [--last-name L]',
     description: `Add a console member; the console (Cognito) e-mails them a temporary password. Roles: ${ROLES.join(', ')}.`,
-    flags: z.object({ partner: z.uuid(), email: z.email(), role, 'first-name': z.string().optional(), 'last-name': z.string().optional() }),
+    output: '`{member_id, partner_id, email, role}`.',
+    flags: z.object({
+      partner: partnerId,
+      email: z.email().describe("The e-mail the invitation goes to (unique among the partner's members)."),
+      role: role.describe("The member's role."),
+      'first-name': z.string().optional().describe('First name.'),
+      'last-name': z.string().optional().describe('Last name.'),
+    }),
     async run(f) {
       const { addConsoleMember } = await import('../../shared/team/console-users');
       const m = await addConsoleMember(f.partner as string, {
@@ -186,7 +216,13 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'member:set-password --partner ID --member MEMBER_ID --password PASSWORD [--temporary]',
     description:
       "Set a member's console password (Cognito AdminSetUserPassword): permanent, or with --temporary one they must change at the next sign-in. For support and tests; the member still enrols or uses their authenticator.",
-    flags: z.object({ partner: z.uuid(), member: z.uuid(), password: z.string().min(1), temporary: z.boolean().optional() }),
+    output: '`{member_id, email, permanent}`.',
+    flags: z.object({
+      partner: partnerId,
+      member: memberId,
+      password: z.string().min(1).describe('The new password (12+ characters with upper and lower case, a digit and a symbol).'),
+      temporary: z.boolean().optional().describe('The member must change it at the next sign-in.'),
+    }),
     async run(f) {
       const member = await (await repo()).getMember(f.partner as string, f.member as string);
       if (!member) throw new UsageError(`member ${f.member} does not exist in partner ${f.partner}`);
@@ -207,7 +243,8 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'members:link-console [--partner ID]',
     description:
       'Give every member made before the console (no console user yet) a Cognito user linked to its unchanged member id; no e-mail is sent. Idempotent: linked members are skipped.',
-    flags: z.object({ partner: z.uuid().optional() }),
+    output: '`{linked: [{partner_id, member_id, email}]}`.',
+    flags: z.object({ partner: partnerId.optional().describe('Only this partner (default: every partner).') }),
     async run(f) {
       const store = await repo();
       const { linkConsoleUser } = await import('../../shared/team/console-users');
@@ -227,7 +264,8 @@ export const COMMANDS: Record<string, Command> = {
   'member:list': {
     usage: 'member:list --partner ID',
     description: 'List the console members of a partner.',
-    flags: z.object({ partner: z.uuid() }),
+    output: '`{data: [member]}`.',
+    flags: z.object({ partner: partnerId }),
     async run(f) {
       const data = await (await repo()).listMembers(f.partner as string);
       return { json: { data }, text: data.map((m) => `${m.member_id}  ${m.email}  ${m.role}${m.enabled ? '' : '  (disabled)'}`).join('\n') || 'No members.' };
@@ -241,7 +279,8 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'member:remove --partner ID --member MEMBER_ID',
     description:
       "Remove a member: its keys are revoked in both environments, its console user is deleted, and its sessions fail at once (the last enabled PARTNER_ADMIN can't be removed). Its e-mail can be invited again.",
-    flags: z.object({ partner: z.uuid(), member: z.uuid() }),
+    output: '`{member_id, email, removed: true}`.',
+    flags: z.object({ partner: partnerId, member: memberId }),
     async run(f) {
       const { removeConsoleMember } = await import('../../shared/team/console-users');
       const m = await removeConsoleMember(f.partner as string, f.member as string);
@@ -251,7 +290,8 @@ export const COMMANDS: Record<string, Command> = {
   'catalog:import': {
     usage: 'catalog:import FILE',
     description: 'Import the production catalog from a JSON file (format: shared/catalog/schema.ts); adventures missing from it are withdrawn.',
-    flags: z.object({ file: z.string().min(1) }),
+    output: '`{adventures, withdrawn, index_version, sandbox_snapshot}`; progress on stderr.',
+    flags: z.object({ file: z.string().min(1).describe('The catalog JSON file.') }),
     positionals: ['file'],
     async run(f) {
       const { importCatalog } = await import('../../shared/catalog/operations');
@@ -262,6 +302,7 @@ export const COMMANDS: Record<string, Command> = {
   'catalog:refresh-sandbox': {
     usage: 'catalog:refresh-sandbox',
     description: "Refresh every tenant's sandbox catalog from production now (the weekly job does it Sundays 03:00 UTC).",
+    output: '`{snapshot, tenants, events}`; one progress line per tenant on stderr.',
     flags: z.object({}),
     async run() {
       const { refreshSandboxes } = await import('../../shared/catalog/operations');
@@ -272,7 +313,8 @@ export const COMMANDS: Record<string, Command> = {
   'catalog:withdraw': {
     usage: 'catalog:withdraw --slug SLUG',
     description: 'Withdraw a production adventure from sale (stays listed, not bookable); partners with open quotes get adventure.unavailable.',
-    flags: z.object({ slug: z.string().min(1) }),
+    output: '`{slug, active: false, events}`.',
+    flags: z.object({ slug: z.string().min(1).describe("The adventure's slug.") }),
     async run(f) {
       const { withdrawAdventure } = await import('../../shared/catalog/operations');
       const r = await withdrawAdventure(f.slug as string);
@@ -282,13 +324,15 @@ export const COMMANDS: Record<string, Command> = {
   'catalog:close-slot': {
     usage: 'catalog:close-slot --rate-pack ID --date YYYY-MM-DD [--time HH:MM]',
     description: 'Close one production departure (or FLEXIBLE day, without --time) to sale; partners with open quotes on it get adventure.unavailable.',
+    output: '`{rate_pack_id, date, start_time, closed: true, events}`.',
     flags: z.object({
-      'rate-pack': z.uuid(),
-      date: z.iso.date(),
+      'rate-pack': z.uuid().describe('The rate pack id.'),
+      date: z.iso.date().describe('The departure date (YYYY-MM-DD).'),
       time: z
         .string()
         .regex(/^\d{2}:\d{2}$/)
-        .optional(),
+        .optional()
+        .describe('The departure time (HH:MM); without it, the FLEXIBLE day.'),
     }),
     async run(f) {
       const { closeSlot } = await import('../../shared/catalog/operations');
@@ -299,7 +343,8 @@ export const COMMANDS: Record<string, Command> = {
   'payment-key:register': {
     usage: 'payment-key:register --partner ID --env live|test --jwk FILE',
     description: "Register a bank's public EC P-256 JWK that verifies its payment confirmations (ES256); kid from the JWK or its thumbprint.",
-    flags: z.object({ partner: z.uuid(), env, jwk: z.string().min(1) }),
+    output: '`{partner_id, env, kid}`.',
+    flags: z.object({ partner: partnerId, env, jwk: z.string().min(1).describe('A file holding the public EC P-256 JWK.') }),
     async run(f) {
       const { registerPaymentKey } = await import('../../shared/bookings/payment-keys');
       const r = await registerPaymentKey(f.partner as string, f.env as 'live' | 'test', readJsonFile(f.jwk as string) as import('jose').JWK);
@@ -310,7 +355,8 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'payment-key:generate --partner ID --env test|live',
     description:
       'Create a key pair, register the public key, print the private JWK once (to sign payment confirmations). Sandbox keys anywhere; live keys only on the local stack: in AWS banks keep their production private keys (payment-key:register).',
-    flags: z.object({ partner: z.uuid(), env }),
+    output: '`{partner_id, env, kid, private_jwk}`: the private key is shown once.',
+    flags: z.object({ partner: partnerId, env }),
     async run(f) {
       if (f.env === 'live' && process.env.ADMIN_TARGET === 'aws') {
         throw new UsageError(
@@ -328,7 +374,11 @@ export const COMMANDS: Record<string, Command> = {
   'booking:cancel': {
     usage: 'booking:cancel --booking BOOKING_NUMBER [--reason TEXT]',
     description: 'Cancel a booking on behalf of the service (full refund); the partner gets booking.cancelled.',
-    flags: z.object({ booking: z.string().min(1), reason: z.string().max(500).optional() }),
+    output: '`{booking_number, status, cancellation}`.',
+    flags: z.object({
+      booking: z.string().min(1).describe('The booking number (PTB-XXXX-XXXX).'),
+      reason: z.string().max(500).optional().describe('The reason given to the partner (500 characters at most).'),
+    }),
     async run(f) {
       const { cancelByService } = await import('../../shared/bookings/cancel');
       const b = await cancelByService(f.booking as string, (f.reason as string | undefined) ?? null);
@@ -342,7 +392,8 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'booking:complete [--date YYYY-MM-DD]',
     description:
       'Run the daily completion job: CONFIRMED bookings travelling on DATE (a past date; default yesterday, Morocco time) or in the 7 days before become COMPLETED.',
-    flags: z.object({ date: z.iso.date().optional() }),
+    output: '`{through_date, completed}`.',
+    flags: z.object({ date: z.iso.date().optional().describe('The travel date to complete (a past date; default yesterday, Morocco time).') }),
     async run(f) {
       const { completeBookings, yesterdayInMorocco } = await import('../../shared/bookings/complete');
       const r = await completeBookings((f.date as string | undefined) ?? yesterdayInMorocco(), progress);
@@ -354,7 +405,11 @@ export const COMMANDS: Record<string, Command> = {
     description:
       'Moderate a review: HIDDEN (no longer public), RESTORED (a hidden one is public again), DELETED (permanently removed). ' +
       'A review tied to a partner booking sends review.moderated to that partner; consumer-site reviews send nothing.',
-    flags: z.object({ review: z.uuid(), action: z.enum(['HIDDEN', 'RESTORED', 'DELETED']) }),
+    output: '`{review_id, status, moderated_at, event_id}`: `event_id` of the `review.moderated` sent to the partner, null for a consumer-site review.',
+    flags: z.object({
+      review: z.uuid().describe('The review id.'),
+      action: z.enum(['HIDDEN', 'RESTORED', 'DELETED']).describe('What to do with it.'),
+    }),
     async run(f) {
       const { moderateReview } = await import('../../shared/reviews/moderate');
       const r = await moderateReview(f.review as string, f.action as 'HIDDEN' | 'RESTORED' | 'DELETED');
@@ -367,7 +422,11 @@ export const COMMANDS: Record<string, Command> = {
   'review:reply': {
     usage: 'review:reply --review REVIEW_ID --text TEXT',
     description: "Set (or replace) the agency's public reply to a review (agency_reply, agency_replied_at).",
-    flags: z.object({ review: z.uuid(), text: z.string().trim().min(1).max(2000) }),
+    output: '`{review_id, agency_reply, agency_replied_at}`.',
+    flags: z.object({
+      review: z.uuid().describe('The review id.'),
+      text: z.string().trim().min(1).max(2000).describe('The reply (2 000 characters at most).'),
+    }),
     async run(f) {
       const { replyToReview } = await import('../../shared/reviews/moderate');
       const r = await replyToReview(f.review as string, f.text as string);
@@ -377,6 +436,7 @@ export const COMMANDS: Record<string, Command> = {
   'files:sweep': {
     usage: 'files:sweep',
     description: 'Run the hourly sweep now: delete expired uploads never attached to a review (records and objects).',
+    output: '`{deleted}`.',
     flags: z.object({}),
     async run() {
       const { sweepFiles } = await import('../../shared/files/sweep');
@@ -390,12 +450,14 @@ export const COMMANDS: Record<string, Command> = {
       "Run the monthly settlement job as on DATE (default today, Morocco time): every open settlement of a month before DATE's month is issued " +
       '(number, PDF, CSV, settlement.issued); one progress line per partner and environment. A month that has not ended is closed only with --early. ' +
       'With --queue, one message per tenant goes to the settlement queue, as the cron does.',
+    output:
+      '`{through_period, issued, completed, failed, tenants: [{partner_id, env, issued, settlements, error}]}`; with `--queue`, `{through_period, enqueued}`. `issued` counts the numbers this run took, `completed` the settlements whose documents and `settlement.issued` it stored.',
     flags: z.object({
-      date: z.iso.date().optional(),
-      partner: z.uuid().optional(),
-      env: env.optional(),
-      early: z.boolean().optional(),
-      queue: z.boolean().optional(),
+      date: z.iso.date().optional().describe('Run as on this date (default today, Morocco time): the months before its month are issued.'),
+      partner: partnerId.optional().describe('Only this partner (default: every partner).'),
+      env: env.optional().describe('Only this environment (default: both).'),
+      early: z.boolean().optional().describe('Close a month that has not ended yet (for tests).'),
+      queue: z.boolean().optional().describe('Put one message per tenant on the settlement queue, as the cron does, instead of running here.'),
     }),
     async run(f) {
       const { localDate } = await import('../../shared/kernel/time');
@@ -439,10 +501,14 @@ export const COMMANDS: Record<string, Command> = {
   'settlement:pay': {
     usage: 'settlement:pay --settlement ID --reference TRANSFER_REFERENCE --amount 1234.50',
     description: "Record the receipt of a partner's transfer: the settlement becomes PAID (settlement.paid). The amount must equal the total due.",
+    output: 'the PAID settlement.',
     flags: z.object({
-      settlement: z.uuid(),
-      reference: z.string().min(1).max(64),
-      amount: z.string().regex(/^\d+(\.\d{1,2})?$/, 'an amount in MAD, e.g. 1234.50'),
+      settlement: z.uuid().describe('The settlement id.'),
+      reference: z.string().min(1).max(64).describe("The transfer's reference (64 characters at most)."),
+      amount: z
+        .string()
+        .regex(/^\d+(\.\d{1,2})?$/, 'an amount in MAD, e.g. 1234.50')
+        .describe('The amount received in MAD; it must equal the total due.'),
     }),
     async run(f) {
       const { parseMad } = await import('../../shared/kernel/money');
@@ -455,7 +521,8 @@ export const COMMANDS: Record<string, Command> = {
   'settlement:list': {
     usage: 'settlement:list --partner ID [--env live|test]',
     description: 'The settlements of a partner in one environment (default live), newest period first.',
-    flags: z.object({ partner: z.uuid(), env: env.default('live') }),
+    output: '`{data: [settlement]}`.',
+    flags: z.object({ partner: partnerId, env: env.default('live') }),
     async run(f) {
       const { settlementStore } = await import('../../shared/settlements/store');
       const { settlementView } = await import('../../shared/settlements/views');
@@ -471,7 +538,8 @@ export const COMMANDS: Record<string, Command> = {
   'settlement:register': {
     usage: 'settlement:register [--env live|test --partner ID]',
     description: 'The register of a number series: every invoice number assigned, in order (live: the service series; test: one per partner).',
-    flags: z.object({ env: env.default('live'), partner: z.uuid().optional() }),
+    output: '`{data: [{seq, number, settlement_id, partner_id, period, issued_at}]}`.',
+    flags: z.object({ env: env.default('live'), partner: partnerId.optional().describe("The sandbox series' partner (with --env test).") }),
     async run(f) {
       if (f.env === 'test' && !f.partner) throw new UsageError('the sandbox series is per partner: give --partner');
       const { settlementStore } = await import('../../shared/settlements/store');
@@ -485,7 +553,11 @@ export const COMMANDS: Record<string, Command> = {
   'mail:list': {
     usage: 'mail:list [--to EMAIL] [--limit N]',
     description: "The local stack's mailbox (e-mails the service sent), newest first.",
-    flags: z.object({ to: z.string().optional(), limit: z.coerce.number().int().min(1).max(500).default(20) }),
+    output: '`{data: [mail]}`, newest first.',
+    flags: z.object({
+      to: z.string().optional().describe('Only the e-mails to this address.'),
+      limit: z.coerce.number().int().min(1).max(500).default(20).describe('At most this many e-mails (1 to 500).'),
+    }),
     async run(f) {
       const { readdirSync, readFileSync: read } = await import('node:fs');
       const { join } = await import('node:path');
@@ -509,7 +581,8 @@ export const COMMANDS: Record<string, Command> = {
   'webhooks:sweep': {
     usage: 'webhooks:sweep [--grace-seconds N]',
     description: 'Run the webhook sweeper now: re-drive events not fanned out and deliveries whose attempt is overdue by more than N seconds (default 120).',
-    flags: z.object({ 'grace-seconds': z.coerce.number().int().min(0).default(120) }),
+    output: '`{events, deliveries}`.',
+    flags: z.object({ 'grace-seconds': z.coerce.number().int().min(0).default(120).describe('Re-drive attempts overdue by more than this many seconds.') }),
     async run(f) {
       const { sweep } = await import('../../shared/webhooks/sweep');
       const r = await sweep(new Date(), (f['grace-seconds'] as number) * 1000);
@@ -520,6 +593,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'webhooks:reindex',
     description:
       'Write the webhook subscription index (who gets adventure.unavailable) for every ACTIVE endpoint of every partner. Run once after deploying the version that introduced it; idempotent.',
+    output: '`{partners, endpoints}`.',
     flags: z.object({}),
     async run() {
       const { reindexSubscriptions } = await import('../../shared/webhooks/endpoints');
@@ -532,7 +606,8 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'webhooks:replay --delivery DELIVERY_ID',
     description:
       "Re-drive one webhook delivery of any partner (a dead letter, after its cause is fixed): the same event to the same endpoint as a new delivery, as the partner's POST /webhooks/deliveries/{id}/replay does.",
-    flags: z.object({ delivery: z.uuid() }),
+    output: '`{delivery_id, replay_of, partner_id, environment, status}`.',
+    flags: z.object({ delivery: z.uuid().describe('The delivery id (of a dead letter).') }),
     async run(f) {
       const { webhookStore } = await import('../../shared/webhooks/store');
       const { replay } = await import('../../shared/webhooks/replay');
@@ -549,7 +624,8 @@ export const COMMANDS: Record<string, Command> = {
   'job:run': {
     usage: 'job:run --job ID [--time ISO_DATE_TIME]',
     description: `Run a scheduled job now in the local stack, as its schedule would (scheduled time: --time, default now); recorded like a scheduled run. Jobs: ${JOBS.map((j) => j.id).join(', ')}.`,
-    flags: z.object({ job: jobId, time: z.iso.datetime().optional() }),
+    output: '`{job, scheduled_at, result}`; exit 1 if the job fails.',
+    flags: z.object({ job: jobId.describe('The job id.'), time: z.iso.datetime().optional().describe('The scheduled time the run is for (default now).') }),
     async run(f) {
       if (process.env.ADMIN_TARGET === 'aws') {
         throw new UsageError(
@@ -567,6 +643,7 @@ export const COMMANDS: Record<string, Command> = {
   'jobs:status': {
     usage: 'jobs:status',
     description: 'Each scheduled job: schedule, last successful run, last failure, and whether it is overdue (what the job watchdog reports).',
+    output: '`{data: [{job, schedule, overdue, due, last_success_scheduled_at, last_succeeded_at, last_failed_at, last_error}]}`.',
     flags: z.object({}),
     async run() {
       const { checkJobs } = await import('../../shared/jobs/watchdog');
@@ -586,7 +663,12 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'metrics:summary [--since ISO_DATE_TIME] [--name METRIC]',
     description:
       "The local stack's metrics, read back from the EMF documents its functions wrote (under the state directory), one line per metric and dimension set; with the queues' depths when the stack runs.",
-    flags: z.object({ since: z.iso.datetime().optional(), name: z.string().min(1).optional() }),
+    output:
+      '`{source, documents, from, to, metrics: [{namespace, name, unit, dimensions, samples, sum, min, max, avg, p50, p99}], queues}`; `queues`: the depth, in-flight count and DLQ depth of each queue while the stack runs.',
+    flags: z.object({
+      since: z.iso.datetime().optional().describe('Only the figures written since this time.'),
+      name: z.string().min(1).optional().describe('Only this metric.'),
+    }),
     offline: true,
     async run(f) {
       if (process.env.ADMIN_TARGET === 'aws')
@@ -618,14 +700,16 @@ export const COMMANDS: Record<string, Command> = {
   'key:issue': {
     usage: 'key:issue --partner ID --member MEMBER_ID --env live|test [--expires-at ISO_DATE_TIME]',
     description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',
+    output: '`{key_id, key, env}`: the secret is shown once.',
     flags: z.object({
-      partner: z.uuid(),
-      member: z.uuid(),
+      partner: partnerId,
+      member: memberId,
       env,
       'expires-at': z.iso
         .datetime({ offset: true })
         .refine((at) => Date.parse(at) > Date.now(), 'must be in the future: a key that expired already would never work')
-        .optional(),
+        .optional()
+        .describe('When the key stops working (ISO 8601, in the future; default never).'),
     }),
     async run(f) {
       const k = await (await repo()).issueKey(f.partner as string, f.member as string, f.env as 'live' | 'test', {
@@ -637,7 +721,13 @@ export const COMMANDS: Record<string, Command> = {
   'key:revoke': {
     usage: 'key:revoke --key-id KEY_ID',
     description: 'Revoke an API key; it stops working at once.',
-    flags: z.object({ 'key-id': z.string().regex(/^[a-z0-9]{12}$/, 'a key id is the 12 characters after sk_live_ / sk_test_') }),
+    output: '`{key_id, revoked: true, revoked_at}`.',
+    flags: z.object({
+      'key-id': z
+        .string()
+        .regex(/^[a-z0-9]{12}$/, 'a key id is the 12 characters after sk_live_ / sk_test_')
+        .describe('The key id: the 12 characters after sk_live_ or sk_test_.'),
+    }),
     async run(f) {
       const k = await (await repo()).revokeKey(f['key-id'] as string);
       return { json: { key_id: k.key_id, revoked: true, revoked_at: k.revoked_at }, text: `Key ${k.key_id} revoked at ${k.revoked_at}.` };
