@@ -1,7 +1,10 @@
+/** The page of the runbook sections, from the repository root. */
+export const RUNBOOK_PAGE = 'docs/operations/alarms-and-runbooks.md';
+
 /**
- * The README runbook sections the alarms point to. Each alarm's description
- * names its section's anchor; a test checks that every one is a heading of the
- * README ("### Runbook: <title>").
+ * The runbook sections the alarms point to. Each alarm's description names
+ * its section's anchor; a test checks that every one is a heading of
+ * RUNBOOK_PAGE ("### Runbook: <title>").
  */
 export const RUNBOOK = {
   dlq: 'A message on a dead-letter queue',

@@ -28,7 +28,7 @@ import { type Dimension, METRICS_NAMESPACE, type MetricName } from '../../shared
 import { JOBS, type JobDef, QUEUES, type QueueDef } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
 import { deploymentOf } from '../environments';
-import { RUNBOOK, type RunbookSection, runbookAnchor } from '../runbook';
+import { RUNBOOK, RUNBOOK_PAGE, type RunbookSection, runbookAnchor } from '../runbook';
 
 export interface MonitoringProps {
   api: HttpApi;
@@ -46,7 +46,7 @@ export interface MonitoringProps {
   jobs?: JobDef[];
 }
 
-/** Thresholds, one place; the README runbook and the closing note give the reason of each. */
+/** Thresholds, one place; the runbook page (RUNBOOK_PAGE) gives the reason of each. */
 export const THRESHOLDS = {
   /** Any message on a DLQ is work that did not happen. */
   dlqMessages: 1,
@@ -171,7 +171,7 @@ export class MonitoringConstruct extends Construct {
         evaluationPeriods: o.evaluationPeriods ?? 1,
         datapointsToAlarm: o.evaluationPeriods ?? 1,
         treatMissingData: o.missing ?? TreatMissingData.NOT_BREACHING,
-        alarmDescription: `${o.what} Do: ${o.action} Runbook: README.md#${runbookAnchor(o.runbook)} ("${RUNBOOK[o.runbook]}").`,
+        alarmDescription: `${o.what} Do: ${o.action} Runbook: ${RUNBOOK_PAGE}#${runbookAnchor(o.runbook)} ("${RUNBOOK[o.runbook]}").`,
       });
       a.addAlarmAction(notify);
       a.addOkAction(notify);
@@ -359,7 +359,7 @@ export class MonitoringConstruct extends Construct {
 
     d.addWidgets(
       new TextWidget({
-        markdown: '# Partner travel service\nGolden signals of the API, then per route, webhooks, jobs and storage. Runbook: README.md, "Runbook".',
+        markdown: `# Partner travel service\nGolden signals of the API, then per route, webhooks, jobs and storage. Runbook: ${RUNBOOK_PAGE}.`,
         width: 24,
         height: 2,
       }),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { THRESHOLDS } from '../../infra/constructs/monitoring';
-import { RUNBOOK, type RunbookSection, runbookAnchor } from '../../infra/runbook';
+import { RUNBOOK, RUNBOOK_PAGE, type RunbookSection, runbookAnchor } from '../../infra/runbook';
 import { TABLES } from '../../shared/db/tables';
 import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
@@ -11,7 +11,7 @@ import { JOBS, QUEUES } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
 import { isServiceFunction, synthService } from './synth';
 
-const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+const RUNBOOKS = readFileSync(join(import.meta.dirname, '..', '..', RUNBOOK_PAGE), 'utf8');
 
 interface AlarmProps {
   AlarmName: string;
@@ -93,17 +93,24 @@ describe('on-call topic', () => {
 describe('alarms', () => {
   it('every alarm notifies the on-call topic when it fires and when it clears, and says what to do and where the runbook is', () => {
     expect(alarms.size).toBeGreaterThan(0);
-    const headings = new Set([...README.matchAll(/^### Runbook: (.+)$/gm)].map((m) => m[1]));
+    const headings = new Set([...RUNBOOKS.matchAll(/^### Runbook: (.+)$/gm)].map((m) => m[1]));
     for (const [id, a] of alarms) {
       expect(a.AlarmActions, id).toEqual([{ Ref: topicId }]);
       expect(a.OKActions, id).toEqual([{ Ref: topicId }]);
-      expect(a.AlarmDescription, id).toMatch(/ Do: .+ Runbook: README\.md#runbook-[a-z0-9-]+ \(".+"\)\.$/);
+      expect(a.AlarmDescription, id).toMatch(/ Do: .+ Runbook: docs\/operations\/alarms-and-runbooks\.md#runbook-[a-z0-9-]+ \(".+"\)\.$/);
       expect(a.AlarmDescription.length, id).toBeLessThanOrEqual(1024);
-      const anchor = /README\.md#(runbook-[a-z0-9-]+)/.exec(a.AlarmDescription)![1]!;
+      const anchor = /alarms-and-runbooks\.md#(runbook-[a-z0-9-]+)/.exec(a.AlarmDescription)![1]!;
       const section = (Object.keys(RUNBOOK) as RunbookSection[]).find((s) => runbookAnchor(s) === anchor);
       expect(section, `${id}: ${anchor}`).toBeDefined();
-      expect(headings.has(RUNBOOK[section!]), `README heading "### Runbook: ${RUNBOOK[section!]}"`).toBe(true);
+      expect(headings.has(RUNBOOK[section!]), `${RUNBOOK_PAGE} heading "### Runbook: ${RUNBOOK[section!]}"`).toBe(true);
     }
+  });
+
+  it('the runbook page has a section for every kind of alarm, and no section that no alarm points to', () => {
+    const headings = [...RUNBOOKS.matchAll(/^### Runbook: (.+)$/gm)].map((m) => m[1]);
+    const used = new Set([...alarms.values()].map((a) => /alarms-and-runbooks\.md#(runbook-[a-z0-9-]+)/.exec(a.AlarmDescription)?.[1]));
+    expect(headings.sort()).toEqual(Object.values(RUNBOOK).sort());
+    for (const section of Object.keys(RUNBOOK) as RunbookSection[]) expect(used.has(runbookAnchor(section)), section).toBe(true);
   });
 
   it('has exactly the alarms generated from the queues, routes, functions, tables and jobs', () => {
