@@ -1,13 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 
 /**
  * What `npm start` and `npm test` need beyond `npm install`, checked before
  * anything starts: a Java runtime 17+ (DynamoDB Local is a Java program) and,
- * for the tests, Chromium (the reference page's browser test) and openssl (the
- * HTTPS webhook test's certificates). What is missing
+ * for the tests, Chromium (the reference page's browser test), openssl (the
+ * HTTPS webhook test's certificates) and what the integration recipes run with
+ * (recipes/: the Java source launcher, Python's cryptography, curl). What is missing
  * is installed with apt-get where that can be done unattended (Debian or
  * Ubuntu, as root or with passwordless sudo), as .ci/run does; otherwise the
  * script stops at once with the exact command to run.
@@ -18,7 +19,8 @@ import { delimiter, join, resolve } from 'node:path';
  * (npm run synth and deploy) does only that.
  *
  * PREREQUISITES_INSTALL=never only says what to run; CHROMIUM_PATH points at
- * another Chromium (default /usr/bin/chromium, Debian's).
+ * another Chromium (default /usr/bin/chromium, Debian's); RECIPES_PYTHON at
+ * another python for the Python recipes (default python3 on the PATH).
  */
 
 export type Need = 'start' | 'test';
@@ -28,8 +30,16 @@ export interface Facts {
   javaMajor: number | null;
   chromiumPath: string;
   chromium: boolean;
-  /** openssl on the PATH: the HTTPS webhook test makes its certificates with it. */
+  /** openssl on the PATH: the HTTPS webhook test makes its certificates with it, the curl recipes sign with it. */
   openssl: boolean;
+  /** The jdk.compiler module: `java File.java` (the Java recipes) compiles in memory with it; a bare JRE lacks it. */
+  javaCompiler: boolean;
+  /** The python the recipes run with (RECIPES_PYTHON, else python3 on the PATH), and whether it imports cryptography. */
+  python: string;
+  pythonCryptography: boolean;
+  /** That python is Debian's /usr/bin/python3 (or there is none), which apt-get's python3-cryptography serves. */
+  systemPython: boolean;
+  curl: boolean;
   platform: NodeJS.Platform;
   /** apt-get is on the PATH (Debian, Ubuntu). */
   apt: boolean;
@@ -40,6 +50,8 @@ export interface Facts {
   sudo: boolean;
   /** The Java package apt can install here (the first of openjdk-17, openjdk-21, default-jre-headless it knows). */
   javaPackage: string;
+  /** The JDK package that adds jdk.compiler to that Java (openjdk-17-jdk-headless for Java 17). */
+  jdkPackage: string;
   installAllowed: boolean;
 }
 
@@ -75,9 +87,25 @@ export function plan(need: Need, f: Facts): Plan {
     packages.push('openssl');
     brew.push('brew install openssl');
   }
+  // What the integration recipes' test runs them with (test/integration/recipes.test.ts).
+  const manual: string[] = [];
+  if (need === 'test' && !f.javaCompiler) {
+    missing.push('the Java source launcher (module jdk.compiler, a JDK): the Java recipes run as java File.java');
+    packages.push(f.jdkPackage);
+  }
+  if (need === 'test' && !f.pythonCryptography) {
+    missing.push(`Python 3 with the cryptography package (${f.python}: the Python recipes; RECIPES_PYTHON names another python)`);
+    if (f.systemPython) packages.push('python3-cryptography');
+    else manual.push(`${f.python} -m pip install cryptography   # or: RECIPES_PYTHON=/usr/bin/python3 with Debian's python3-cryptography`);
+    brew.push(`${f.python} -m pip install cryptography`);
+  }
+  if (need === 'test' && !f.curl) {
+    missing.push('curl (the curl recipes)');
+    packages.push('curl');
+  }
   if (missing.length === 0) return { missing };
   const chromiumElsewhere = need === 'test' && !f.chromium && f.chromiumPath !== DEFAULT_CHROMIUM;
-  if (f.apt && f.installAllowed && (f.root || f.sudo) && !chromiumElsewhere) return { missing, install: { packages, sudo: !f.root } };
+  if (f.apt && f.installAllowed && (f.root || f.sudo) && !chromiumElsewhere && manual.length === 0) return { missing, install: { packages, sudo: !f.root } };
   if (f.platform === 'darwin') return { missing, commands: brew };
   const commands: string[] = [];
   if (packages.length && (f.apt || f.debian)) {
@@ -86,7 +114,11 @@ export function plan(need: Need, f: Facts): Plan {
   } else if (packages.length) {
     if (packages.includes(f.javaPackage)) commands.push(`install a Java ${JAVA_MIN}+ runtime (e.g. https://adoptium.net) and put java on the PATH`);
     if (packages.includes('chromium')) commands.push(`install Chromium and set CHROMIUM_PATH to its executable`);
+    if (packages.includes(f.jdkPackage)) commands.push(`install a JDK ${JAVA_MIN}+ (the java of the PATH needs the jdk.compiler module)`);
+    if (packages.includes('python3-cryptography')) commands.push('install Python 3 and its cryptography package (pip install cryptography)');
+    if (packages.includes('curl')) commands.push('install curl');
   }
+  commands.push(...manual);
   if (chromiumElsewhere) commands.push(`install Chromium at ${f.chromiumPath}, or unset CHROMIUM_PATH to use Debian's (${DEFAULT_CHROMIUM})`);
   return { missing, commands };
 }
@@ -99,15 +131,15 @@ export function javaMajor(versionOutput: string | null): number | null {
   return m[1] === '1' ? Number(m[2]) : Number(m[1]);
 }
 
-const onPath = (cmd: string) =>
-  (process.env.PATH ?? '').split(delimiter).some((dir) => {
-    try {
-      accessSync(join(dir, cmd), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+const executable = (path: string) => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const onPath = (cmd: string) => (process.env.PATH ?? '').split(delimiter).some((dir) => executable(join(dir, cmd)));
 
 function javaPackage(apt: boolean): string {
   const candidates = [`openjdk-${JAVA_MIN}-jre-headless`, 'openjdk-21-jre-headless', 'default-jre-headless'];
@@ -117,6 +149,14 @@ function javaPackage(apt: boolean): string {
 
 function facts(): Facts {
   const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  const modules = spawnSync('java', ['--list-modules'], { encoding: 'utf8' });
+  const python = process.env.RECIPES_PYTHON ?? 'python3';
+  const pythonWhere = python.includes('/')
+    ? [python].find(executable)
+    : (process.env.PATH ?? '')
+        .split(delimiter)
+        .map((dir) => join(dir, python))
+        .find(executable);
   const chromiumPath = process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM;
   let chromium = false;
   try {
@@ -128,17 +168,27 @@ function facts(): Facts {
   const apt = onPath('apt-get');
   const root = process.getuid?.() === 0;
   const major = java.error || java.status !== 0 ? null : javaMajor(`${java.stderr}${java.stdout}`);
+  const jre = major !== null && major >= JAVA_MIN ? '' : javaPackage(apt);
   return {
     javaMajor: major,
     chromiumPath,
     chromium,
     openssl: onPath('openssl'),
+    javaCompiler: !modules.error && modules.status === 0 && /^jdk\.compiler@/m.test(modules.stdout),
+    python,
+    pythonCryptography: spawnSync(python, ['-c', 'import cryptography'], { stdio: 'ignore' }).status === 0,
+    // No python at all: apt-get's python3-cryptography brings Debian's; a python of one's own gets pip's.
+    systemPython:
+      pythonWhere === undefined ? !python.includes('/') : existsSync('/usr/bin/python3') && realpathSync(pythonWhere) === realpathSync('/usr/bin/python3'),
+    curl: onPath('curl'),
     platform: process.platform,
     apt,
     debian: existsSync('/etc/debian_version'),
     root,
     sudo: !root && apt && onPath('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0,
-    javaPackage: major !== null && major >= JAVA_MIN ? '' : javaPackage(apt),
+    javaPackage: jre,
+    // The JDK of the Java that is there (its jdk.compiler must match), else of the one about to be installed.
+    jdkPackage: jre ? jre.replace('-jre-', '-jdk-') : `openjdk-${major}-jdk-headless`,
     installAllowed: process.env.PREREQUISITES_INSTALL !== 'never',
   };
 }

@@ -10,12 +10,18 @@ const debianRoot: Facts = {
   chromiumPath: '/usr/bin/chromium',
   chromium: true,
   openssl: true,
+  javaCompiler: true,
+  python: 'python3',
+  pythonCryptography: true,
+  systemPython: true,
+  curl: true,
   platform: 'linux',
   apt: true,
   debian: true,
   root: true,
   sudo: false,
   javaPackage: 'openjdk-17-jre-headless',
+  jdkPackage: 'openjdk-17-jdk-headless',
   installAllowed: true,
 };
 
@@ -65,6 +71,21 @@ describe('prerequisites of npm start and npm test', () => {
     ]);
   });
 
+  it("installs what the integration recipes run with, for the tests only: a JDK's source launcher, Python's cryptography, curl", () => {
+    const bare = { ...debianRoot, javaCompiler: false, pythonCryptography: false, curl: false };
+    expect(plan('start', bare)).toEqual({ missing: [] });
+    expect(plan('test', bare)).toMatchObject({
+      missing: [expect.stringContaining('jdk.compiler'), expect.stringContaining('cryptography'), expect.stringContaining('curl')],
+      install: { packages: ['openjdk-17-jdk-headless', 'python3-cryptography', 'curl'], sudo: false },
+    });
+    // A python of one's own (pyenv, a virtualenv) is not Debian's: apt-get cannot give it cryptography.
+    const pyenv = plan('test', { ...debianRoot, pythonCryptography: false, systemPython: false, python: '/opt/py/bin/python3' });
+    expect([pyenv.install, pyenv.commands]).toEqual([
+      undefined,
+      [expect.stringMatching(/^\/opt\/py\/bin\/python3 -m pip install cryptography .*RECIPES_PYTHON/)],
+    ]);
+  });
+
   it('stops at once, before any test, saying what is missing and what to run, when it cannot install', () => {
     const root = resolve(import.meta.dirname, '..', '..');
     const empty = mkdtempSync(join(tmpdir(), 'ptbs-nopath-'));
@@ -80,7 +101,7 @@ describe('prerequisites of npm start and npm test', () => {
     expect(r.status, r.stderr).toBe(1);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(r.stderr).toMatch(
-      /^npm test needs what this machine lacks:\n {2}- Java 17\+ .*\n {2}- Chromium at .*\n {2}- openssl .*\nRun this, then npm test again:\n {2}\S/,
+      /^npm test needs what this machine lacks:\n {2}- Java 17\+ .*\n {2}- Chromium at .*\n {2}- openssl .*\n {2}- the Java source launcher .*\n {2}- Python 3 .*\n {2}- curl .*\nRun this, then npm test again:\n {2}\S/,
     );
   }, 30_000);
 });
