@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { buildOpenApi } from '../shared/openapi';
+import { externalLoads } from './external-loads';
+import { GUIDE_SOURCE, readGuideSources, renderGuides, withGuideLinks } from './guides';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const REDOCLY = join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
@@ -11,23 +13,20 @@ const run = promisify(execFile);
 const REDOC_LOGO = /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(-full)?\.svg/g;
 const INLINE_LOGO = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="60" height="12"><text x="0" y="10" font-size="10" font-family="sans-serif">Redoc</text></svg>')}`;
 
-/** Where a page loads anything from another origin: a script, style, image, font or frame source. */
-export function externalLoads(html: string): string[] {
-  const found = [...html.matchAll(/<(?:script|link|img|iframe|source)\b[^>]*?\b(?:src|href)=["']?((?:https?:)?\/\/[^"'\s>]+)/gi)].map((m) => m[1]!);
-  const css = [...html.matchAll(/@import\s+(?:url\()?["']?((?:https?:)?\/\/[^"')\s]+)/gi)].map((m) => m[1]!);
-  return [...found, ...css];
-}
+export { externalLoads };
 
 /**
  * The API reference page (GET /v1/docs): the OpenAPI document of the route
  * table rendered by Redocly's build-docs with the Redoc scripts inlined, so
  * the page loads nothing from any CDN. Built at build time: by the local
- * stack when it starts, and by the CDK into the docs function's bundle.
+ * stack when it starts, and by the CDK into the docs function's bundle. Each tag links to the
+ * partner guides of `guidesDir` that exist at that moment (infra/guides.ts, built beside it).
  */
-export async function buildReferenceHtml(outFile: string): Promise<string> {
+export async function buildReferenceHtml(outFile: string, guidesDir = GUIDE_SOURCE): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'ptbs-docs-'));
   try {
-    writeFileSync(join(dir, 'openapi.json'), JSON.stringify(buildOpenApi()));
+    const { guides } = renderGuides(readGuideSources(guidesDir), guidesDir);
+    writeFileSync(join(dir, 'openapi.json'), JSON.stringify(withGuideLinks(buildOpenApi(), guides)));
     await run(
       process.execPath,
       [REDOCLY, 'build-docs', 'openapi.json', '--inlineBundle', '--output', 'reference.html', '--title', 'Partner travel booking service API'],

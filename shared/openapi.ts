@@ -51,6 +51,16 @@ const TAGS: Record<string, string> = {
     'Sandbox only (sk_test_ keys; a live key gets 404): trigger at once what would otherwise take a month, an operator or the travel date. Idempotent like every write.',
 };
 
+/** The reference page's navigation (Redoc's x-tagGroups), in a partner's order of work; a tag in no group would be hidden. */
+const TAG_GROUPS: { name: string; tags: string[] }[] = [
+  { name: 'Start here', tags: ['Meta'] },
+  { name: 'Book', tags: ['Catalog', 'Quotes', 'Bookings'] },
+  { name: 'After the booking', tags: ['Settlements', 'Reviews', 'Files'] },
+  { name: 'Notifications', tags: ['Webhooks', 'Events', 'Webhook events'] },
+  { name: 'Team and keys', tags: ['Team'] },
+  { name: 'Sandbox', tags: ['Test helpers'] },
+];
+
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
 
 /**
@@ -200,6 +210,11 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
   const usedTags = [...new Set(routes.map((r) => r.tag))];
   // What partners' endpoints receive: one webhook per event type (OpenAPI 3.1 webhooks).
   const events = webhooksSection(convert);
+  const tags = [...usedTags.map((name) => ({ name, description: TAGS[name] ?? name })), events.tag];
+  const grouped = new Set(TAG_GROUPS.flatMap((g) => g.tags));
+  const ungrouped = tags.map((t) => t.name as string).filter((n) => !grouped.has(n));
+  if (ungrouped.length) throw new Error(`tags in no x-tagGroups group (Redoc would hide them): ${ungrouped.join(', ')}`);
+  const present = new Set(tags.map((t) => t.name as string));
   return {
     openapi: '3.1.0',
     info: {
@@ -212,7 +227,8 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
     },
     servers: [{ url: '/v1', description: 'The host serving this document; base URLs end with /v1.' }],
     security: [{ ApiKey: [] }],
-    tags: [...usedTags.map((name) => ({ name, description: TAGS[name] ?? name })), events.tag],
+    tags,
+    'x-tagGroups': TAG_GROUPS.map((g) => ({ ...g, tags: g.tags.filter((t) => present.has(t)) })).filter((g) => g.tags.length),
     paths,
     webhooks: events.webhooks,
     components: {

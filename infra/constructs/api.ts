@@ -111,6 +111,7 @@ export class ApiConstruct extends Construct {
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
         ...(route.rendersPdf ? { pdfFonts: true, memorySize: 1024 } : {}),
         ...(route.referencePage ? { referencePage: true } : {}),
+        ...(route.guidePages ? { guidePages: true } : {}),
         logGroup: functionLogGroup(this, `${route.id}Logs`),
       });
       const tables: TableBinding[] = [];

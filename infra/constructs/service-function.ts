@@ -32,6 +32,8 @@ export interface ServiceFunctionProps {
   pdfFonts?: boolean;
   /** The function serves the API reference page: the bundling builds it into the bundle and REFERENCE_HTML points there. */
   referencePage?: boolean;
+  /** The function serves the partner guides: the bundling renders them into the bundle (guides/) and GUIDES_DIR points there. */
+  guidePages?: boolean;
   /**
    * Packages with native binaries (LAMBDA_NODE_MODULES, e.g. sharp): left out of the esbuild bundle and installed
    * beside it by `npm ci` from the lock file, with the binaries of the Lambda platform (linux, arm64, glibc)
@@ -64,6 +66,8 @@ export function deployTimeHandler(scope: Construct, id: string) {
 
 /** The reference page's file name in a bundle. */
 export const REFERENCE_FILE = 'reference.html';
+/** The rendered guides' directory in a bundle. */
+export const GUIDES_BUNDLE_DIR = 'guides';
 
 /** Where the bundle of a PDF-rendering function carries its fonts, as the Lambda sees it. */
 export const LAMBDA_FONT_DIR = '/var/task/fonts';
@@ -173,7 +177,7 @@ export class ServiceFunction extends NodejsFunction {
         ...(props.nodeModules?.length
           ? { nodeModules: props.nodeModules, environment: { npm_config_os: 'linux', npm_config_cpu: LAMBDA_NPM_CPU, npm_config_libc: 'glibc' } }
           : {}),
-        ...(props.pdfFonts || props.referencePage
+        ...(props.pdfFonts || props.referencePage || props.guidePages
           ? {
               commandHooks: {
                 beforeBundling: () => [],
@@ -187,6 +191,8 @@ export class ServiceFunction extends NodejsFunction {
                     : []),
                   // The reference page, built from the OpenAPI document of this synth's route table.
                   ...(props.referencePage ? [`cd "${inputDir}" && node --import tsx infra/reference-docs.ts "${outputDir}/${REFERENCE_FILE}"`] : []),
+                  // The partner guides, rendered from docs/guides as they are at this synth.
+                  ...(props.guidePages ? [`cd "${inputDir}" && node --import tsx infra/guides.ts "${outputDir}/${GUIDES_BUNDLE_DIR}"`] : []),
                 ],
               },
             }
@@ -195,6 +201,7 @@ export class ServiceFunction extends NodejsFunction {
     });
     if (props.pdfFonts) this.addEnvironment('PDF_FONT_DIR', LAMBDA_FONT_DIR);
     if (props.referencePage) this.addEnvironment('REFERENCE_HTML', `/var/task/${REFERENCE_FILE}`);
+    if (props.guidePages) this.addEnvironment('GUIDES_DIR', `/var/task/${GUIDES_BUNDLE_DIR}`);
     logGroup.grantWrite(role);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',

@@ -10,6 +10,7 @@ import { TABLES } from '../../shared/db/tables';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
+import { buildGuides } from '../guides';
 import { buildReferenceHtml } from '../reference-docs';
 import { startApiGateway } from './api-gateway';
 import { startLocalCognito } from './cognito';
@@ -223,6 +224,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
     // The reference page (GET /v1/docs), built from this route table while the servers start.
     const referenceP = buildReferenceHtml(join(stateDir, 'reference.html'));
     referenceP.catch(() => undefined); // awaited below; a failure before then must not go unhandled
+    // The partner guides beside it (GET /v1/docs/guides), from the same docs/guides.
+    const guides = buildGuides(join(stateDir, 'guides'));
     const sqsH = await startSqs(sqsPort);
     stops.push(sqsH.stop);
     const s3H = await startS3(join(stateDir, 's3'), s3Port);
@@ -336,6 +339,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
     await opts.beforeListen?.();
     env.REFERENCE_HTML = await referenceP;
     process.env.REFERENCE_HTML = env.REFERENCE_HTML;
+    env.GUIDES_DIR = guides.dir;
+    process.env.GUIDES_DIR = guides.dir;
     const consoleConfig = {
       apiBaseUrl: '/v1',
       cognito: { region: LOCAL_CREDENTIALS.AWS_REGION, userPoolId: cognito.userPoolId, clientId: cognito.clientId, endpoint: '/cognito/' },

@@ -75,6 +75,8 @@ export interface RouteSpec {
   photoUrls?: boolean;
   /** The route serves the API reference page: its bundle carries the page, built from the OpenAPI document. */
   referencePage?: boolean;
+  /** The route serves the partner guides: its bundle carries them, rendered from docs/guides (infra/guides.ts). */
+  guidePages?: boolean;
   /** The route renders PDF documents: its bundle carries the fonts. */
   rendersPdf?: boolean;
 }

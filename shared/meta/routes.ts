@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineRoutes } from '../http/route-def';
 import { EmptyBody, pageQuery } from '../http/schemas';
-import { AuditEventPage, Health, Me, SignedOut } from './schemas';
+import { AuditEventPage, GuideParams, Health, Me, SignedOut } from './schemas';
 
 /** Meta: service health, this document, the calling key, and the audit trail of writes. */
 export const metaRoutes = defineRoutes({
@@ -37,6 +37,30 @@ export const metaRoutes = defineRoutes({
     description: 'Built from this OpenAPI document at build time; it loads nothing from any other origin.',
     responses: { 200: { description: 'The reference page.', schema: z.string(), contentType: 'text/html; charset=utf-8' } },
     referencePage: true,
+  },
+  getGuideIndex: {
+    method: 'GET',
+    path: '/v1/docs/guides',
+    handler: 'functions/meta/guide-index.ts',
+    access: 'public',
+    tag: 'Meta',
+    summary: 'The partner guides: their index as a self-contained HTML page',
+    description:
+      'Rendered from the guides in Markdown at build time, beside the reference; each page lists every guide, has no script and loads nothing from any other origin.',
+    responses: { 200: { description: 'The index of the guides.', schema: z.string(), contentType: 'text/html; charset=utf-8' } },
+    guidePages: true,
+  },
+  getGuide: {
+    method: 'GET',
+    path: '/v1/docs/guides/{name}',
+    handler: 'functions/meta/guide.ts',
+    access: 'public',
+    tag: 'Meta',
+    summary: 'One partner guide as a self-contained HTML page',
+    description: 'Rendered from Markdown at build time; the reference links each tag to its guides. 404 resource.not_found for a guide that does not exist.',
+    request: { params: GuideParams },
+    responses: { 200: { description: 'The guide.', schema: z.string(), contentType: 'text/html; charset=utf-8' } },
+    guidePages: true,
   },
   getMe: {
     method: 'GET',

@@ -47,3 +47,12 @@ export const AuditEvent = z
   })
   .meta({ id: 'AuditEvent' });
 export const AuditEventPage = page(AuditEvent).meta({ id: 'AuditEventPage' });
+
+/** A partner guide's name: its Markdown file's name in docs/guides without .md (infra/guides.ts). */
+export const GUIDE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+export const GuideParams = z.object({
+  name: z
+    .string()
+    .regex(GUIDE_NAME, 'a guide name like webhooks')
+    .meta({ description: 'The guide, e.g. getting-started, bookings, webhooks.', examples: ['webhooks'] }),
+});

@@ -26,6 +26,22 @@ export const OPERATIONS = {
     "hasPathParams": false,
     "response": "bytes"
   },
+  "getGuideIndex": {
+    "method": "GET",
+    "path": "/docs/guides",
+    "write": false,
+    "paginated": false,
+    "hasPathParams": false,
+    "response": "bytes"
+  },
+  "getGuide": {
+    "method": "GET",
+    "path": "/docs/guides/{name}",
+    "write": false,
+    "paginated": false,
+    "hasPathParams": true,
+    "response": "bytes"
+  },
   "getMe": {
     "method": "GET",
     "path": "/me",
@@ -450,6 +466,8 @@ export const RESOURCES = {
     "getHealth": "getHealth",
     "getOpenApi": "getOpenApi",
     "getDocs": "getDocs",
+    "getGuideIndex": "getGuideIndex",
+    "getGuide": "getGuide",
     "getMe": "getMe",
     "signOut": "signOut",
     "listAuditEvents": "listAuditEvents"
@@ -615,6 +633,8 @@ export interface OperationErrorCodes {
   getHealth: 'validation.parameter.unknown' | 'internal.error';
   getOpenApi: 'validation.parameter.unknown' | 'internal.error';
   getDocs: 'validation.parameter.unknown' | 'internal.error';
+  getGuideIndex: 'validation.parameter.unknown' | 'internal.error';
+  getGuide: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'resource.not_found' | 'internal.error';
   getMe: 'validation.parameter.unknown' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   signOut: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   listAuditEvents: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
