@@ -2,20 +2,11 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { docsMarkdown, runnableBlocks } from '../../scripts/docs/docs-files';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
-
-/** The README's shell blocks marked to run: a ```sh fence right after `<!-- runnable -->`. */
-function runnableBlocks(markdown: string): { line: number; code: string }[] {
-  const blocks: { line: number; code: string }[] = [];
-  const re = /<!-- runnable -->\n```sh\n([\s\S]*?)\n```/g;
-  for (let m = re.exec(markdown); m; m = re.exec(markdown)) {
-    blocks.push({ line: markdown.slice(0, m.index).split('\n').length + 2, code: m[1]! });
-  }
-  return blocks;
-}
 
 /**
  * Each block runs in bash as a reader would paste it, on the test stack's PORT and
@@ -32,26 +23,44 @@ async function runBlock(code: string) {
   );
 }
 
-const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
-const blocks = runnableBlocks(readme);
+const files = ['README.md', ...docsMarkdown()];
+const blocks = files.flatMap((file) => runnableBlocks(readFileSync(resolve(ROOT, file), 'utf8')).map((b) => ({ file, ...b, name: `${file}:${b.line}` })));
 
-describe("the README's runnable shell blocks, on another port and state directory", () => {
+describe('the runnable shell blocks of README.md and docs/, on another port and state directory', () => {
   it('finds the marked blocks, none tied to the default port or state directory', () => {
     expect(runnableBlocks('<!-- runnable -->\n```sh\necho a\n```\n\n```sh\necho b\n```\n')).toEqual([{ line: 3, code: 'echo a' }]);
-    expect(blocks.length).toBeGreaterThanOrEqual(5);
-    for (const b of blocks) {
-      expect(b.code, `README.md:${b.line}`).not.toMatch(/:3000\b|\.local\//);
-    }
+    expect(blocks.filter((b) => b.file === 'README.md').length).toBeGreaterThanOrEqual(1);
+    expect(blocks.filter((b) => b.file.startsWith('docs/guides/')).length).toBeGreaterThanOrEqual(20);
+    for (const b of blocks) expect(b.code, b.name).not.toMatch(/:3000\b|\.local\//);
   });
 
-  it.each(blocks.map((b) => [`README.md:${b.line}`, b.code] as const))(
-    '%s exits 0',
-    async (_, code) => {
-      const r = await runBlock(code);
-      expect(r.code, `${code}\n--- stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}`).toBe(0);
-    },
-    180_000,
-  );
+  // Files run side by side, the blocks of one file in their order (a block may rely on what an earlier one made):
+  // each block waits for the one before it in its file.
+  const previous = new Map<string, Promise<unknown>>();
+  const timings: string[] = [];
+  describe.concurrent('blocks', () => {
+    it.each(blocks.map((b) => [b.name, b] as const))(
+      '%s exits 0',
+      async (_, b) => {
+        const before = previous.get(b.file) ?? Promise.resolve();
+        let done!: () => void;
+        previous.set(b.file, new Promise<void>((r) => (done = r)));
+        try {
+          await before;
+          const started = Date.now();
+          const r = await runBlock(b.code);
+          timings.push(`${b.name} ${Date.now() - started} ms`);
+          expect(r.code, `${b.code}\n--- stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}`).toBe(0);
+        } finally {
+          done();
+        }
+      },
+      300_000,
+    );
+  });
+  afterAll(() => {
+    if (process.env.DOCS_BLOCK_TIMINGS) console.log(timings.join('\n'));
+  });
 });
 
 describe('every script finds the running stack the same way', () => {
