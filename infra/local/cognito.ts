@@ -16,7 +16,7 @@ const require = createRequire(import.meta.url);
  * they reach Cognito in AWS (the JSON protocol, `X-Amz-Target`).
  *
  * cognito-local is less strict than Cognito in ways that matter to the
- * console, so this thin layer restores AWS's behaviour (README, "Console"):
+ * console, so this thin layer restores AWS's behaviour (docs/operations/local-stack.md, "The local Cognito"):
  * - MFA is required (the pool's MFA is ON): a member without a verified TOTP
  *   gets the MFA_SETUP challenge, and AssociateSoftwareToken /
  *   VerifySoftwareToken work with its Session, as in AWS;

@@ -629,7 +629,7 @@ export const COMMANDS: Record<string, Command> = {
     async run(f) {
       if (process.env.ADMIN_TARGET === 'aws') {
         throw new UsageError(
-          'job:run runs a job in the local stack; in AWS invoke its function: aws lambda invoke --function-name <the job function> (see the README runbook)',
+          'job:run runs a job in the local stack; in AWS invoke its function: aws lambda invoke --function-name <the job function> (see docs/operations/recovery.md, "Running a job again")',
         );
       }
       const job = JOBS.find((j) => j.id === f.job)!;

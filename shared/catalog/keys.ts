@@ -1,8 +1,8 @@
 import type { SlotRef } from './slots';
 
 /**
- * Keys of the catalog in the data table (README, "Data", rows "catalog
- * content" and "seats sold and closed slots"). Content lives in a scope:
+ * Keys of the catalog in the data table (docs/architecture.md, "Data model and access
+ * patterns", rows "catalog content" and "seats sold and closed slots"). Content lives in a scope:
  * PROD (production) or an immutable sandbox snapshot (SNAP#...). Inventory
  * (seats sold, closed slots) lives per environment and tenant: LIVE or
  * SBX#<partner>.

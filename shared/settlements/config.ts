@@ -5,7 +5,8 @@ import type { IssuerIdentity } from './model';
 /**
  * Settlement settings, from the environment (the CDK stack and the local
  * runtime set them). The issuer's identity defaults to the example company
- * of the local stack; production sets its own (README, "Settlements").
+ * of the local stack; a deployment must set its own (docs/operations/deploying.md,
+ * "The issuer's legal identity").
  */
 const settlementConfig = z.object({
   ISSUER_NAME: z.string().min(1).default('Partner Travel Services SARL'),

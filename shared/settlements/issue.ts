@@ -28,7 +28,7 @@ async function partnerIdentity(partnerId: string): Promise<PartnerIdentity> {
   return { legal_name: p.legal_name ?? p.name, address: p.legal_address ?? null, ice: p.legal_ice ?? null };
 }
 
-/** How long the ledger's writers may still be writing to a period once its close began (README, "Settlements"). */
+/** How long the ledger's writers may still be writing to a period once its close began (docs/architecture.md, "The settlement ledger"). */
 export const closeGraceMs = (env: Env) => {
   const c = settlementSettings();
   return env === 'test' ? c.SETTLEMENT_SANDBOX_CLOSE_GRACE_MS : c.SETTLEMENT_CLOSE_GRACE_MS;

@@ -2,7 +2,8 @@ import type { Env } from '../kernel/tenant';
 
 /**
  * Keys of settlements, their ledger lines and their number series in the data
- * table (README, "Data", rows "settlements of a tenant" to "number series"),
+ * table (docs/architecture.md, "Data model and access patterns", rows "settlements
+ * of a tenant" to "number series"),
  * and the S3 keys of their documents.
  */
 export const settlementKeys = {

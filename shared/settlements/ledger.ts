@@ -12,7 +12,7 @@ import { settlementStore } from './store';
  * transaction, its line (keyed by the booking number), so the ledger and the
  * bookings never disagree. No item of the settlement itself is in that
  * transaction: two bookings of one partner never share an item, and never
- * collide in DynamoDB (README, "Settlements", "How the lines are kept").
+ * collide in DynamoDB (docs/architecture.md, "The settlement ledger").
  * Which period a line goes to is decided before the transaction, from the
  * change's instant and the settlement's state (read, not written).
  * Settlements never read the bookings.

@@ -44,7 +44,7 @@ export interface SettlementRecord {
   booking_count: number;
   created_at: string;
   updated_at: string;
-  /** When its close began: from then on the ledger's writers send their lines to a later period (README, "Settlements"). */
+  /** When its close began: from then on the ledger's writers send their lines to a later period (docs/architecture.md, "The settlement ledger"). */
   closing_at?: string;
   /** Set in the transaction that issues it. */
   number?: string;

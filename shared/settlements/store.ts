@@ -38,7 +38,7 @@ export function makeSettlementStore(table: Table = dataTable) {
      * A new line in the ledger of a period: an item of the booking's own (its
      * key holds the booking number), conditioned on not existing. Nothing
      * else: no settlement item is in the booking's transaction (the DRAFT's
-     * totals are summed from the lines; see `open` and the README).
+     * totals are summed from the lines; see `open` and docs/architecture.md).
      */
     addLine(partnerId: string, env: Env, period: string, line: LedgerLine): TransactItem {
       const key =
