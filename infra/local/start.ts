@@ -52,10 +52,10 @@ try {
       'Partner travel booking service: local stack is up',
       `  Base URL     ${stack.baseUrl}`,
       `  Sandbox key  ${demo!.test_key}   (Demo Bank, PARTNER_ADMIN)`,
-      `  Live key     ${demo!.live_key}   (live writes are signed: see "Signing live writes" in the README)`,
+      `  Live key     ${demo!.live_key}   (live writes are signed: docs/guides/authentication.md)`,
       `  Try          curl -s -H "Authorization: Bearer ${demo!.test_key}" ${stack.baseUrl}/me`,
       `  Console      ${new URL(stack.baseUrl).origin}/console/   sign in as ${demo!.console_email} with ${demo!.console_password}`,
-      '               (the first sign-in enrols an authenticator app: see "Console" in the README)',
+      '               (the first sign-in enrols an authenticator app: docs/guides/console.md)',
       `  Catalog      ${catalog}`,
       `  State        ${stateDir}   (npm start -- --reset starts empty)`,
       ...(stack.recovered.events || stack.recovered.deliveries

@@ -141,7 +141,7 @@ export const COMMANDS: Record<string, Command> = {
           : [
               `Demo Bank, partner ${demo.partner_id}, on ${runtime.baseUrl}`,
               `  Sandbox key  ${demo.test_key}`,
-              `  Live key     ${demo.live_key}   (live writes are signed: see "Signing live writes" in the README)`,
+              `  Live key     ${demo.live_key}   (live writes are signed: docs/guides/authentication.md)`,
               `  Console      ${new URL(runtime.baseUrl).origin}/console/   ${demo.console_email ?? '(no console user yet: restart npm start)'} / ${demo.console_password ?? ''}`,
             ].join('\n'),
       };

@@ -2,7 +2,7 @@ import type { Env } from '../kernel/tenant';
 
 /**
  * Keys of partners, console members and API keys in the access table
- * (README, "Data", rows "key by prefix" to "keys of a partner").
+ * (docs/architecture.md, "Data model and access patterns", rows "key by prefix" to "keys of a partner").
  */
 export const accessKeys = {
   /** An API key by its public key id: what every request reads first. */

@@ -1,7 +1,7 @@
 import type { Env } from '../kernel/tenant';
 
 /**
- * Keys of bookings and what they rely on in the data table (README, "Data",
+ * Keys of bookings and what they rely on in the data table (docs/architecture.md, "Data model and access patterns",
  * rows "booking by number" to "customer-reference key").
  */
 export const bookingKeys = {

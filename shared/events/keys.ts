@@ -1,6 +1,6 @@
 import type { Env } from '../kernel/tenant';
 
-/** Keys of recorded events in the data table (README, "Data", row "events"). */
+/** Keys of recorded events in the data table (docs/architecture.md, "Data model and access patterns", row "events"). */
 export const eventKeys = {
   /** The events of a partner and environment, in time order. */
   partition: (partnerId: string, env: Env) => `EVT#${partnerId}#${env}`,

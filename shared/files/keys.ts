@@ -1,4 +1,4 @@
-/** Keys of uploaded files in the data table (README, "Data", rows "uploaded file" and "open files"). */
+/** Keys of uploaded files in the data table (docs/architecture.md, "Data model and access patterns", rows "uploaded file" and "open files"). */
 export const fileKeys = {
   file: (id: string) => ({ pk: `FILE#${id}`, sk: 'FILE' }),
   /** gsi1 (sparse): files not attached to anything, by expiry; removed on attach, set again on detach. The sweep deletes the expired ones. */

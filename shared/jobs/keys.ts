@@ -1,4 +1,4 @@
-/** Keys of the job-run records (access table, README "Data"). */
+/** Keys of the job-run records (access table, docs/architecture.md, "Data model and access patterns"). */
 export const jobKeys = {
   /** One record per scheduled job: its first sighting, last start, last success and last failure. */
   run: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'RUN' }),

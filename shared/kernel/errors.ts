@@ -1,7 +1,7 @@
 /**
  * Typed errors carry their HTTP status and stable `domain.subdomain.detail`
  * code; the error middleware turns them into the spec's error shape.
- * Every code the service emits is declared here, so the list in the README and
+ * Every code the service emits is declared here, so the error catalogue (docs/guides/errors.md) and
  * the OpenAPI document come from one place.
  */
 export const ERROR_CODES = {

@@ -69,7 +69,7 @@ async function readKey(keyId: string, genuine: (key: KeyOwner) => boolean, live:
  * Resolves the bearer key to a principal. Every request reads the key, its
  * member and its partner strongly consistently, so a revoked key, a disabled
  * member or partner and a changed role apply from the next request on, in
- * every container (README, "Authentication"). A warm container knows the
+ * every container (docs/guides/authentication.md). A warm container knows the
  * key's owners and reads all three in one BatchGetItem in parallel with the
  * shared rate-limit counter: one stage. The first request of a key in a
  * container reads the key first: two stages. Every failure of the key answers

@@ -2,7 +2,7 @@ import type { Env } from '../kernel/tenant';
 
 /**
  * Keys of the records the request pipeline itself keeps in the access table
- * (README, "Data": rate-limit counter, idempotency record, audit trail,
+ * (docs/architecture.md, "Data model and access patterns": rate-limit counter, idempotency record, audit trail,
  * service configuration).
  */
 export const platformKeys = {

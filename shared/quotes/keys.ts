@@ -1,6 +1,6 @@
 import type { Env } from '../kernel/tenant';
 
-/** Keys of quotes in the data table (README, "Data", rows "quote by id" and "open quotes"). */
+/** Keys of quotes in the data table (docs/architecture.md, "Data model and access patterns", rows "quote by id" and "open quotes"). */
 export const quoteKeys = {
   quote: (id: string) => ({ pk: `QUOTE#${id}`, sk: 'QUOTE' }),
   /** gsi1: a partner's quotes in one environment, newest first. */

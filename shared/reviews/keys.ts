@@ -1,5 +1,5 @@
 /**
- * Keys of reviews in the data table (README, "Data", rows "review" to
+ * Keys of reviews in the data table (docs/architecture.md, "Data model and access patterns", rows "review" to
  * "rating aggregate"). A review lives in a space: the catalog content scope
  * for consumer-site reviews (PROD, cloned into each sandbox snapshot), the
  * inventory of the environment for partners' reviews (LIVE, or SBX#<partner>

@@ -1,6 +1,6 @@
 import type { Env } from '../kernel/tenant';
 
-/** Keys of webhook endpoints and deliveries in the data table (README, "Data", rows "webhook endpoints" and "delivery"). */
+/** Keys of webhook endpoints and deliveries in the data table (docs/architecture.md, "Data model and access patterns", rows "webhook endpoints" and "delivery"). */
 export const webhookKeys = {
   /** The endpoints of a partner and environment, and their count, share one partition. */
   endpointsPartition: (partnerId: string, env: Env) => `WH#${partnerId}#${env}`,
