@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { JWK } from 'jose';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { bookingBody, livePaymentKey, packs, quoteFor } from './booking-helpers';
@@ -137,10 +138,20 @@ describe.concurrent('integration recipes (recipes/), against the local stack', (
       // 1. A signed live write: the receiver's endpoint, registered by the recipe with the live key.
       const endpointBody = JSON.stringify({ url: `${receiver}${path}`, event_types: ['booking.confirmed'] });
       const other = JSON.stringify({ url: `${receiver}/${lang}/other`, event_types: ['booking.confirmed'] });
-      const [created, signedOnly] = await Promise.all([
+      const [created, signedOnly, workedExample] = await Promise.all([
         recipe(lang, 'sign', ['POST', '/webhooks', endpointBody], env),
         recipe(lang, 'sign', ['post', '/webhooks', other], { ...env, SIGN_ONLY: '1' }),
+        // The README's worked example (Signing live writes), to the digit.
+        recipe(lang, 'sign', ['PATCH', '/team/members/7c0e9c1e-2f57-4d0b-9a43-1f5b8f1f6a11/role', '{"role":"FINANCE"}'], {
+          ...env,
+          API_KEY: 'sk_live_abcdefghijkl_S3cr3tS3cr3tS3cr3tS3cr3tS3cr3tAB',
+          SIGN_ONLY: '1',
+          TIMESTAMP: '1795251000',
+        }),
       ]);
+      expect(workedExample.stdout.trim(), workedExample.stderr).toBe(
+        'X-Timestamp: 1795251000\nX-Signature: 37f4004be0b5ed6b3bbc5a8dc8a3ef35fefff91d558fb6fbc896bdd450aa088b',
+      );
       expect(created.code, created.stderr + created.stdout).toBe(0);
       const endpoint = answer(created);
       expect(endpoint.status).toBe(201);
@@ -185,18 +196,31 @@ describe.concurrent('integration recipes (recipes/), against the local stack', (
       };
       const flip = (hex: string) => (hex[0] === 'a' ? 'b' : 'a') + hex.slice(1);
       const wenv = { WEBHOOK_SECRET: endpoint.body.signing_secret as string };
-      const [ok, body, xsig, stamp] = await Promise.all([
+      // A delivery 301 s old, re-signed for Standard Webhooks with the endpoint's secret: only the tolerance refuses it.
+      const oldStamp = Math.floor(Date.now() / 1000) - 301;
+      const stale = {
+        ...d.headers,
+        'webhook-timestamp': String(oldStamp),
+        'webhook-signature': new StandardWebhook(wenv.WEBHOOK_SECRET).sign(
+          d.headers['webhook-id'] as string,
+          new Date(oldStamp * 1000),
+          d.raw.toString('utf8'),
+        ),
+      };
+      const [ok, body, xsig, stamp, late] = await Promise.all([
         recipe(lang, 'verify', files('ok', d.raw, d.headers), wenv),
         recipe(lang, 'verify', files('body', Buffer.from(d.raw.toString('utf8').replace('CONFIRMED', 'CANCELLED')), d.headers), wenv),
         recipe(lang, 'verify', files('xsig', d.raw, { ...d.headers, 'x-service-signature': flip(d.headers['x-service-signature'] as string) }), wenv),
         // X-Service-Signature still matches: only the Standard Webhooks check (the signature covers the timestamp) refuses it.
         recipe(lang, 'verify', files('stamp', d.raw, { ...d.headers, 'webhook-timestamp': String(Number(d.headers['webhook-timestamp']) - 1) }), wenv),
+        recipe(lang, 'verify', files('late', d.raw, stale), wenv),
       ]);
       expect(ok.code, ok.stderr).toBe(0);
       expect(ok.stdout.trim()).toBe(`verified ${d.headers['webhook-id']}`);
       expect([body.code, body.stderr]).toEqual([1, expect.stringContaining('X-Service-Signature')]);
       expect([xsig.code, xsig.stderr]).toEqual([1, expect.stringContaining('X-Service-Signature')]);
       expect([stamp.code, stamp.stderr]).toEqual([1, expect.stringContaining('webhook-signature')]);
+      expect([late.code, late.stderr]).toEqual([1, expect.stringContaining('webhook-timestamp is outside the tolerance')]);
     },
   );
 });
