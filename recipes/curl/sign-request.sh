@@ -20,7 +20,7 @@ signed_curl() {
   local headers=(-H "Authorization: Bearer $API_KEY" -H 'Content-Type: application/json'
     -H "Idempotency-Key: $(openssl rand -hex 16)") # a retry of the same operation keeps this key and the bytes
   if [[ $API_KEY == sk_live_* ]]; then
-    path=/${url#*://*/}                         # what is signed: the path as sent, with its query string
+    path=/${url#*://*/} # what is signed: the path as sent, with its query string
     ts=$(date +%s)
     sig=$(sign "$method" "$path" "$body" "${API_KEY##*_}" "$ts") # the secret is the part after the last '_'
     headers+=(-H "X-Timestamp: $ts" -H "X-Signature: $sig")
