@@ -143,3 +143,33 @@ export async function standaloneStack(): Promise<string> {
   const stack = await startLocalStack({ port: await freePort(), stateDir: mkdtempSync(join(tmpdir(), 'ptbs-bench-')), reset: true, log: () => undefined });
   return stack.baseUrl;
 }
+
+/** One memory sample of a soak: seconds since the start of the load, RSS and heap used in MB. */
+export interface MemorySample {
+  t: number;
+  rss: number;
+  heap: number;
+}
+
+/**
+ * Whether memory grows with requests: the samples after the warm-up are split
+ * in two halves by count, and the mean of the second is compared with the mean
+ * of the first, per minute between their mean times. The verdict is on the heap
+ * (live memory when sampled after a GC): RSS also holds what the allocator
+ * keeps, and is reported beside it.
+ */
+export function memoryGrowth(samples: MemorySample[], warmupSec: number, limitMbPerMinute = 1) {
+  const after = samples.filter((s) => s.t >= warmupSec);
+  const half = Math.floor(after.length / 2);
+  const mean = (xs: MemorySample[]) => ({
+    t: xs.reduce((a, s) => a + s.t, 0) / xs.length,
+    rss: xs.reduce((a, s) => a + s.rss, 0) / xs.length,
+    heap: xs.reduce((a, s) => a + s.heap, 0) / xs.length,
+  });
+  if (half < 2) return { verdict: 'too short' as const, limitMbPerMinute };
+  const first = mean(after.slice(0, half));
+  const second = mean(after.slice(after.length - half));
+  const minutes = (second.t - first.t) / 60;
+  const perMinute = { rss: (second.rss - first.rss) / minutes, heap: (second.heap - first.heap) / minutes };
+  return { verdict: perMinute.heap > limitMbPerMinute ? ('grows' as const) : ('flat' as const), first, second, perMinute, limitMbPerMinute };
+}

@@ -17,11 +17,19 @@ if (process.argv.includes('--help')) {
   --runs N          the latency tables give the median of N runs (BENCH_RUNS)
   --only catalog    only the catalog index: cold load (time, heap, RSS; median of BENCH_CATALOG_LOADS=3) and listing latency per sort and filter,
                     at 10 000 and 100 000 generated adventures (BENCH_CATALOG_SIZES=10000,100000), each loaded in a fresh process
-Environment: BENCH_N, BENCH_CATALOG, BENCH_BOOKINGS, BENCH_EVENTS, BENCH_SETTLEMENT_BOOKINGS, BENCH_BUNDLES=0 (see the README, "Tests and benchmarks").`);
+  --only soak       only the soak: BENCH_SOAK_PARTNERS=20 partners, each with its own sandbox key and a webhook endpoint on a local receiver,
+                    send BENCH_SOAK_RATE=1 operation/s each (listings and details, quotes, bookings, cancellations) for BENCH_SOAK_SECONDS=300;
+                    prints throughput, p50/p99 and 5xx/429 per operation, webhook dispatch delay, memory every 10 s and its growth per minute
+                    (exits non-zero on any 5xx); the full bench runs it too (BENCH_SOAK=0 skips it)
+  --only cost       only the cost counts: AWS usage of one booking, one webhook delivery and one settlement of BENCH_COST_SETTLEMENT=10000
+                    bookings (Lambda invocations and ms, DynamoDB read/write units, SQS, S3, Scheduler, API requests, log bytes)
+Environment: BENCH_N, BENCH_CATALOG, BENCH_BOOKINGS, BENCH_EVENTS, BENCH_SETTLEMENT_BOOKINGS, BENCH_BUNDLES=0,
+  BENCH_SOAK_SECONDS, BENCH_SOAK_PARTNERS, BENCH_SOAK_RATE, BENCH_SOAK_IN_FLIGHT=4, BENCH_SOAK=0, BENCH_COST_BOOKINGS=10, BENCH_COST_SETTLEMENT
+  (see docs/performance.md).`);
   process.exit(0);
 }
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-if (only !== undefined && only !== 'catalog') throw new Error(`--only ${only}: only 'catalog' can run alone`);
+if (only !== undefined && !['catalog', 'soak', 'cost'].includes(only)) throw new Error(`--only ${only}: only 'catalog', 'soak' or 'cost' can run alone`);
 /** The catalog index at each size: published, loaded cold in a fresh process, then queried (bench/catalog.ts). */
 const catalogSizes = (process.env.BENCH_CATALOG_SIZES ?? '10000,100000').split(',').map(Number);
 // Local-only: shrink the webhook retry waits (5 min -> 30 ms ...) so the failing-receiver run finishes; the schedule's shape is unchanged.
@@ -39,6 +47,25 @@ if (only === 'catalog') {
   await stack.stop();
   rmSync(stateDir, { recursive: true, force: true });
   process.exit(0);
+}
+/** The production seed catalog, published with its sandbox snapshot (every new partner's sandbox catalog). */
+const importSeedCatalog = async () =>
+  (await import('../shared/catalog/operations')).importCatalog(
+    JSON.parse((await import('node:fs')).readFileSync(join(import.meta.dirname, '..', 'data', 'catalog', 'production.json'), 'utf8')),
+  );
+const soakReport = async () => {
+  const { runSoak } = await import('./soak');
+  const soak = await runSoak({ base: stack.baseUrl, javaPid: stack.runtime.javaPid });
+  if (soak.serverErrors > 0) process.exitCode = 1;
+  return soak.report;
+};
+if (only === 'soak' || only === 'cost') {
+  await importSeedCatalog();
+  if (only === 'soak') console.log(`\n${await soakReport()}`);
+  else console.log(`\n${await (await import('./cost')).benchCost(stack.baseUrl, stateDir, port)}`);
+  await stack.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+  process.exit(process.exitCode ?? 0);
 }
 
 const { dynamo, ddb } = await import('../shared/kernel/aws');
@@ -503,6 +530,7 @@ console.log(
     'A write adds PutItem(idempotency claim) (live: with PutItem(signature) beside it, in the same stage), its own reads, and one TransactWriteItems ' +
     'that commits the change with its idempotency result and audit line.',
 );
+if (process.env.BENCH_SOAK !== '0') console.log(`\n${await soakReport()}`);
 if (process.env.BENCH_BUNDLES !== '0') {
   const { bundleReport } = await import('./bundles');
   console.log(`\nBundles and cold start (npm run bundle-size -- --init):\n\n${await bundleReport(true, 3)}`);
@@ -510,4 +538,4 @@ if (process.env.BENCH_BUNDLES !== '0') {
 
 await stack.stop();
 rmSync(stateDir, { recursive: true, force: true });
-process.exit(0);
+process.exit(process.exitCode ?? 0);

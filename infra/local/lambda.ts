@@ -50,10 +50,18 @@ export function withinInvocation<T>(requestId: string, fn: () => Promise<T>): Pr
   return invokeStore.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId }, fn);
 }
 
+/** Told of every invocation once it ends (the bench's cost counts: Lambda bills invocations and their duration). */
+export const invocationObservers = new Set<(entry: string, ms: number) => void>();
+
 /** Invokes a handler entry as Lambda does: loaded once, called with the event and the context, in its own invocation context. */
 export async function invoke<R = unknown>(entry: string, event: unknown, context: Context): Promise<R> {
   const handler = await loadHandler(entry);
-  return withinInvocation(context.awsRequestId, () => handler(event, context));
+  const started = performance.now();
+  try {
+    return await withinInvocation(context.awsRequestId, () => handler(event, context));
+  } finally {
+    for (const observe of invocationObservers) observe(entry, performance.now() - started);
+  }
 }
 
 /** A Lambda context as the runtime passes it; the timeout mirrors the CDK function default. */
