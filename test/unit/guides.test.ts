@@ -125,13 +125,14 @@ describe('partner guides (infra/guides.ts)', () => {
     expect(html).not.toContain('href="https://evil.example"');
     expect(html).toContain('<pre><code>&lt;script&gt;alert(&quot;guide&quot;)&lt;/script&gt;');
     expect(html).toContain('&lt;a href=&quot;https://evil.example&quot;&gt;raw&lt;/a&gt;');
+    // A fenced block stays a readable code block, escaped.
+    expect(html).toContain('<pre><code class="language-ts">const ok = a &lt; b &amp;&amp; c &gt; d;');
   });
 
   it('drops HTML comments, as GitHub hides them', () => {
     const html = render().pages.get(INDEX_PAGE)!;
     expect(html).not.toContain('Generated');
     expect(main(html)).toMatch(/^<main>\n<h1 id="partner-guides">Partner guides<\/h1>/);
-    expect(html).toContain('<pre><code class="language-ts">const ok = a &lt; b &amp;&amp; c &gt; d;');
   });
 
   it('loads nothing from another origin: a remote image becomes its alt text, a local one is inlined', () => {
