@@ -1,10 +1,6 @@
 import './quiet-sdk';
 import { parseArgs } from 'node:util';
 import { NoLocalStackError, WhichStackError } from '../infra/local/find-stack';
-import { AccessError } from '../shared/access/store';
-import { PaymentKeyError } from '../shared/bookings/payment-keys';
-import { CatalogFileError } from '../shared/catalog/operations';
-import { ApiError } from '../shared/kernel/errors';
 import { COMMANDS } from './admin/commands';
 import { connect, runAsInvocation, UsageError } from './admin/target';
 
@@ -59,6 +55,14 @@ async function main(argv: string[]): Promise<number> {
   } catch (e) {
     const err = e as Error;
     const usage = err instanceof UsageError || err instanceof WhichStackError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    // The stores' error classes are loaded here, on the error path only: each command loads the modules it
+    // uses, and the CLI starts without the others (jose, the catalog), as the tests start it hundreds of times.
+    const [{ AccessError }, { PaymentKeyError }, { CatalogFileError }, { ApiError }] = await Promise.all([
+      import('../shared/access/store'),
+      import('../shared/bookings/payment-keys'),
+      import('../shared/catalog/operations'),
+      import('../shared/kernel/errors'),
+    ]);
     const known =
       err instanceof NoLocalStackError ||
       err instanceof AccessError ||

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DemoPartner, demoPartnerFile } from './demo';
-import { defaultStateDir, type RuntimeInfo, readRuntime, runningStacks } from './stack';
+import { defaultStateDir, type RuntimeInfo, readRuntime, runningStacks } from './runtime-info';
 
 /**
  * How every script finds the local stack it acts on (the admin CLI, metrics:summary,

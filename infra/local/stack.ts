@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -19,10 +19,13 @@ import { startCron, verboseLevel } from './cron';
 import { ROOT, withinInvocation } from './lambda';
 import { captureFunctionLogs, functionLogFile } from './logs';
 import { provisionBuckets, provisionQueues, provisionTables } from './provision';
+import { type RuntimeInfo, runtimeFile } from './runtime-info';
 import { forwardS3Events } from './s3-events';
 import { startScheduler } from './scheduler';
 import { closeServer, freePort, startDynamo, startS3, startSqs } from './services';
 import { startPoller } from './sqs-poller';
+
+export { defaultStateDir, type RuntimeInfo, readRuntime, runningStacks, runtimeFile } from './runtime-info';
 
 export interface LocalStackOptions {
   port: number;
@@ -38,47 +41,7 @@ export interface LocalStackOptions {
   beforeListen?: () => Promise<void>;
 }
 
-export interface RuntimeInfo {
-  pid: number;
-  javaPid?: number;
-  /** The script the stack's process runs (infra/local/start.ts for `npm start`): how a reused PID is told apart. */
-  entry?: string;
-  port: number;
-  baseUrl: string;
-  stateDir: string;
-  /** Environment a process needs to act on this stack (the admin CLI applies it). */
-  env: Record<string, string>;
-}
-
 const LOCAL_CREDENTIALS = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' };
-
-export function defaultStateDir(): string {
-  const dir = process.env.LOCAL_STATE_DIR ?? '.local';
-  return isAbsolute(dir) ? dir : resolve(ROOT, dir);
-}
-
-export const runtimeFile = (stateDir: string, port: number) => join(stateDir, `runtime-${port}.json`);
-
-export function readRuntime(stateDir: string, port: number): RuntimeInfo | undefined {
-  const f = runtimeFile(stateDir, port);
-  if (!existsSync(f)) return undefined;
-  const info = JSON.parse(readFileSync(f, 'utf8')) as RuntimeInfo;
-  try {
-    process.kill(info.pid, 0);
-    return info;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Every local stack running with this state directory, whatever its port. */
-export function runningStacks(stateDir: string): RuntimeInfo[] {
-  if (!existsSync(stateDir)) return [];
-  return readdirSync(stateDir)
-    .map((f) => /^runtime-(\d+)\.json$/.exec(f)?.[1])
-    .filter((port): port is string => port !== undefined)
-    .flatMap((port) => readRuntime(stateDir, Number(port)) ?? []);
-}
 
 /** The command line of a process: null when there is no such process, undefined when `ps` cannot tell. */
 function commandOf(pid: number): string | null | undefined {

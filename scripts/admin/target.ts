@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { findRunningStack } from '../../infra/local/find-stack';
 import { withinInvocation } from '../../infra/local/lambda';
 import { captureFunctionLogs } from '../../infra/local/logs';
@@ -17,6 +16,8 @@ export async function connect(): Promise<string> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   if ((process.env.ADMIN_TARGET ?? 'local') === 'aws') {
     const stackName = process.env.STACK_NAME ?? 'PartnerTravelService';
+    // Loaded for this target only: the local stack (every test's) needs no CloudFormation client.
+    const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
     const cfn = new CloudFormationClient({});
     const r = await cfn.send(new DescribeStacksCommand({ StackName: stackName }));
     const outputs = Object.fromEntries((r.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
