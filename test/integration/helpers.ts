@@ -144,14 +144,15 @@ export async function memberWithRole(role: string, partner?: Awaited<ReturnType<
     role,
     '--json',
   ]);
-  const test = await admin(['key:issue', '--partner', p.partner_id, '--member', m.json.member_id, '--env', 'test', '--json']);
-  const live = await admin(['key:issue', '--partner', p.partner_id, '--member', m.json.member_id, '--env', 'live', '--json']);
+  // The two keys are independent: both CLI runs at once.
+  const issue = (env: 'test' | 'live') => admin(['key:issue', '--partner', p.partner_id, '--member', m.json.member_id, '--env', env, '--json']);
+  const [test, live] = await Promise.all([issue('test'), issue('live')]);
   return { partner: p, memberId: m.json.member_id as string, testKey: test.json.key as string, liveKey: live.json.key as string };
 }
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { readRuntime } from '../../infra/local/stack';
+import { readRuntime } from '../../infra/local/runtime-info';
 
 /** Direct access to the test stack's DynamoDB, for tests that stage what HTTP cannot (a dead worker, an aged record). */
 export function testDb() {

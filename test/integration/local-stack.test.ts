@@ -8,8 +8,8 @@ import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readRuntime } from '../../infra/local/runtime-info';
 import { freePort } from '../../infra/local/services';
-import { readRuntime } from '../../infra/local/stack';
 import { eventKeys } from '../../shared/events/keys';
 import { webhookKeys } from '../../shared/webhooks/keys';
 

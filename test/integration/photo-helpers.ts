@@ -1,6 +1,6 @@
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { expect, inject } from 'vitest';
-import { readRuntime } from '../../infra/local/stack';
+import { readRuntime } from '../../infra/local/runtime-info';
 import { api, write } from './helpers';
 
 /** A real 1x1 PNG. */

@@ -7,7 +7,7 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readRuntime } from '../../infra/local/stack';
+import { readRuntime } from '../../infra/local/runtime-info';
 import { verifyWebhook } from '../../sdk/src/index';
 import { eventKeys } from '../../shared/events/keys';
 import { EVENT_PAYLOADS } from '../../shared/events/payloads';
