@@ -10,6 +10,11 @@ const env = {
 
 export default defineConfig({
   test: {
+    // vitest's default is one worker fewer than the cores: a single worker on CI's 2 cores, where the
+    // integration files (which often wait on the stack, its pollers, Chromium and child processes) ran
+    // one after the other. Two at a time fill those waits; three made the admin-CLI-heavy tests slow
+    // enough to near their 60 s timeout on a loaded machine. VITEST_MAX_WORKERS overrides it.
+    maxWorkers: 2,
     projects: [
       // Handlers called directly write no EMF to the test output (the EMF test turns it back on).
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { ...env, POWERTOOLS_METRICS_DISABLED: 'true' } } },
