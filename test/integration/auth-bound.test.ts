@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { admin, api, memberWithRole, write } from './helpers';
 
 /**
- * The revocation bound (README, "Authentication"): a revoked key, a disabled
+ * The revocation bound (docs/guides/authentication.md): a revoked key, a disabled
  * member or partner and a changed role apply from the next request that
  * starts after the change committed. Each test first warms the key (the
  * running handlers then know its owners and take the one-stage path), makes

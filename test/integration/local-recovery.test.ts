@@ -239,7 +239,7 @@ describe('the local stack, from its first start to a restart after a kill', () =
   it('after a SIGKILL, with its PID reused by another process, `npm start` starts, keeps every acknowledged write and finishes the issued settlement', async () => {
     const runtime = readRuntime(stateDir, port)!;
     // DynamoDB Local acknowledges a transaction a few ms before it is durable: killed at once after the last
-    // of 50 back-to-back TransactWriteItems it lost that one in every round, 10 ms later never (README, "After a
+    // of 50 back-to-back TransactWriteItems it lost that one in every round, 10 ms later never (docs/operations/local-stack.md, "After a
     // crash"). The kill waits past that window, so that a loss found below is one the stack could have avoided.
     await new Promise((r) => setTimeout(r, 100));
     stack.child.kill('SIGKILL');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkTimestamp, sign, signatureMatches, signingString } from '../../shared/platform/signature';
 
-// The worked example of the README, checked independently with `openssl dgst -sha256 -hmac`.
+// The worked example of docs/guides/authentication.md, checked independently with `openssl dgst -sha256 -hmac`.
 const example = {
   secret: 'S3cr3tS3cr3tS3cr3tS3cr3tS3cr3tAB',
   timestamp: '1795251000',

@@ -127,7 +127,7 @@ describe('sending to a host name', () => {
 });
 
 describe('delivery signature', () => {
-  // The README's worked example, checked independently with openssl dgst -sha256 -hmac.
+  // The worked example of docs/guides/authentication.md, checked independently with openssl dgst -sha256 -hmac.
   const body =
     '{"id":"9f1c2d3e-0000-4000-8000-000000000001","type":"booking.confirmed","created_at":"2026-11-21T10:00:00.000Z","test":true,"data":{"booking_number":"PTB-7K3M-Q9XD","partner_reference":"BANK-001","status":"CONFIRMED","travel_date":"2026-12-01"}}';
   it('is hex HMAC-SHA256 of the raw body with the signing secret', () => {
