@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+
+/**
+ * The static checks of `npm test` (lint, typecheck, check:cycles), all at once: each command of
+ * those package.json scripts (a script's `a && b` parts too) runs in parallel, its output is
+ * printed whole when it ends, and the run fails when any of them fails.
+ *
+ *   node --import tsx scripts/checks.ts [script ...]   (default: lint typecheck check:cycles)
+ */
+
+const ROOT = resolve(import.meta.dirname, '..');
+const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const names = process.argv.slice(2).length ? process.argv.slice(2) : ['lint', 'typecheck', 'check:cycles'];
+
+const commands = names.flatMap((name) => {
+  const script = scripts[name];
+  if (!script) throw new Error(`no script '${name}' in package.json`);
+  return script.split(' && ').map((command) => ({ name, command }));
+});
+
+// As `npm run` does: the project's binaries first on the PATH.
+const env = { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}` };
+
+function run({ name, command }: { name: string; command: string }): Promise<boolean> {
+  const started = Date.now();
+  return new Promise((done) => {
+    const child = spawn(command, { cwd: ROOT, env, shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', (e) => (out += `${e.message}\n`));
+    child.on('close', (code) => {
+      const ok = code === 0;
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${command} (${seconds} s)\n`);
+      if (!ok && out.trim()) process.stdout.write(`${out.trimEnd()}\n\n`);
+      done(ok);
+    });
+  });
+}
+
+const results = await Promise.all(commands.map(run));
+const failed = commands.filter((_, i) => !results[i]);
+if (failed.length) process.stdout.write(`${failed.length} of ${commands.length} checks failed: ${failed.map((c) => c.command).join('; ')}\n`);
+process.exitCode = failed.length ? 1 : 0;
