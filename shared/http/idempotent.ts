@@ -1,4 +1,5 @@
 import type { Seal } from '../db/client';
+import { isTransient } from '../kernel/errors';
 import { logger } from '../kernel/logger';
 import { auditItem } from '../platform/audit';
 import { fingerprint, idempotency, lockLost, type StoredResponse } from '../platform/idempotency';
@@ -66,10 +67,18 @@ export function sealFor<T>(def: RouteDef, state: RequestState, view: (result: T)
 /**
  * Runs a write at most once per (partner, environment, Idempotency-Key).
  * A completed key is replayed with `Idempotent-Replayed: true` and the request
- * id of the request that produced it. Every outcome of an operation that ran
- * is stored, errors included, as Stripe does: a success in the operation's own
- * transaction (see sealFor), anything else right after it; requests refused
- * before running (authentication, validation, rate limit) store nothing.
+ * id of the request that produced it. What is stored, as Stripe does:
+ * - an outcome that committed: the success, in the operation's own transaction
+ *   (see sealFor), replayed even if something failed after it;
+ * - the deterministic refusals of an operation that ran (404, 409, 422), right after it;
+ * - not a transient failure before the commit (contention, 5xx: isTransient): the
+ *   operation wrote nothing of its change, so the claim is released and a retry
+ *   with the same key runs it again. A route that acts outside that commit
+ *   (`effectsOutsideCommit`: an e-mail, an outbound call) stores those too, since
+ *   a rerun would act again. Should a commit have landed though its answer was
+ *   lost (a timeout), the record is COMPLETED: the release, conditional on
+ *   IN_PROGRESS, does nothing, and the retry gets the committed answer.
+ * Requests refused before running (authentication, validation, rate limit) store nothing.
  */
 export async function runIdempotent(event: ApiEvent, state: RequestState, run: () => Promise<ApiResult>): Promise<ApiResult> {
   const p = state.principal!;
@@ -104,7 +113,13 @@ export async function runIdempotent(event: ApiEvent, state: RequestState, run: (
       logger.error('failure after the operation committed', { error: e instanceof Error ? e.message : String(e) });
       return state.sealed;
     }
-    result = errorResult(toApiError(e), state.requestId);
+    const err = toApiError(e);
+    if (isTransient(err) && !state.route.effectsOutsideCommit) {
+      // Nothing of the change was written: the key is freed, so the retry the error asks for runs the operation again.
+      state.pending.push(idempotency.release(scope, claim.token));
+      return errorResult(err, state.requestId);
+    }
+    result = errorResult(err, state.requestId);
   }
   if (state.sealed) return state.sealed;
   // Awaited by the HTTP layer together with the audit write, before the response leaves.

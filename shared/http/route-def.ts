@@ -53,6 +53,12 @@ export interface RouteSpec {
   changesAccess?: boolean;
   /** The route sends e-mail (SES in AWS). */
   sendsMail?: boolean;
+  /**
+   * A write that acts outside the transaction committing its answer (an outbound call, an e-mail, a write
+   * of its own), so a rerun would act again: the text says what. Its transient failures (5xx, contention)
+   * are then stored under the Idempotency-Key like its other outcomes, not released for a rerun (runIdempotent).
+   */
+  effectsOutsideCommit?: string;
   /** The write only ends console sessions: a console session may make it without a recent sign-in, live included. */
   endsSessions?: boolean;
   /**

@@ -10,12 +10,11 @@ import type { ErrorCode } from './errors';
  *   refused before its operation ran stored nothing, so the corrected one may keep its
  *   Idempotency-Key; a refusal of an operation that ran (404, 409, 422 of a write) is
  *   stored under its key: the corrected request needs a new key.
- * - `wait`: yes, the same request after `Retry-After` (a write keeps its Idempotency-Key).
- * - `new-key`: yes, after the wait, as a new request (a new Idempotency-Key): a retry with
- *   the same key replays this stored answer.
+ * - `wait`: yes, the same request after `Retry-After` (a write keeps its Idempotency-Key:
+ *   contention and 5xx are not stored, see isTransient, so the retry runs it again).
  * - `no`: no; the outcome is final for this resource.
  */
-export type Retry = 'fix' | 'wait' | 'new-key' | 'no';
+export type Retry = 'fix' | 'wait' | 'no';
 
 export interface ErrorAdvice {
   retry: Retry;
@@ -148,8 +147,8 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
     todo: 'The slot went (`details.reason`): quote another slot and book that; refund your customer if you charged them.',
   },
   'booking.slot.contended': {
-    retry: 'new-key',
-    todo: 'Nothing was booked. Wait `Retry-After`, then send the booking again with a new Idempotency-Key (the same key replays this answer).',
+    retry: 'wait',
+    todo: 'Nothing was booked or cancelled. Wait `Retry-After`, then send the same request with the same Idempotency-Key: it runs again.',
   },
   'booking.not_cancellable': {
     retry: 'no',
@@ -198,11 +197,11 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
   'review.photo.in_use': { retry: 'fix', todo: 'A photo belongs to one review: upload it again as a new file.' },
   'review.moderation.invalid': { retry: 'no', todo: 'Sandbox: the review is already in that state (or deleted).' },
   'review.write.conflict': {
-    retry: 'new-key',
-    todo: 'Nothing was written. Wait `Retry-After`, then send the write again with a new Idempotency-Key (the same key replays this answer).',
+    retry: 'wait',
+    todo: 'Nothing was written. Wait `Retry-After`, then send the same request with the same Idempotency-Key: it runs again.',
   },
   'internal.error': {
-    retry: 'new-key',
-    todo: 'Check whether the change happened (read the resource); if not, send it again with a new Idempotency-Key. If it persists, contact support with the `request_id`.',
+    retry: 'wait',
+    todo: 'Send the same request again with the same Idempotency-Key: a write that did not commit runs again, one that did returns its answer. Inviting a member, resending an invitation and a webhook test send keep this answer: read the resource, then use a new key. If it persists, contact support with the `request_id`.',
   },
 };

@@ -41,11 +41,15 @@ export const ERROR_CODES = {
     description: 'A live write from a console session whose sign-in (password and TOTP) is more than 15 minutes old: sign in again.',
   },
   'auth.scope.insufficient': { status: 403, description: "The key's member lacks the scope the route requires." },
-  'rate_limit.exceeded': { status: 429, description: 'Too many requests for this key in the current minute; see Retry-After.' },
+  'rate_limit.exceeded': { status: 429, description: 'Too many requests for this key in the current minute; see Retry-After.', transient: true },
   'idempotency.key.missing': { status: 400, description: 'A write without an Idempotency-Key header.' },
   'idempotency.key.invalid': { status: 400, description: 'An Idempotency-Key that is blank or longer than 255 characters.' },
   'idempotency.key.reused': { status: 409, description: 'The Idempotency-Key was already used for a different request (method, path or body).' },
-  'idempotency.request.in_progress': { status: 409, description: 'A request with this Idempotency-Key is still running; retry shortly.' },
+  'idempotency.request.in_progress': {
+    status: 409,
+    description: 'A request with this Idempotency-Key is still running; retry shortly with the same key.',
+    transient: true,
+  },
   'pagination.limit.invalid': { status: 400, description: '`limit` is not an integer of at least 1.' },
   'pagination.cursor.invalid': { status: 400, description: 'The cursor is too long, corrupted, forged, or from another partner or environment.' },
   'pagination.cursor.wrong_endpoint': { status: 400, description: 'The cursor was issued by another list endpoint.' },
@@ -88,7 +92,8 @@ export const ERROR_CODES = {
   },
   'booking.slot.contended': {
     status: 409,
-    description: 'Too many concurrent changes on this slot or booking; retry shortly (Retry-After) with the same Idempotency-Key.',
+    description: 'Too many concurrent changes on this slot or booking; nothing was written: retry shortly (Retry-After) with the same Idempotency-Key.',
+    transient: true,
   },
   'booking.not_cancellable': { status: 409, description: 'The booking is CANCELLED or COMPLETED.' },
   'booking.not_completable': { status: 409, description: 'Test helper: only a CONFIRMED booking can be completed.' },
@@ -140,11 +145,32 @@ export const ERROR_CODES = {
     status: 409,
     description: 'Moderation: the action does not apply to the review in its state (restore a visible one, hide a hidden one).',
   },
-  'review.write.conflict': { status: 409, description: 'Too many concurrent changes to the same review or rating; retry (see Retry-After).' },
-  'internal.error': { status: 500, description: 'Unexpected failure; retry later and quote the request id.' },
-} as const satisfies Record<string, { status: number; description: string }>;
+  'review.write.conflict': {
+    status: 409,
+    description: 'Too many concurrent changes to the same review or rating; nothing was written: retry shortly (Retry-After) with the same Idempotency-Key.',
+    transient: true,
+  },
+  'internal.error': {
+    status: 500,
+    description: 'Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.',
+  },
+} as const satisfies Record<string, { status: number; description: string; transient?: true }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * An error that says "nothing was written, the same request may succeed later":
+ * contention (`transient: true` above: a transaction cancelled by concurrent ones,
+ * a key still being processed, the rate limit) and any 5xx (an internal error,
+ * DynamoDB throttling surfaced as one). A write that failed so before committing is
+ * not stored under its Idempotency-Key, so a retry with that key runs it again
+ * (runIdempotent); every other refusal of an operation that ran is its final answer.
+ */
+export function isTransient(err: { code: string; status: number }): boolean {
+  if (err.status >= 500) return true;
+  const entry = ERROR_CODES[err.code as ErrorCode] as { transient?: true } | undefined;
+  return entry?.transient === true;
+}
 
 export class ApiError extends Error {
   readonly status: number;

@@ -66,9 +66,10 @@ export function idempotencyStore(table: Table = accessTable) {
     TableName: table.name(),
     Key: platformKeys.idempotency(scope.partnerId, scope.env, scope.idempotencyKey),
     UpdateExpression: 'SET #s = :done, #r = :resp REMOVE locked_until',
-    ConditionExpression: 'lock_token = :token',
+    // Never over an answer already stored: a commit whose reply was lost (a timeout) made the record COMPLETED.
+    ConditionExpression: '#s = :inProgress AND lock_token = :token',
     ExpressionAttributeNames: { '#s': 'state', '#r': 'response' },
-    ExpressionAttributeValues: { ':done': 'COMPLETED', ':token': token, ':resp': response },
+    ExpressionAttributeValues: { ':done': 'COMPLETED', ':inProgress': 'IN_PROGRESS', ':token': token, ':resp': response },
   });
   return {
     async claim(scope: IdempotencyScope, fp: string, requestId: string, now = Date.now()): Promise<Claim> {
@@ -154,7 +155,7 @@ export function idempotencyStore(table: Table = accessTable) {
       }
     },
 
-    /** Stores the outcome, only while this request still holds the lock. */
+    /** Stores the outcome, only while this request still holds the lock and nothing is stored yet. */
     async complete(scope: IdempotencyScope, token: string, response: StoredResponse): Promise<void> {
       await table.client.send(new UpdateCommand(completionUpdate(scope, token, response)));
     },

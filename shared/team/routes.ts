@@ -68,6 +68,7 @@ export const teamRoutes = defineRoutes({
     request: { body: InviteMemberBody },
     errors: ['team.member.exists'],
     responses: { 201: { description: 'The member, INVITED.', schema: TeamMember } },
+    effectsOutsideCommit: 'Cognito e-mails the temporary password before the member commits; a rerun would e-mail another one.',
   },
   updateTeamMember: {
     method: 'PATCH',
@@ -92,6 +93,7 @@ export const teamRoutes = defineRoutes({
     request: { params: UserIdParams, body: EmptyBody },
     errors: ['team.member.already_active', 'team.member.disabled'],
     responses: { 200: { description: 'The member, INVITED; the e-mail is on its way.', schema: TeamMember } },
+    effectsOutsideCommit: 'Cognito e-mails a new temporary password; a rerun would e-mail another one and void the first.',
   },
   removeTeamMember: {
     method: 'DELETE',

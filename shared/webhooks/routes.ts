@@ -187,5 +187,6 @@ export const webhookRoutes = defineRoutes({
     request: { params: WebhookIdParams, body: TestWebhookBody },
     timeoutSeconds: 20,
     responses: { 200: { description: 'What the endpoint answered and how fast.', schema: WebhookTestResult } },
+    effectsOutsideCommit: 'The test event and its delivery are recorded, and POSTed to the endpoint, before the answer commits; a rerun would send another.',
   },
 });

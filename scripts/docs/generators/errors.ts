@@ -6,7 +6,6 @@ import type { DocGenerator } from '../docs-files';
 const RETRY: Record<Retry, string> = {
   fix: 'after a fix',
   wait: 'yes, later',
-  'new-key': 'yes, new key',
   no: 'no',
 };
 
@@ -102,15 +101,16 @@ The **Retry?** column says whether sending again can succeed:
 |---|---|
 | ${RETRY.fix} | Not as it is: change the request (or what it depends on) first. |
 | ${RETRY.wait} | The same request, after \`Retry-After\` seconds (a write keeps its \`Idempotency-Key\`). |
-| ${RETRY['new-key']} | Later, as a new request with a new \`Idempotency-Key\`: the same key would replay this answer. |
 | ${RETRY.no} | The outcome is final for this resource. |
 
 Whether a write's \`Idempotency-Key\` can be reused depends on where the request stopped
 (see [Idempotency](idempotency.md)): a refusal **before** the operation ran (400
 validation, 401, 403, 413, 429, the idempotency codes) stores nothing, so the corrected
-request may keep its key; the answer of an operation that **ran** (its 404, 409 and
-422, and a 500) is stored under the key, and a retry with that key gets the same
-answer back. A corrected request then needs a new key.
+request may keep its key; the answer of an operation that **ran** (its success, its 404,
+409 and 422) is stored under the key, and a retry with that key gets the same answer
+back. A corrected request then needs a new key. Contention (\`booking.slot.contended\`,
+\`review.write.conflict\`) and a 500 mean nothing was written and are not stored: a
+retry with the same key runs the operation again.
 
 The TypeScript SDK retries network errors, 429 and 5xx by itself (with the same key);
 everything else is yours to handle.

@@ -2656,7 +2656,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -2737,7 +2737,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -2806,7 +2806,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -2875,7 +2875,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -2971,7 +2971,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -3165,7 +3165,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -3398,7 +3398,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -3589,7 +3589,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -3766,7 +3766,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -4013,7 +4013,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -4287,7 +4287,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -4552,7 +4552,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -4826,7 +4826,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -5096,7 +5096,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -5283,7 +5283,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -5526,7 +5526,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -5789,7 +5789,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -6007,7 +6007,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -6280,7 +6280,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -6493,7 +6493,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -6685,7 +6685,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -7028,7 +7028,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -7265,7 +7265,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -7471,7 +7471,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -7845,7 +7845,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -8104,7 +8104,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -8331,7 +8331,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -8661,7 +8661,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -8987,7 +8987,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -9317,7 +9317,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -9527,7 +9527,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -9744,7 +9744,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -9973,7 +9973,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -10202,7 +10202,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -10519,7 +10519,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -10834,7 +10834,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -11019,7 +11019,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -11303,7 +11303,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -11508,7 +11508,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -11731,7 +11731,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -12010,7 +12010,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -12220,7 +12220,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -12477,7 +12477,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -12790,7 +12790,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -13072,7 +13072,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -13359,7 +13359,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -13640,7 +13640,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -13911,7 +13911,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -14102,7 +14102,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -14300,7 +14300,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -14507,7 +14507,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -14826,7 +14826,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -15040,7 +15040,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -15357,7 +15357,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -15645,7 +15645,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -15904,7 +15904,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -16108,7 +16108,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "internal.error",
-                     *       "message": "Unexpected failure; retry later and quote the request id.",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
