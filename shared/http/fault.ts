@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { Seal } from '../db/client';
 import { loadConfig } from '../kernel/config';
 import { headerValue } from './headers';
 import type { ApiEvent } from './types';
@@ -9,7 +10,9 @@ import type { ApiEvent } from './types';
  * request carrying `X-Fault-Inject: after-commit` dies after its operation
  * committed and before its response leaves, as a worker killed at that moment
  * would: no response and no post-operation write (a success's idempotency
- * record and audit line committed with the operation).
+ * record and audit line committed with the operation). `X-Fault-Inject: at-commit`
+ * fails the operation as it builds its commit, as a throttled transaction would:
+ * a 500 with nothing of the operation's change written.
  */
 const faultConfig = z.object({ FAULT_INJECTION: z.enum(['on', 'off']).default('off') });
 
@@ -20,6 +23,19 @@ export class SimulatedCrash extends Error {
   }
 }
 
+const injected = (event: ApiEvent, fault: 'after-commit' | 'at-commit') =>
+  loadConfig(faultConfig).FAULT_INJECTION === 'on' && headerValue(event, 'x-fault-inject') === fault;
+
 export function crashAfterCommit(event: ApiEvent): boolean {
-  return loadConfig(faultConfig).FAULT_INJECTION === 'on' && headerValue(event, 'x-fault-inject') === 'after-commit';
+  return injected(event, 'after-commit');
+}
+
+/** The route's seal, or one that throws DynamoDB's throttling error when the operation asks for its commit's items. */
+export function failAtCommit<T>(event: ApiEvent, seal: Seal<T>): Seal<T> {
+  if (!injected(event, 'at-commit')) return seal;
+  return {
+    items: () => {
+      throw Object.assign(new Error('simulated throttling at commit (X-Fault-Inject)'), { name: 'ThrottlingException' });
+    },
+  };
 }

@@ -7,7 +7,7 @@ import { logger } from '../kernel/logger';
 import type { Tenant } from '../kernel/tenant';
 import { tracer } from '../kernel/tracing';
 import { type Principal, type RouteContext, stateOf, tenantOf } from './context';
-import { crashAfterCommit, SimulatedCrash } from './fault';
+import { crashAfterCommit, failAtCommit, SimulatedCrash } from './fault';
 import { runIdempotent, sealFor } from './idempotent';
 import { httpContext } from './middleware/http-context';
 import { parseRequest } from './middleware/parse-request';
@@ -93,7 +93,7 @@ export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) =
             requestId: state.requestId,
             tenant: principal ? tenantOf(principal) : undefined,
             principal,
-            seal: (view) => sealFor(def, state, view),
+            seal: (view) => failAtCommit(event, sealFor(def, state, view)),
           } as RouteInput<R>)) as RouteResult<RouteDef>,
         );
         if (crashAfterCommit(event)) throw new SimulatedCrash();

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { addDays, localDate } from '../../shared/kernel/time';
 import { platformKeys } from '../../shared/platform/keys';
+import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
 import { api, newPartner, testDb, write } from './helpers';
 
 const keyCount = async (key: string) => (await api('GET', '/api-keys?limit=100', { key })).body.data.length as number;
@@ -141,5 +144,62 @@ describe('Idempotency-Key', () => {
     expect(later.status).toBe(201);
     expect(later.headers.get('idempotent-replayed')).toBeNull();
     expect(later.body.id).not.toBe(first.body.id);
+  });
+
+  it('does not store a 500 of an operation that failed before its commit: the retry with the same key runs it, once', async () => {
+    const p = await newPartner();
+    const jwk = await sandboxPaymentKey(p.partner_id);
+    const pack = (await packs(p.test_key)).FLEXIBLE;
+    const date = addDays(localDate(new Date()), 45);
+    const seatsLeft = async () =>
+      (await api('GET', `/adventures/${pack.slug}/availability?from=${date}&to=${date}&rate_pack_id=${pack.id}`, { key: p.test_key })).body.data[0]
+        .remaining as number;
+    const before = await seatsLeft();
+    const quote = await quoteFor(p.test_key, pack, date);
+    const body = bookingBody(quote, await signPayment(jwk, paidClaims(quote)));
+    const idempotencyKey = randomUUID();
+    // X-Fault-Inject: at-commit (test stack only): the booking's transaction is throttled, nothing of it is written.
+    const failed = await write('POST', '/bookings', p.test_key, body, { idempotencyKey, headers: { 'x-fault-inject': 'at-commit' } });
+    expect(failed.status, failed.text).toBe(500);
+    expect(failed.body.code).toBe('internal.error');
+    expect(await seatsLeft()).toBe(before);
+
+    const retry = await write('POST', '/bookings', p.test_key, body, { idempotencyKey });
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.body).toMatchObject({ status: 'CONFIRMED', quote_id: quote.id });
+
+    // Once committed, the answer is stored: the next retry replays it and books nothing more.
+    const again = await write('POST', '/bookings', p.test_key, body, { idempotencyKey });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(retry.body);
+    expect((await api('GET', '/bookings', { key: p.test_key })).body.data).toHaveLength(1);
+    expect(await seatsLeft()).toBe(before - 1);
+  });
+
+  it('keeps a 500 of a route that acts outside its commit (a webhook test send): a retry with the same key replays it', async () => {
+    let received = 0;
+    const receiver = createServer((_, res) => {
+      received++;
+      res.writeHead(200).end('ok');
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const p = await newPartner();
+      const url = `http://localhost:${(receiver.address() as { port: number }).port}/hook`;
+      const created = await write('POST', '/webhooks', p.test_key, { url, event_types: ['booking.confirmed'] });
+      expect(created.status, created.text).toBe(201);
+      const idempotencyKey = randomUUID();
+      const path = `/webhooks/${created.body.id}/test`;
+      // The event reached the endpoint, then the answer's commit failed: a rerun would send it again.
+      const failed = await write('POST', path, p.test_key, {}, { idempotencyKey, headers: { 'x-fault-inject': 'at-commit' } });
+      expect(failed.status, failed.text).toBe(500);
+      const retry = await write('POST', path, p.test_key, {}, { idempotencyKey });
+      expect(retry.status).toBe(500);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(received).toBe(1);
+    } finally {
+      receiver.close();
+    }
   });
 });
