@@ -156,6 +156,7 @@ export async function benchCost(base: string, stateDir: string, port: number): P
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const hookUrl = `http://localhost:${(receiver.address() as AddressInfo).port}/cost`;
 
+  const calibration = await checkCapacityRules();
   const meter = startMeter(functionLogFile(stateDir, port));
   let apiRequests = 0;
   let signed = 0;
@@ -261,7 +262,62 @@ export async function benchCost(base: string, stateDir: string, port: number): P
     costOf({ ...delivery, name: 'one webhook delivery' }, n),
     costOf({ ...settlement!, name: `one settlement of ${settlementSize} bookings` }),
   ];
-  return costReport(rows, n, settlementSize);
+  return `${calibration}\n\n${costReport(rows, n, settlementSize)}`;
+}
+
+/**
+ * The units DynamoDB Local reports, against DynamoDB's billing rules: a transaction costs twice each
+ * item's size in KB, a write its item's KB, an update the whole item's KB, a read 4 KB a unit (half
+ * when eventually consistent). Throws if they differ: the counts above would not be DynamoDB's.
+ */
+async function checkCapacityRules(): Promise<string> {
+  const { ddb } = await import('../shared/kernel/aws');
+  const { dataTable } = await import('../shared/db/client');
+  const { TransactWriteCommand, GetCommand, PutCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  const TableName = dataTable.name();
+  const id = randomUUID();
+  const key = (k: string) => ({ pk: `bench-capacity#${id}#${k}`, sk: 'x' });
+  const units = (out: { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }) =>
+    [out.ConsumedCapacity ?? []].flat().reduce((n, c) => n + (c.CapacityUnits ?? 0), 0);
+  const big = 'y'.repeat(3000);
+  const seen = {
+    'TransactWriteItems of a small item and a 3 KB item': [
+      units(
+        await ddb.send(
+          new TransactWriteCommand({
+            ReturnConsumedCapacity: 'TOTAL',
+            TransactItems: [{ Put: { TableName, Item: { ...key('a'), v: 'small' } } }, { Put: { TableName, Item: { ...key('b'), v: big } } }],
+          }),
+        ),
+      ),
+      8,
+    ],
+    'PutItem of 3 KB': [units(await ddb.send(new PutCommand({ ReturnConsumedCapacity: 'TOTAL', TableName, Item: { ...key('c'), v: big } }))), 3],
+    'UpdateItem of one number on a 3 KB item': [
+      units(
+        await ddb.send(
+          new UpdateCommand({
+            ReturnConsumedCapacity: 'TOTAL',
+            TableName,
+            Key: key('c'),
+            UpdateExpression: 'SET n = :n',
+            ExpressionAttributeValues: { ':n': 1 },
+          }),
+        ),
+      ),
+      3,
+    ],
+    'GetItem of 3 KB, eventually consistent': [units(await ddb.send(new GetCommand({ ReturnConsumedCapacity: 'TOTAL', TableName, Key: key('c') }))), 0.5],
+    'GetItem of 3 KB, strongly consistent': [
+      units(await ddb.send(new GetCommand({ ReturnConsumedCapacity: 'TOTAL', TableName, Key: key('c'), ConsistentRead: true }))),
+      1,
+    ],
+  } as const;
+  const wrong = Object.entries(seen).filter(([, [got, want]]) => got !== want);
+  if (wrong.length > 0) throw new Error(`cost: DynamoDB Local's units differ from DynamoDB's rules: ${JSON.stringify(wrong)}`);
+  return `DynamoDB Local's consumed capacity follows DynamoDB's rules: ${Object.entries(seen)
+    .map(([what, [got]]) => `${what} ${got}`)
+    .join(', ')}.`;
 }
 
 const fmt = (x: number, d = 2) => (x === 0 ? '0' : Math.abs(x) < 0.01 && d <= 2 ? x.toPrecision(2) : x.toFixed(d));
