@@ -74,6 +74,20 @@ that may be reworded) and keep \`request_id\` in your logs.
   field in \`details.errors\` (\`field\`, \`location\`: \`body\`, \`query\` or \`path\`,
   \`message\`, \`expected\`).
 
+Dates and text are bounded, each with a 400 \`validation.field.invalid\` that names the
+field and the range:
+
+- every date, month and instant you send (\`date\`, \`from\`, \`to\`, \`start_date\`,
+  \`created_from\`, \`created_to\`, \`since\`, a settlement period) lies from 2000-01-01
+  to today plus 365 days (the booking horizon, Morocco time); a \`birth_date\` from
+  1900-01-01 to today;
+- text that can reach a document (the statement CSV, the invoice PDF, an e-mail) is one
+  line, without control characters (line feed, carriage return, tab, DEL, C1):
+  \`partner_reference\`, the contact's and travelers' names, a cancellation's \`reason\`,
+  a review's \`title\` and \`author_name\`, a webhook's \`description\`, a team member's
+  names, the sandbox pay helper's \`transfer_reference\` and the payment confirmation's
+  \`payment_reference\`. A review's \`comment\` may hold line breaks.
+
 With the SDK every error is a \`PartnerApiError\` (\`status\`, \`code\`, \`message\`,
 \`request_id\`, \`details\`); \`e.is('createBooking')\` narrows \`code\` to the codes that
 operation documents, so a \`switch\` over them is checked by the compiler. The API
@@ -116,8 +130,9 @@ The TypeScript SDK retries network errors, 429 and 5xx by itself (with the same 
 everything else is yours to handle.
 
 Outside the service's own handlers, in AWS, API Gateway may answer in its own shape
-(\`{"message": ...}\`, no \`code\`): a body over 10 MB (413), headers over 10 KB, or a
-function that timed out (a 5xx). Treat them as their status says.
+(\`{"message": ...}\`, no \`code\`): a body over 10 MB (413), headers over 10 KB, its
+throttling (429, see [Rate limits](authentication.md#rate-limits)), or a function that
+timed out (a 5xx). Treat them as their status says.
 
 ${sections.join('\n')}`;
 }
