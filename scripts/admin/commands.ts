@@ -289,7 +289,8 @@ export const COMMANDS: Record<string, Command> = {
   },
   'catalog:import': {
     usage: 'catalog:import FILE',
-    description: 'Import the production catalog from a JSON file (format: shared/catalog/schema.ts); adventures missing from it are withdrawn.',
+    description:
+      'Import the production catalog from a JSON file (format: shared/catalog/import-format.ts); adventures missing from it are withdrawn. Running functions pick up the new catalog within 5 s (PROD_RECHECK_MS).',
     output: '`{adventures, withdrawn, index_version, sandbox_snapshot}`; progress on stderr.',
     flags: z.object({ file: z.string().min(1).describe('The catalog JSON file.') }),
     positionals: ['file'],
@@ -312,7 +313,8 @@ export const COMMANDS: Record<string, Command> = {
   },
   'catalog:withdraw': {
     usage: 'catalog:withdraw --slug SLUG',
-    description: 'Withdraw a production adventure from sale (stays listed, not bookable); partners with open quotes get adventure.unavailable.',
+    description:
+      'Withdraw a production adventure from sale (stays listed, not bookable); every partner subscribed to adventure.unavailable gets it, naming its own open quotes. Running it again records only the events still missing (`events: 0` when none).',
     output: '`{slug, active: false, events}`.',
     flags: z.object({ slug: z.string().min(1).describe("The adventure's slug.") }),
     async run(f) {
@@ -323,7 +325,8 @@ export const COMMANDS: Record<string, Command> = {
   },
   'catalog:close-slot': {
     usage: 'catalog:close-slot --rate-pack ID --date YYYY-MM-DD [--time HH:MM]',
-    description: 'Close one production departure (or FLEXIBLE day, without --time) to sale; partners with open quotes on it get adventure.unavailable.',
+    description:
+      'Close one production departure (or FLEXIBLE day, without --time) to sale; every partner subscribed to adventure.unavailable gets it, naming its own open quotes. Running it again records only the events still missing (`events: 0` when none).',
     output: '`{rate_pack_id, date, start_time, closed: true, events}`.',
     flags: z.object({
       'rate-pack': z.uuid().describe('The rate pack id.'),
