@@ -1,5 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { IssuerError } from './issuer-file';
 import { ServiceStack } from './stack';
 
 /** Builds the CDK app; cdk-nag's AwsSolutions pack runs on every synth. */
@@ -17,5 +18,12 @@ export function buildApp(app = new App()) {
 }
 
 if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
-  buildApp().app.synth();
+  try {
+    buildApp().app.synth();
+  } catch (e) {
+    // What the operator must set, without a stack trace around it.
+    if (!(e instanceof IssuerError)) throw e;
+    console.error(`\n${e.message}\n`);
+    process.exit(1);
+  }
 }

@@ -10,6 +10,7 @@ import { JobsConstruct } from './constructs/jobs';
 import { MonitoringConstruct } from './constructs/monitoring';
 import { UploadsConstruct } from './constructs/uploads';
 import { WebhooksConstruct } from './constructs/webhooks';
+import { issuerOf } from './issuer';
 
 /**
  * The whole service: one construct per concern. The stateful resources, the API and its routes are in this
@@ -24,6 +25,8 @@ export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
     this.data = new DataConstruct(this, 'Data');
+    // The issuer's legal identity (-c issuer=PATH, or the example one as a SPECIMEN), for the functions that issue invoices.
+    const issuer = issuerOf(this);
     const webhooks = new WebhooksConstruct(this, 'Webhooks', { tables: this.data.tables });
     const events = { queue: webhooks.queues.webhooks!, envVar: QUEUES.webhooks!.envVar, access: 'send' as const };
     const uploads = new UploadsConstruct(this, 'Uploads', { queues: webhooks.queues });
@@ -39,6 +42,7 @@ export class ServiceStack extends Stack {
       queues: [events],
       buckets: [bucket('settlementDocuments', 'readwrite')],
     });
+    for (const [name, q] of Object.entries(QUEUES)) if (q.rendersPdf) webhooks.consumers[name]!.useIssuer(issuer);
     // Consumers that reach buckets (the upload validator: read, copy and delete photo objects).
     for (const [name, q] of Object.entries(QUEUES)) {
       for (const [b, access] of Object.entries(q.buckets ?? {})) webhooks.consumers[name]!.bind({ buckets: [bucket(b, access)] });
@@ -53,6 +57,7 @@ export class ServiceStack extends Stack {
         if (route.publishesEvents) fn.bind({ queues: [events] });
         for (const [name, access] of Object.entries(route.buckets ?? {})) fn.bind({ buckets: [bucket(name, access)] });
         if (route.photoUrls) fn.addEnvironment('PHOTO_BASE_URL', photoBaseUrl);
+        if (route.rendersPdf) fn.useIssuer(issuer);
       },
     });
     // The console (user pool, app client, its files behind CloudFront) calls the API, which knows its pool and origin.

@@ -19,7 +19,7 @@ export interface QueueDef {
   /** Consumer Lambda timeout (default: the visibility timeout less 10 s, at most 60 s) and memory. */
   consumerTimeoutSeconds?: number;
   consumerMemoryMb?: number;
-  /** The consumer renders PDF documents: its bundle carries the fonts. */
+  /** The consumer issues invoices: its bundle carries the fonts, its environment the issuer's identity (infra/issuer.ts). */
   rendersPdf?: boolean;
   /** Buckets of shared/buckets.ts the consumer reads or writes. */
   buckets?: Record<string, BucketAccess>;

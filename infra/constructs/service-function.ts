@@ -268,6 +268,12 @@ export class ServiceFunction extends NodejsFunction {
     return this;
   }
 
+  /** The issuer's legal identity (infra/issuer.ts): only the functions that issue invoices get it. */
+  useIssuer(issuer: Record<string, string>): this {
+    for (const [k, v] of Object.entries(issuer)) this.addEnvironment(k, v);
+    return this;
+  }
+
   /** SES v2 SendEmail from one sender address, with the mail settings the code reads. */
   allowMail(from: string): this {
     const { account, region } = Stack.of(this);

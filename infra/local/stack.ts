@@ -11,6 +11,7 @@ import { JOBS, QUEUES } from '../../shared/queues';
 import { FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { buildGuides } from '../guides';
+import { exampleIssuer } from '../issuer-file';
 import { buildReferenceHtml } from '../reference-docs';
 import { startApiGateway } from './api-gateway';
 import { startLocalCognito } from './cognito';
@@ -248,6 +249,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
       // The invoice fonts, from the npm package (the Lambda bundles carry them in fonts/).
       PDF_FONT_DIR: join(ROOT, FONT_PACKAGE_DIR),
       LOCAL_STATE_DIR: stateDir,
+      // The example company issues the local invoices (the CDK stack sets the operator's, infra/issuer.ts).
+      ...exampleIssuer(),
       // The function log file keeps INFO and above (LOG_LEVEL only sets what the terminal shows).
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
       DEPLOYMENT_ENV: 'local',

@@ -481,6 +481,10 @@ export const COMMANDS: Record<string, Command> = {
           text: `${r.enqueued.length} tenant message(s) enqueued through ${r.through_period}.`,
         };
       }
+      // Issued in this process: it needs the issuer's identity (ISSUER_* of the local stack, or of the operator's
+      // environment with ADMIN_TARGET=aws), checked before any tenant is closed.
+      const { issuerIdentity } = await import('../../shared/settlements/config');
+      issuerIdentity();
       const r = await runSettlements({ ...o, progress });
       const json = {
         through_period: r.through_period,

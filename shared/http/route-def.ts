@@ -83,7 +83,7 @@ export interface RouteSpec {
   referencePage?: boolean;
   /** The route serves the partner guides: its bundle carries them, rendered from docs/guides (infra/guides.ts). */
   guidePages?: boolean;
-  /** The route renders PDF documents: its bundle carries the fonts. */
+  /** The route issues invoices: its bundle carries the fonts, its environment the issuer's identity (infra/issuer.ts). */
   rendersPdf?: boolean;
 }
 

@@ -3,19 +3,31 @@ import { loadConfig } from '../kernel/config';
 import type { IssuerIdentity } from './model';
 
 /**
+ * The issuer's legal identity, printed on every invoice. No defaults: the CDK stack sets it on the functions that
+ * issue settlements (from the operator's issuer file, infra/issuer.ts), the local runtime sets the example one
+ * (docs/operations/deploying.md, "The issuer's legal identity"). The issuer file is validated with this schema too.
+ */
+export const issuerFields = {
+  ISSUER_NAME: z.string().trim().min(1),
+  ISSUER_ADDRESS: z.string().trim().min(1),
+  /** Identifiant commun de l'entreprise: 15 digits. */
+  ISSUER_ICE: z.string().regex(/^\d{15}$/, 'an ICE is 15 digits'),
+  /** Identifiant fiscal. */
+  ISSUER_IF: z.string().regex(/^\d{1,10}$/, 'an IF is up to 10 digits'),
+  /** Registre du commerce: the court's city and the number. */
+  ISSUER_RC: z.string().trim().min(1),
+  ISSUER_BANK: z.string().trim().min(1),
+  /** Relevé d'identité bancaire: 24 digits, spaces allowed. */
+  ISSUER_RIB: z.string().refine((v) => /^[\d ]+$/.test(v) && v.replace(/ /g, '').length === 24, 'a RIB is 24 digits'),
+};
+export const issuerSchema = z.object(issuerFields);
+export type IssuerSettings = z.infer<typeof issuerSchema>;
+
+/**
  * Settlement settings, from the environment (the CDK stack and the local
- * runtime set them). The issuer's identity defaults to the example company
- * of the local stack; a deployment must set its own (docs/operations/deploying.md,
- * "The issuer's legal identity").
+ * runtime set them).
  */
 const settlementConfig = z.object({
-  ISSUER_NAME: z.string().min(1).default('Partner Travel Services SARL'),
-  ISSUER_ADDRESS: z.string().min(1).default('12 boulevard d’Anfa, 20000 Casablanca, Maroc'),
-  ISSUER_ICE: z.string().min(1).default('001234567000089'),
-  ISSUER_IF: z.string().min(1).default('12345678'),
-  ISSUER_RC: z.string().min(1).default('Casablanca 123456'),
-  ISSUER_BANK: z.string().min(1).default('Banque Exemple du Maroc, agence Casablanca Anfa'),
-  ISSUER_RIB: z.string().min(1).default('011 780 0000123456789012 34'),
   /** Days between the issue date and the due date. */
   SETTLEMENT_PAYMENT_TERM_DAYS: z.coerce.number().int().min(0).max(120).default(15),
   /** Documents larger than this are answered with a 303 to a presigned S3 URL (Lambda answers are capped at 6 MB, base64 adds a third). */
@@ -42,7 +54,24 @@ const settlementConfig = z.object({
 
 export const settlementSettings = () => loadConfig(settlementConfig);
 
-export function issuerIdentity(): IssuerIdentity {
-  const c = settlementSettings();
-  return { name: c.ISSUER_NAME, address: c.ISSUER_ADDRESS, ice: c.ISSUER_ICE, if: c.ISSUER_IF, rc: c.ISSUER_RC, bank: c.ISSUER_BANK, rib: c.ISSUER_RIB };
+/** Read only where invoices are issued: the other settlement functions (documents, queue) have no issuer. */
+export const issuerConfig = z.object({
+  ...issuerFields,
+  /** The identity is the example one: every invoice is marked SPECIMEN (a stack synthesized without an issuer file). */
+  ISSUER_SPECIMEN: z.enum(['true', 'false']).default('false'),
+});
+
+/** The identity frozen on a settlement when it is issued; `specimen` marks its documents as not valid invoices. */
+export function issuerIdentity(env: NodeJS.ProcessEnv = process.env): IssuerIdentity {
+  const c = loadConfig(issuerConfig, env);
+  return {
+    name: c.ISSUER_NAME,
+    address: c.ISSUER_ADDRESS,
+    ice: c.ISSUER_ICE,
+    if: c.ISSUER_IF,
+    rc: c.ISSUER_RC,
+    bank: c.ISSUER_BANK,
+    rib: c.ISSUER_RIB,
+    ...(c.ISSUER_SPECIMEN === 'true' ? { specimen: true } : {}),
+  };
 }

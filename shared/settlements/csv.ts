@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { localDate } from '../kernel/time';
 import { amountText, lineStatus, orderedLines, totalOf } from './lines';
-import type { LedgerLine, SettlementRecord } from './model';
+import { type LedgerLine, type SettlementRecord, SPECIMEN_MARK } from './model';
 import { periodEnd, periodStart } from './period';
 
 /** A plain decimal number, as the amount column holds: not a formula even when negative. */
@@ -60,7 +60,8 @@ const csvText = (rows: string[][]) =>
 export function* statementChunks(s: SettlementRecord, totalMinor: number, rows: Iterable<string>): Generator<Buffer> {
   if (totalMinor !== s.total_minor) throw new Error(`settlement ${s.id}: lines sum to ${totalMinor}, the settlement says ${s.total_minor}`);
   const head = csvText([
-    ['Issuer', s.issuer?.name ?? ''],
+    // A specimen says so in the Issuer cell: no row is added, so the header block keeps the bank's layout.
+    ['Issuer', s.issuer?.specimen ? `${s.issuer.name} (${SPECIMEN_MARK})` : (s.issuer?.name ?? '')],
     ['IssuerICE', s.issuer?.ice ?? ''],
     ['Partner', s.partner?.legal_name ?? ''],
     ['PeriodStart', periodStart(s.period)],

@@ -61,6 +61,8 @@ async function writersDone(env: Env, period: string, closingAt: string) {
  * is after (already issued: as it was), and the lines it summed.
  */
 export async function issueDraft(partnerId: string, env: Env, period: string, now = new Date()): Promise<{ settlement?: SettlementRecord; issued: boolean }> {
+  // Before the close begins: a function without the issuer's identity fails here, not halfway through it.
+  const issuer = issuerIdentity();
   const identity = await partnerIdentity(partnerId);
   for (let attempt = 0; attempt < MAX_ISSUE_ATTEMPTS; attempt++) {
     if (attempt > 0) await backoff(attempt, 10, 250);
@@ -77,7 +79,7 @@ export async function issueDraft(partnerId: string, env: Env, period: string, no
       issued_at: now.toISOString(),
       issue_date: issueDate,
       due_date: dueDate(issueDate, settlementSettings().SETTLEMENT_PAYMENT_TERM_DAYS),
-      issuer: issuerIdentity(),
+      issuer,
       partner: identity,
     };
     const cancelled = await transact(dataTable.client, settlementStore.issue(s, seq, number, fields));

@@ -12,7 +12,12 @@ export interface IssuerIdentity {
   rc: string;
   bank: string;
   rib: string;
+  /** The example identity of a stack deployed without one: the documents say SPECIMEN, not a valid invoice. */
+  specimen?: true;
 }
+
+/** On every page of an invoice, and in its statement's Issuer cell, issued under the example identity (a stack deployed without the issuer's own). */
+export const SPECIMEN_MARK = 'SPECIMEN — not a valid invoice';
 
 /** The partner's legal identity as printed on an invoice (edited by the operators, frozen at issue). */
 export interface PartnerIdentity {

@@ -3,7 +3,7 @@ import { localDate } from '../kernel/time';
 import { SettlementDigest, type Subtotal } from './digest';
 import { fonts } from './fonts';
 import { amountText, lineStatus, orderedLines } from './lines';
-import type { LedgerLine, SettlementRecord } from './model';
+import { type LedgerLine, type SettlementRecord, SPECIMEN_MARK } from './model';
 import { periodEnd, periodStart } from './period';
 
 const A4 = { width: 595.28, height: 841.89 };
@@ -227,7 +227,8 @@ function summary(doc: Doc, s: SettlementRecord, d: SettlementDigest, y: number):
  * The invoice of an issued settlement (A4, DejaVu Sans): issuer and partner
  * identities, number, issue and due dates, period, the rows (or a summary and
  * an annex beyond `maxRows`), the total due and the payment instructions.
- * Sandbox invoices are marked as tests. Deterministic for a given input, so a
+ * Sandbox invoices are marked as tests, specimens (the example issuer) as
+ * not valid invoices, on every page. Deterministic for a given input, so a
  * job that resumes after a crash renders the same document.
  */
 export async function renderInvoice(s: SettlementRecord, lines: LedgerLine[], maxRows: number): Promise<Buffer> {
@@ -271,6 +272,7 @@ export async function renderInvoiceOf(s: SettlementRecord, d: SettlementDigest):
   const issuer = s.issuer!;
   const partner = s.partner!;
   const test = s.env === 'test';
+  const specimen = issuer.specimen === true;
 
   // Issuer (left) and invoice facts (right).
   doc.font('bold').fontSize(13).text(issuer.name, MARGIN, MARGIN, { width: 280 });
@@ -292,6 +294,16 @@ export async function renderInvoiceOf(s: SettlementRecord, d: SettlementDigest):
   for (const [k, v] of facts) doc.text(`${k}: ${v}`, MARGIN + 300, doc.y + 1, { width: WIDTH - 300, align: 'right' });
   let y = Math.max(left, doc.y) + 16;
 
+  if (specimen) {
+    doc.rect(MARGIN, y, WIDTH, 20).fill('#fdecea');
+    doc
+      .fillColor('#b71c1c')
+      .font('bold')
+      .fontSize(9)
+      .text(`${SPECIMEN_MARK}: the issuer above is an example company; nothing is due.`, MARGIN + 8, y + 5.5, { width: WIDTH - 16 });
+    doc.fillColor('black');
+    y += 30;
+  }
   if (test) {
     doc.rect(MARGIN, y, WIDTH, 20).fill('#fff3cd');
     doc
@@ -349,9 +361,11 @@ export async function renderInvoiceOf(s: SettlementRecord, d: SettlementDigest):
     .font('regular')
     .fontSize(9)
     .text(
-      test
-        ? 'Test mode: make no transfer. In production this block names the bank account to pay by transfer, quoting the invoice number.'
-        : `Pay ${printedAmount(total)} MAD by bank transfer by ${s.due_date} to ${issuer.name}, ${issuer.bank}, RIB ${issuer.rib}, ` +
+      specimen
+        ? "Specimen: make no transfer. The bank account of a valid invoice is the issuer's own."
+        : test
+          ? 'Test mode: make no transfer. In production this block names the bank account to pay by transfer, quoting the invoice number.'
+          : `Pay ${printedAmount(total)} MAD by bank transfer by ${s.due_date} to ${issuer.name}, ${issuer.bank}, RIB ${issuer.rib}, ` +
             `quoting invoice N° ${s.number} as the transfer reference.`,
       MARGIN,
       doc.y + 2,
@@ -367,15 +381,31 @@ export async function renderInvoiceOf(s: SettlementRecord, d: SettlementDigest):
     doc.switchToPage(i);
     // Below the bottom margin: without this pdfkit would start a new page.
     doc.page.margins.bottom = 0;
+    if (specimen) {
+      // Across the page, over the content but light enough to read it through.
+      doc.save().rotate(-40, { origin: [A4.width / 2, A4.height / 2] });
+      doc
+        .font('bold')
+        .fontSize(90)
+        .fillColor('#b71c1c')
+        .fillOpacity(0.14)
+        .text('SPECIMEN', 0, A4.height / 2 - 45, { width: A4.width, align: 'center', lineBreak: false });
+      doc.restore();
+    }
     doc
       .font('regular')
       .fontSize(7.5)
       .fillColor('#666666')
-      .text(`${issuer.name} · Invoice N° ${s.number} · Page ${i + 1} / ${range.count}`, MARGIN, A4.height - MARGIN + 14, {
-        width: WIDTH,
-        align: 'center',
-        lineBreak: false,
-      });
+      .text(
+        `${specimen ? `${SPECIMEN_MARK} · ` : ''}${issuer.name} · Invoice N° ${s.number} · Page ${i + 1} / ${range.count}`,
+        MARGIN,
+        A4.height - MARGIN + 14,
+        {
+          width: WIDTH,
+          align: 'center',
+          lineBreak: false,
+        },
+      );
   }
   doc.end();
   return done;

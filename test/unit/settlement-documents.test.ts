@@ -146,3 +146,70 @@ describe('documents of a large settlement', () => {
     expect(Math.abs(larger.length - large.length)).toBeLessThan(2_000);
   }, 60_000);
 });
+
+describe('documents issued under the example identity (a stack deployed without the issuer file)', () => {
+  const lines = Array.from({ length: 120 }, (_, i) => ({
+    kind: 'BOOKING' as const,
+    booking_number: `PTB-${String(i).padStart(4, '0')}-ABCD`,
+    partner_reference: `REF-${i}`,
+    travel_date: '2026-11-20',
+    confirmed_at: '2026-10-02T08:00:00.000Z',
+    adventure: 'Medina walk',
+    status: 'CONFIRMED' as const,
+    amount_minor: 10_000,
+    charged_minor: 10_000,
+    refund_minor: 0,
+    updated_at: '2026-10-31T10:00:00.000Z',
+  }));
+  const issuer = {
+    name: 'Partner Travel Services SARL',
+    address: 'Casablanca',
+    ice: '001234567000089',
+    if: '12345678',
+    rc: 'Casablanca 123456',
+    bank: 'Banque Exemple',
+    rib: '011 780 0000123456789012 34',
+  };
+  const settlement = (specimen: boolean): SettlementRecord => ({
+    ...record(0),
+    total_minor: 1_200_000,
+    line_count: 120,
+    booking_count: 120,
+    documents: undefined,
+    issuer: specimen ? { ...issuer, specimen: true } : issuer,
+    partner: { legal_name: 'Bank SA', address: null, ice: null },
+    issue_date: '2026-11-01',
+    due_date: '2026-11-16',
+    issued_at: '2026-11-01T01:30:00.000Z',
+  });
+
+  it('marks every page of the PDF "SPECIMEN — not a valid invoice" and asks for no transfer; a configured issuer has no mark', async () => {
+    const { renderInvoice } = await import('../../shared/settlements/pdf');
+    const { pdfText } = await import('../fixtures/pdf-text');
+    // Wrapped lines are separate text operators: compared as one text, spaces collapsed.
+    const text = (pages: string[][]) => pages.flat().join(' ').replace(/\s+/g, ' ');
+    const marked = pdfText(await renderInvoice(settlement(true), lines, 200));
+    expect(marked.length).toBeGreaterThan(1);
+    for (const page of marked) {
+      expect(page.some((t) => t.startsWith('SPECIMEN — not a valid invoice · Partner Travel Services SARL · Invoice N° PTS-000007 · Page'))).toBe(true);
+      expect(page).toContain('SPECIMEN');
+    }
+    expect(text(marked.slice(0, 1))).toContain('SPECIMEN — not a valid invoice: the issuer above is an example company; nothing is due.');
+    expect(text(marked)).toContain('Specimen: make no transfer.');
+    expect(text(marked)).not.toContain('RIB 011 780');
+
+    const valid = pdfText(await renderInvoice(settlement(false), lines, 200));
+    expect(text(valid)).not.toMatch(/specimen/i);
+    expect(text(valid)).toContain('Partner Travel Services SARL, Banque Exemple, RIB 011 780 0000123456789012 34');
+  });
+
+  it('says so in the Issuer cell of the statement, with its header block and columns unchanged', async () => {
+    const { renderStatement } = await import('../../shared/settlements/csv');
+    const rows = (s: SettlementRecord) => renderStatement(s, lines).toString('utf8').split('\r\n');
+    const marked = rows(settlement(true));
+    const valid = rows(settlement(false));
+    expect(marked[0]).toBe('\ufeffIssuer;Partner Travel Services SARL (SPECIMEN — not a valid invoice)');
+    expect(valid[0]).toBe('\ufeffIssuer;Partner Travel Services SARL');
+    expect(marked.slice(1)).toEqual(valid.slice(1));
+  });
+});

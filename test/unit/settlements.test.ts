@@ -5,6 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { exampleIssuer } from '../../infra/issuer-file';
 import { accessKeys } from '../../shared/access/keys';
 import { eventKeys } from '../../shared/events/keys';
 import { formatMinor, money } from '../../shared/kernel/money';
@@ -19,6 +20,8 @@ vi.mock('../../shared/db/retry', async (original) => ({ ...(await original<objec
 process.env.DATA_TABLE = 'data';
 process.env.ACCESS_TABLE = 'access';
 process.env.SETTLEMENT_BUCKET = 'documents';
+// The issuer's identity has no defaults: set as the local runtime sets it.
+Object.assign(process.env, exampleIssuer());
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);
