@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { PartnerApiError, PartnerNetworkError } from './errors';
-import { OPERATIONS, RESOURCES } from './generated/operations';
+import { OPERATIONS, RESOURCES, TRANSIENT_CODES } from './generated/operations';
 import type { operations } from './generated/schema';
 import { isLiveKey, keySecret, signRequest } from './signing';
 
@@ -63,7 +63,7 @@ export interface ClientOptions {
   apiKey: string;
   /** Ends with /v1. Default: the local stack of `npm start`, http://127.0.0.1:3000/v1. */
   baseUrl?: string;
-  /** Retries after a network error, a 429 or a 5xx; default 3. Nothing else is retried. */
+  /** Retries after a network error, a 429, a 5xx or a 409 that changed nothing (contention, the same key in progress); default 3. Nothing else is retried. */
   maxRetries?: number;
   /** Backoff: full jitter over min(maxDelayMs, baseDelayMs * 2^attempt); defaults 500 ms and 8 s. */
   baseDelayMs?: number;
@@ -201,7 +201,7 @@ export class PartnerClient {
         await this.opts.sleep(backoffDelay(attempt, this.opts.baseDelayMs, this.opts.maxDelayMs, this.opts.random));
         continue;
       }
-      if ((res.status === 429 || res.status >= 500) && retriesLeft) {
+      if ((res.status === 429 || res.status >= 500 || (res.status === 409 && (await isTransient(res)))) && retriesLeft) {
         const after = retryAfterMs(res.headers.get('retry-after'), this.opts.now());
         if (after === undefined || after <= this.opts.maxRetryAfterMs) {
           await res.body?.cancel().catch(() => undefined);
@@ -263,4 +263,13 @@ export type Client = PartnerClient & Resources;
 
 export function createClient(options: ClientOptions): Client {
   return new PartnerClient(options) as Client;
+}
+
+/** A 409 that changed nothing (contention, the same key still running): sending it again with the same key can succeed. */
+async function isTransient(res: Response): Promise<boolean> {
+  const body = (await res
+    .clone()
+    .json()
+    .catch(() => undefined)) as { code?: unknown } | undefined;
+  return typeof body?.code === 'string' && (TRANSIENT_CODES as readonly string[]).includes(body.code);
 }

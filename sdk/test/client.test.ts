@@ -129,12 +129,24 @@ describe('retries', () => {
     expect(net.calls).toHaveLength(4);
   });
 
-  it('never retries anything else (400, 401, 404, 409, 422)', async () => {
+  it('retries a 409 that changed nothing (contention, the key still running) with the same key, after Retry-After', async () => {
+    const { c, calls, sleeps } = client([
+      err(409, 'booking.slot.contended', { 'retry-after': '1' }),
+      err(409, 'idempotency.request.in_progress', { 'retry-after': '2' }),
+      json(201, { id: 'b' }),
+    ]);
+    const b = await c.quotes.create({ body: { rate_pack_id: 'r', start_date: '2026-12-01', start_time: null, travelers: [{ age: 30 }] } });
+    expect(b).toEqual({ id: 'b' });
+    expect(sleeps).toEqual([1000, 2000]);
+    expect(new Set(calls.map((x) => x.headers['idempotency-key'])).size).toBe(1);
+  });
+
+  it('never retries anything else (400, 401, 404, a 409 of a business rule, 422)', async () => {
     for (const [status, code] of [
       [400, 'validation.field.invalid'],
       [401, 'auth.api_key.invalid'],
       [404, 'resource.not_found'],
-      [409, 'idempotency.request.in_progress'],
+      [409, 'booking.quote.already_booked'],
       [422, 'booking.slot.unavailable'],
     ] as const) {
       const { c, calls } = client([err(status, code, { 'retry-after': '1' }), json(200, {})]);

@@ -126,7 +126,7 @@ back. A corrected request then needs a new key. Contention (\`booking.slot.conte
 \`review.write.conflict\`) and a 500 mean nothing was written and are not stored: a
 retry with the same key runs the operation again.
 
-The TypeScript SDK retries network errors, 429 and 5xx by itself (with the same key);
+The TypeScript SDK retries network errors, 429, 5xx and these 409s by itself (with the same key);
 everything else is yours to handle.
 
 Outside the service's own handlers, in AWS, API Gateway may answer in its own shape

@@ -628,6 +628,13 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** Codes of a request that changed nothing and may succeed if sent again, with the same Idempotency-Key (contention, in progress). */
+export const TRANSIENT_CODES: readonly ErrorCode[] = [
+  "idempotency.request.in_progress",
+  "booking.slot.contended",
+  "review.write.conflict"
+];
+
 /** The error codes each operation documents (its error responses' x-error-codes). */
 export interface OperationErrorCodes {
   getHealth: 'validation.parameter.unknown' | 'internal.error';
