@@ -106,7 +106,12 @@ export const ERROR_CODES = ${lit(codes)} as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Codes of a request that changed nothing and may succeed if sent again, with the same Idempotency-Key (contention, in progress). */
-export const TRANSIENT_CODES: readonly ErrorCode[] = ${lit(Object.entries(SERVICE_ERRORS).filter(([, e]) => (e as { transient?: true }).transient && e.status < 500 && e.status !== 429).map(([c]) => c).filter((c) => codes.includes(c)))};
+export const TRANSIENT_CODES: readonly ErrorCode[] = ${lit(
+    Object.entries(SERVICE_ERRORS)
+      .filter(([, e]) => (e as { transient?: true }).transient && e.status < 500 && e.status !== 429)
+      .map(([c]) => c)
+      .filter((c) => codes.includes(c)),
+  )};
 
 /** The error codes each operation documents (its error responses' x-error-codes). */
 export interface OperationErrorCodes {
