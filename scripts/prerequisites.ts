@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
+import { recipesPython } from './recipes-python';
 
 /**
  * What `npm start` and `npm test` need beyond `npm install`, checked before
@@ -34,7 +35,7 @@ export interface Facts {
   openssl: boolean;
   /** The jdk.compiler module: `java File.java` (the Java recipes) compiles in memory with it; a bare JRE lacks it. */
   javaCompiler: boolean;
-  /** The python the recipes run with (RECIPES_PYTHON, else python3 on the PATH), and whether it imports cryptography. */
+  /** The python the recipes run with (recipesPython()), and whether it imports cryptography. */
   python: string;
   pythonCryptography: boolean;
   /** That python is Debian's /usr/bin/python3 (or there is none), which apt-get's python3-cryptography serves. */
@@ -150,7 +151,7 @@ function javaPackage(apt: boolean): string {
 function facts(): Facts {
   const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
   const modules = spawnSync('java', ['--list-modules'], { encoding: 'utf8' });
-  const python = process.env.RECIPES_PYTHON ?? 'python3';
+  const python = recipesPython();
   const pythonWhere = python.includes('/')
     ? [python].find(executable)
     : (process.env.PATH ?? '')

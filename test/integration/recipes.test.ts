@@ -8,14 +8,15 @@ import { join, resolve } from 'node:path';
 import type { JWK } from 'jose';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { recipesPython } from '../../scripts/recipes-python';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { bookingBody, livePaymentKey, packs, quoteFor } from './booking-helpers';
 import { api, baseUrl, newPartner, sign } from './helpers';
 
 // The integration recipes of recipes/ (Java, Python, curl+openssl), run as a bank engineer runs them, against the test stack.
 const ROOT = resolve(import.meta.dirname, '..', '..');
-/** Another Python than the one on the PATH, e.g. RECIPES_PYTHON=/usr/bin/python3 (Debian's, cryptography 38). */
-const PYTHON = process.env.RECIPES_PYTHON ?? 'python3';
+/** RECIPES_PYTHON (e.g. /usr/bin/python3, Debian's, cryptography 38), else the python3 that imports cryptography. */
+const PYTHON = recipesPython();
 
 type Lang = 'java' | 'python' | 'curl';
 const RECIPES: Record<Lang, Record<'sign' | 'confirm' | 'verify', [string, string]>> = {

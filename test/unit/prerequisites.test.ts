@@ -89,11 +89,12 @@ describe('prerequisites of npm start and npm test', () => {
   it('stops at once, before any test, saying what is missing and what to run, when it cannot install', () => {
     const root = resolve(import.meta.dirname, '..', '..');
     const empty = mkdtempSync(join(tmpdir(), 'ptbs-nopath-'));
-    // An empty PATH: no java, no apt-get, so nothing can be installed.
+    // An empty PATH: no java, no apt-get, so nothing can be installed (and a python that is not there,
+    // or Debian's /usr/bin/python3 would serve the recipes).
     const started = Date.now();
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/prerequisites.ts', 'test'], {
       cwd: root,
-      env: { ...process.env, PATH: empty, CHROMIUM_PATH: join(empty, 'chromium') },
+      env: { ...process.env, PATH: empty, CHROMIUM_PATH: join(empty, 'chromium'), RECIPES_PYTHON: join(empty, 'python3') },
       encoding: 'utf8',
       timeout: 30_000,
     });
