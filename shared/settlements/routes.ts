@@ -75,6 +75,8 @@ export const settlementRoutes = defineRoutes({
     method: 'POST',
     path: '/v1/test-helpers/settlements/run',
     handler: 'functions/settlements/test-run.ts',
+    effectsOutsideCommit:
+      'Each settlement is closed, numbered and issued in steps of their own before the answer commits; a rerun would answer only what was left.',
     access: 'key',
     scope: 'settlements:write',
     tag: 'Test helpers',

@@ -149,6 +149,7 @@ export const webhookRoutes = defineRoutes({
     method: 'POST',
     path: '/v1/webhooks/{id}/recover',
     handler: 'functions/webhooks/recover.ts',
+    effectsOutsideCommit: 'It re-enables the endpoint and commits each replay (and queues it) before its answer commits; a rerun would answer other counts.',
     access: 'key',
     scope: 'webhooks:write',
     tag: 'Webhooks',
