@@ -201,7 +201,9 @@ export class PartnerClient {
         await this.opts.sleep(backoffDelay(attempt, this.opts.baseDelayMs, this.opts.maxDelayMs, this.opts.random));
         continue;
       }
-      if ((res.status === 429 || res.status >= 500 || (res.status === 409 && (await isTransient(res)))) && retriesLeft) {
+      // A replayed answer is the stored one of this very key: sending it again would only replay it again.
+      const replayed = res.headers.get('idempotent-replayed') === 'true';
+      if (retriesLeft && !replayed && (res.status === 429 || res.status >= 500 || (res.status === 409 && (await isTransient(res))))) {
         const after = retryAfterMs(res.headers.get('retry-after'), this.opts.now());
         if (after === undefined || after <= this.opts.maxRetryAfterMs) {
           await res.body?.cancel().catch(() => undefined);

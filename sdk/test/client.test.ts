@@ -141,6 +141,13 @@ describe('retries', () => {
     expect(new Set(calls.map((x) => x.headers['idempotency-key'])).size).toBe(1);
   });
 
+  it('never retries a replayed answer (Idempotent-Replayed: true): it is the stored answer of that key', async () => {
+    const { c, calls } = client([err(500, 'internal.error', { 'idempotent-replayed': 'true' }), json(201, { id: 'q' })]);
+    const e = await c.quotes.create({ body: { rate_pack_id: 'r', start_date: '2026-12-01', start_time: null, travelers: [{ age: 30 }] } }).catch((x) => x);
+    expect(calls).toHaveLength(1);
+    expect(e).toMatchObject({ status: 500, code: 'internal.error' });
+  });
+
   it('never retries anything else (400, 401, 404, a 409 of a business rule, 422)', async () => {
     for (const [status, code] of [
       [400, 'validation.field.invalid'],
