@@ -15,9 +15,17 @@ export type IssuerEnvironment = IssuerSettings & { ISSUER_SPECIMEN: 'true' | 'fa
  */
 export function issuerOf(scope: Construct): IssuerEnvironment {
   const path = scope.node.tryGetContext('issuer') as string | undefined;
-  if (path) return { ...readIssuerFile(resolve(path)), ISSUER_SPECIMEN: 'false' };
+  const given = path ? readIssuerFile(resolve(path)) : undefined;
+  // An unedited copy of the example file is the example company, whatever its path: a specimen too.
+  if (given && !isExample(given)) return { ...given, ISSUER_SPECIMEN: 'false' };
   const required = String(scope.node.tryGetContext('requireIssuer') ?? '') === 'true';
   if (required && process.env.ALLOW_SPECIMEN_ISSUER !== '1') {
+    if (given) {
+      throw new IssuerError(
+        `issuer file ${path}: it holds the example company's ICE or RIB (infra/issuer.example.json), not the issuer's: put the real ` +
+          'identity in it, or set ALLOW_SPECIMEN_ISSUER=1 for a staging stack whose invoices may be specimens.',
+      );
+    }
     throw new IssuerError(
       "No issuer identity: invoices would carry the example company's, marked SPECIMEN. Copy infra/issuer.example.json, put the " +
         'real name, address, ICE, IF, RC, bank and RIB in it and deploy with `npm run deploy -- -c issuer=PATH`; for a staging ' +
@@ -30,4 +38,10 @@ export function issuerOf(scope: Construct): IssuerEnvironment {
       '"SPECIMEN — not a valid invoice". See docs/operations/deploying.md, "The issuer\'s legal identity".',
   );
   return { ...exampleIssuer(), ISSUER_SPECIMEN: 'true' };
+}
+
+const digits = (s: string) => s.replace(/\D/g, '');
+function isExample(i: IssuerSettings): boolean {
+  const example = exampleIssuer();
+  return digits(i.ISSUER_ICE) === digits(example.ISSUER_ICE) || digits(i.ISSUER_RIB) === digits(example.ISSUER_RIB);
 }

@@ -452,7 +452,8 @@ export const COMMANDS: Record<string, Command> = {
     description:
       "Run the monthly settlement job as on DATE (default today, Morocco time): every open settlement of a month before DATE's month is issued " +
       '(number, PDF, CSV, settlement.issued); one progress line per partner and environment. A month that has not ended is closed only with --early. ' +
-      'With --queue, one message per tenant goes to the settlement queue, as the cron does.',
+      'With --queue, one message per tenant goes to the settlement queue, as the cron does; with ADMIN_TARGET=aws only --queue is taken, so that ' +
+      "invoices are always issued by the deployed worker with the stack's issuer identity.",
     output:
       '`{through_period, issued, completed, failed, tenants: [{partner_id, env, issued, settlements, error}]}`; with `--queue`, `{through_period, enqueued}`. `issued` counts the numbers this run took, `completed` the settlements whose documents and `settlement.issued` it stored.',
     flags: z.object({
@@ -481,8 +482,13 @@ export const COMMANDS: Record<string, Command> = {
           text: `${r.enqueued.length} tenant message(s) enqueued through ${r.through_period}.`,
         };
       }
-      // Issued in this process: it needs the issuer's identity (ISSUER_* of the local stack, or of the operator's
-      // environment with ADMIN_TARGET=aws), checked before any tenant is closed.
+      // In AWS the deployed worker issues, with the stack's issuer identity: never the operator's shell's.
+      if (process.env.ADMIN_TARGET === 'aws') {
+        throw new UsageError(
+          'with ADMIN_TARGET=aws, settlements are issued by the deployed settlement worker with the issuer identity of the stack: add --queue',
+        );
+      }
+      // Issued in this process (the local stack): it needs the issuer's identity, checked before any tenant is closed.
       const { issuerIdentity } = await import('../../shared/settlements/config');
       issuerIdentity();
       const r = await runSettlements({ ...o, progress });

@@ -96,4 +96,11 @@ describe('reading the issuer file at synth', () => {
     process.env.ALLOW_SPECIMEN_ISSUER = '1';
     expect(issuerIn({ requireIssuer: 'true' })).toMatchObject({ ISSUER_SPECIMEN: 'true' });
   });
+
+  it('treats an unedited copy of the example file (its ICE or RIB) as the specimen it is: marked, and refused by npm run deploy', () => {
+    const copy = file('copy.json', exampleIssuer());
+    expect(issuerIn({ issuer: copy })).toEqual({ ...exampleIssuer(), ISSUER_SPECIMEN: 'true' });
+    expect(issuerIn({ issuer: file('half.json', { ...REAL, ISSUER_RIB: exampleIssuer().ISSUER_RIB }) })).toMatchObject({ ISSUER_SPECIMEN: 'true' });
+    expect(() => issuerIn({ requireIssuer: 'true', issuer: copy })).toThrow(/copy\.json: it holds the example company's ICE or RIB/);
+  });
 });
