@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { launch } from './console-helpers';
@@ -102,7 +102,12 @@ describe('GET /v1/docs in a real browser', () => {
       await page.getByRole('link', { name: 'Team', exact: true }).first().click();
       const tagLink = page.locator('a[href="docs/guides/authentication"]').first();
       await tagLink.waitFor({ state: 'visible', timeout: 30_000 });
-      const title = (await tagLink.innerText()).trim();
+      // The guide's own title (its first heading) names the link and heads its page. Redoc fills the link's text
+      // after it shows the element, so the text is awaited rather than read once.
+      const title = readFileSync(resolve(import.meta.dirname, '..', '..', 'docs', 'guides', 'authentication.md'), 'utf8')
+        .split('\n')[0]!
+        .replace(/^# /, '');
+      await expect.poll(async () => (await tagLink.textContent())?.trim()).toBe(title);
       await tagLink.scrollIntoViewIfNeeded();
       mkdirSync(OUTPUT, { recursive: true });
       await page.screenshot({ path: join(OUTPUT, 'docs-reference-guide-link.png') });
