@@ -294,26 +294,19 @@ export async function renderInvoiceOf(s: SettlementRecord, d: SettlementDigest):
   for (const [k, v] of facts) doc.text(`${k}: ${v}`, MARGIN + 300, doc.y + 1, { width: WIDTH - 300, align: 'right' });
   let y = Math.max(left, doc.y) + 16;
 
-  if (specimen) {
-    doc.rect(MARGIN, y, WIDTH, 20).fill('#fdecea');
+  /** A one-line coloured banner across the page at y; the next content starts 30 pt lower. */
+  const banner = (background: string, color: string, text: string) => {
+    doc.rect(MARGIN, y, WIDTH, 20).fill(background);
     doc
-      .fillColor('#b71c1c')
+      .fillColor(color)
       .font('bold')
       .fontSize(9)
-      .text(`${SPECIMEN_MARK}: the issuer above is an example company; nothing is due.`, MARGIN + 8, y + 5.5, { width: WIDTH - 16 });
+      .text(text, MARGIN + 8, y + 5.5, { width: WIDTH - 16 });
     doc.fillColor('black');
     y += 30;
-  }
-  if (test) {
-    doc.rect(MARGIN, y, WIDTH, 20).fill('#fff3cd');
-    doc
-      .fillColor('#7a5b00')
-      .font('bold')
-      .fontSize(9)
-      .text('Sandbox settlement (test mode): not a tax invoice, nothing is due.', MARGIN + 8, y + 5.5, { width: WIDTH - 16 });
-    doc.fillColor('black');
-    y += 30;
-  }
+  };
+  if (specimen) banner('#fdecea', '#b71c1c', `${SPECIMEN_MARK}: the issuer above is an example company; nothing is due.`);
+  if (test) banner('#fff3cd', '#7a5b00', 'Sandbox settlement (test mode): not a tax invoice, nothing is due.');
 
   // Bill to.
   doc.font('bold').fontSize(9).fillColor('#444444').text('Billed to', MARGIN, y);
