@@ -2,7 +2,7 @@
 # Signs and sends a live write (sk_live_ keys): X-Timestamp and X-Signature, as the spec defines them.
 # bash, curl, openssl. Run: BASE_URL=... API_KEY=sk_live_... ./sign-request.sh METHOD PATH [BODY]
 # SIGN_ONLY=1 prints the two headers instead of sending, TIMESTAMP=<Unix seconds> signs at that time:
-# together they reproduce a known signature (the README's worked example) to compare with your own code.
+# together they reproduce a known signature (the worked example of docs/guides/authentication.md) to compare with your own code.
 # Sourced (`. sign-request.sh`), it only defines sign and signed_curl.
 set -euo pipefail
 

@@ -1,7 +1,7 @@
 // Signs and sends a live write (sk_live_ keys): X-Timestamp and X-Signature, as the spec defines them.
 // Java 17, JDK only. Run: BASE_URL=... API_KEY=sk_live_... java SignRequest.java METHOD PATH [BODY]
 // SIGN_ONLY=1 prints the two headers instead of sending, TIMESTAMP=<Unix seconds> signs at that time:
-// together they reproduce a known signature (the README's worked example) to compare with your own code.
+// together they reproduce a known signature (the worked example of docs/guides/authentication.md) to compare with your own code.
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

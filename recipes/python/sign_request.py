@@ -3,7 +3,7 @@
 Python 3, standard library only. Run:
     BASE_URL=... API_KEY=sk_live_... python3 sign_request.py METHOD PATH [BODY]
 SIGN_ONLY=1 prints the two headers instead of sending, TIMESTAMP=<Unix seconds> signs at that time:
-together they reproduce a known signature (the README's worked example) to compare with your own code.
+together they reproduce a known signature (the worked example of docs/guides/authentication.md) to compare with your own code.
 """
 import hashlib
 import hmac

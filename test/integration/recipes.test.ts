@@ -145,7 +145,7 @@ describe.concurrent('integration recipes (recipes/), against the local stack', (
         // The worked example of docs/guides/authentication.md (Signing live writes), to the digit.
         recipe(lang, 'sign', ['PATCH', '/team/members/7c0e9c1e-2f57-4d0b-9a43-1f5b8f1f6a11/role', '{"role":"FINANCE"}'], {
           ...env,
-          API_KEY: 'sk_live_abcdefghijkl_S3cr3tS3cr3tS3cr3tS3cr3tS3cr3tAB',
+          API_KEY: 'sk_live_example00000_S3cr3tS3cr3tS3cr3tS3cr3tS3cr3tAB',
           SIGN_ONLY: '1',
           TIMESTAMP: '1795251000',
         }),
