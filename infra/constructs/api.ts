@@ -6,6 +6,7 @@ import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { SESSION_LEADING_KEYS } from '../../shared/access/keys';
 import { TABLES, type TableName } from '../../shared/db/tables';
 import type { RouteDef } from '../../shared/http/route-def';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
@@ -127,6 +128,16 @@ export class ApiConstruct extends Construct {
         tables.push({ table: props.tables.data, def: TABLES.data, access: route.write ? 'readwrite' : 'read' });
       }
       fn.bind({ tables });
+      // Ending the caller's console sessions writes one attribute of its member's item, outside the platform's keys.
+      if (route.endsSessions) {
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['dynamodb:UpdateItem'],
+            resources: [props.tables.access.tableArn],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': SESSION_LEADING_KEYS } },
+          }),
+        );
+      }
       if (route.sendsMail) fn.allowMail(MAIL_FROM);
       props.bindRoute?.(route, fn);
       // What HttpLambdaIntegration makes, in the feature's stack: the integration and the invoke permission scoped to the route's path.

@@ -24,6 +24,12 @@ export const accessKeys = {
   keyFromIndexSort: (gsi1sk: string) => ({ pk: `KEY#${gsi1sk.split('#')[1]}`, sk: 'KEY' }),
 };
 
+/**
+ * Partition keys the sign-out route may update in the access table (IAM dynamodb:LeadingKeys): its member's
+ * item, whose sessions_revoked_at ends the member's console sessions (accessStore.endSessions).
+ */
+export const SESSION_LEADING_KEYS = ['PARTNER#*'];
+
 function keysPartition(partnerId: string, env: Env) {
   return `PARTNER#${partnerId}#KEYS#${env}`;
 }
