@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -146,6 +146,27 @@ export class MonitoringConstruct extends Construct {
       }),
     );
     this.topic = new Topic(this, 'OnCallTopic', { displayName: 'Partner travel service on-call', masterKey: key, enforceSSL: true });
+    // A topic policy replaces SNS's default one, and enforceSSL's holds only a Deny: the alarms of this account
+    // must be allowed to publish, or every alarm fires into nothing.
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AlarmsPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          ArnLike: {
+            'aws:SourceArn': Stack.of(this).formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+        },
+      }),
+    );
     const email = deploymentOf(this).oncallEmail;
     if (email) this.topic.addSubscription(new EmailSubscription(email));
     const notify = new SnsAction(this.topic);
