@@ -18,6 +18,7 @@ import { AccountRecovery, ClientAttributes, FeaturePlan, Mfa, StandardThreatProt
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { markLocal } from './local-names';
 import { acknowledge, DEFAULT_CERTIFICATE_REASON } from './nag';
 import { deployTimeHandler, type IdentityBinding, nagRef, REPO_ROOT } from './service-function';
 
@@ -167,6 +168,7 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    markLocal(this.userPool, 'userPool');
     this.client = this.userPool.addClient('ConsoleClient', {
       userPoolClientName: 'partner-console',
       // A browser app cannot keep a secret.

@@ -2,6 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { TABLES, type TableDef, type TableName } from '../../shared/db/tables';
+import { markLocal } from './local-names';
 
 /** The DynamoDB tables, from the same definitions the local runtime uses. */
 export class DataConstruct extends Construct {
@@ -9,8 +10,8 @@ export class DataConstruct extends Construct {
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    const make = (def: TableDef) =>
-      new TableV2(this, `${def.name[0]!.toUpperCase()}${def.name.slice(1)}Table`, {
+    const make = (def: TableDef) => {
+      const table = new TableV2(this, `${def.name[0]!.toUpperCase()}${def.name.slice(1)}Table`, {
         partitionKey: { name: def.partitionKey, type: AttributeType.STRING },
         sortKey: { name: def.sortKey, type: AttributeType.STRING },
         globalSecondaryIndexes: def.indexes.map((i) => ({
@@ -25,6 +26,9 @@ export class DataConstruct extends Construct {
         deletionProtection: true,
         removalPolicy: RemovalPolicy.RETAIN,
       });
+      markLocal(table, `table:${def.name}`);
+      return table;
+    };
     this.tables = { access: make(TABLES.access), data: make(TABLES.data) };
   }
 }

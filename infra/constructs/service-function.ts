@@ -16,6 +16,7 @@ import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { FONT_FILES, FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { deploymentOf } from '../environments';
 import { LAMBDA_ESBUILD_OPTIONS } from './esbuild-cjs';
+import { ENTRY_METADATA } from './local-names';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -199,6 +200,7 @@ export class ServiceFunction extends NodejsFunction {
           : {}),
       },
     });
+    (this.node.defaultChild as CfnResource).addMetadata(ENTRY_METADATA, props.entry);
     if (props.pdfFonts) this.addEnvironment('PDF_FONT_DIR', LAMBDA_FONT_DIR);
     if (props.referencePage) this.addEnvironment('REFERENCE_HTML', `/var/task/${REFERENCE_FILE}`);
     if (props.guidePages) this.addEnvironment('GUIDES_DIR', `/var/task/${GUIDES_BUNDLE_DIR}`);

@@ -6,6 +6,7 @@ import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BUCKETS, type BucketDef } from '../../shared/buckets';
+import { markLocal } from './local-names';
 import { acknowledge, DEFAULT_CERTIFICATE_REASON } from './nag';
 
 /**
@@ -58,6 +59,7 @@ export class UploadsConstruct extends Construct {
             }
           : {}),
       });
+      markLocal(bucket, `bucket:${key}`);
       this.buckets[key] = bucket;
       if (def.notify) {
         const queue = props.queues?.[def.notify.queue];

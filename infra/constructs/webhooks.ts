@@ -9,6 +9,7 @@ import { TABLES, type TableName } from '../../shared/db/tables';
 import { QUEUES, type QueueDef } from '../../shared/queues';
 import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { MAIL_FROM } from './api';
+import { markLocal } from './local-names';
 import { ServiceFunction } from './service-function';
 
 /**
@@ -36,6 +37,8 @@ export class WebhooksConstruct extends Construct {
         enforceSSL: true,
         deadLetterQueue: { queue: dlq, maxReceiveCount: def.maxReceiveCount },
       });
+      markLocal(queue, `queue:${key}`);
+      markLocal(dlq, `dlq:${key}`);
       const consumer = new ServiceFunction(this, `${key}Consumer`, {
         entry: def.consumer,
         timeout: Duration.seconds(def.consumerTimeoutSeconds ?? Math.min(60, def.visibilityTimeoutSeconds - 10)),

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
+import { functionPrincipal, runAs } from './iam/principal';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -53,12 +54,15 @@ export function withinInvocation<T>(requestId: string, fn: () => Promise<T>): Pr
 /** Told of every invocation once it ends (the bench's cost counts: Lambda bills invocations and their duration). */
 export const invocationObservers = new Set<(entry: string, ms: number) => void>();
 
-/** Invokes a handler entry as Lambda does: loaded once, called with the event and the context, in its own invocation context. */
+/**
+ * Invokes a handler entry as Lambda does: loaded once, called with the event and the context, in its own
+ * invocation context, its AWS calls made as the function's role (infra/local/iam).
+ */
 export async function invoke<R = unknown>(entry: string, event: unknown, context: Context): Promise<R> {
   const handler = await loadHandler(entry);
   const started = performance.now();
   try {
-    return await withinInvocation(context.awsRequestId, () => handler(event, context));
+    return await withinInvocation(context.awsRequestId, () => runAs(functionPrincipal(entry), () => handler(event, context)));
   } finally {
     for (const observe of invocationObservers) observe(entry, performance.now() - started);
   }

@@ -1,5 +1,7 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { BUCKETS } from '../../shared/buckets';
+import { LOCAL_ACCOUNT } from './iam/model';
+import { runAs } from './iam/principal';
 import type { ProvisionedQueue } from './provision';
 import type { S3Notification } from './services';
 
@@ -16,9 +18,11 @@ export function forwardS3Events(sqs: SQSClient, queues: Record<string, Provision
       const to = routes.find((r) => r.bucket === record.s3.bucket.name && r.prefixes.some((p) => record.s3.object.key.startsWith(p)));
       const queue = to && queues[to.queue];
       if (!queue) continue;
-      sqs
-        .send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: JSON.stringify({ Records: [record] }) }))
-        .catch((e: Error) => log(`S3 event for ${record.s3.object.key} not forwarded: ${e.message}`));
+      // Sent by S3 itself: the queue's resource policy must let s3.amazonaws.com send for this bucket.
+      runAs('service:s3.amazonaws.com', () => sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: JSON.stringify({ Records: [record] }) })), {
+        'aws:SourceArn': `arn:aws:s3:::${record.s3.bucket.name}`,
+        'aws:SourceAccount': LOCAL_ACCOUNT,
+      }).catch((e: Error) => log(`S3 event for ${record.s3.object.key} not forwarded: ${e.message}`));
     }
   };
 }

@@ -1,13 +1,14 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { runAs } from './iam/principal';
 import { closeServer } from './services';
 
 interface StoredSchedule {
   Name: string;
   GroupName: string;
   dueAt: number;
-  Target: { Arn: string; Input?: string };
+  Target: { Arn: string; Input?: string; RoleArn?: string };
   ActionAfterCompletion: string;
   State: 'ENABLED' | 'DISABLED';
   CreationDate: string;
@@ -69,11 +70,12 @@ export async function startScheduler(opts: {
         if (dueAt === undefined) return fail(res, 400, 'ValidationException', 'Only at(...) one-time schedules in UTC are emulated locally.');
         const target = body.Target as StoredSchedule['Target'];
         if (!target?.Arn || !opts.queueUrlForArn(target.Arn)) return fail(res, 400, 'ValidationException', `Target ${target?.Arn} is not a local queue.`);
+        if (!target.RoleArn) return fail(res, 400, 'ValidationException', 'Target.RoleArn is required: the schedule sends as that role.');
         schedules.set(key, {
           Name: name,
           GroupName: group,
           dueAt,
-          Target: { Arn: target.Arn, Input: target.Input },
+          Target: { Arn: target.Arn, Input: target.Input, RoleArn: target.RoleArn },
           ActionAfterCompletion: (body.ActionAfterCompletion as string) ?? 'NONE',
           State: (body.State as 'ENABLED' | 'DISABLED') ?? 'ENABLED',
           CreationDate: new Date().toISOString(),
@@ -122,7 +124,9 @@ export async function startScheduler(opts: {
         if (s.State !== 'ENABLED' || s.dueAt > now) continue;
         const url = opts.queueUrlForArn(s.Target.Arn);
         try {
-          await opts.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: s.Target.Input ?? '{}' }));
+          // As the role the schedule names (the execution role AWS's Scheduler assumes to reach its target).
+          const role = `role:${(s.Target.RoleArn ?? '').split('/').pop()}`;
+          await runAs(role, () => opts.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: s.Target.Input ?? '{}' })));
         } catch (e) {
           opts.log(`[scheduler] ${key} could not send: ${(e as Error).message}`);
           continue; // Scheduler retries delivery to the target

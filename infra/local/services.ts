@@ -71,7 +71,8 @@ export async function startDynamo(dir: string, port: number): Promise<DynamoHand
   process.once('exit', killOnExit);
   const endpoint = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp(endpoint, 30_000, child);
+    // Generous: the JVM starts in 2-5 s on a quiet machine, but over 25 s on a loaded one (seen on 2 busy cores).
+    await waitForHttp(endpoint, 90_000, child);
   } catch (e) {
     child.kill('SIGKILL');
     throw new Error(`DynamoDB Local (from ${pkgDir}) failed to start: ${(e as Error).message}\n${stderr.trim().slice(-2000)}`);

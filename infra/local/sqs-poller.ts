@@ -1,5 +1,6 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { functionPrincipal, runAs } from './iam/principal';
 import { invoke, lambdaContext } from './lambda';
 
 export interface PollerTarget {
@@ -50,22 +51,26 @@ function toRecord(m: Message, arn: string): SQSRecord {
 export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: string) => void) {
   let running = true;
   let inflight: Promise<void> = Promise.resolve();
+  // The event source mapping receives and deletes with the function's execution role, as in AWS.
+  const asConsumer = <T>(fn: () => Promise<T>) => runAs(functionPrincipal(target.consumer), fn);
   const loop = async () => {
     while (running) {
       let messages: Message[] = [];
       try {
-        const r = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: target.queueUrl,
-            MaxNumberOfMessages: Math.min(10, target.batchSize),
-            // Short polls: the local server's long poll keeps collecting until the wait ends,
-            // past the visibility timeout of what it already holds.
-            WaitTimeSeconds: 0,
-            MessageSystemAttributeNames: ['All'],
-            // The local server still reads the older parameter name.
-            AttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
+        const r = await asConsumer(() =>
+          sqs.send(
+            new ReceiveMessageCommand({
+              QueueUrl: target.queueUrl,
+              MaxNumberOfMessages: Math.min(10, target.batchSize),
+              // Short polls: the local server's long poll keeps collecting until the wait ends,
+              // past the visibility timeout of what it already holds.
+              WaitTimeSeconds: 0,
+              MessageSystemAttributeNames: ['All'],
+              // The local server still reads the older parameter name.
+              AttributeNames: ['All'],
+              MessageAttributeNames: ['All'],
+            }),
+          ),
         );
         messages = r.Messages ?? [];
       } catch (e) {
@@ -93,17 +98,17 @@ export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: st
       }
       const done = messages.filter((m) => !failed.has(m.MessageId!));
       if (done.length > 0) {
-        const del = await sqs
-          .send(
+        const del = await asConsumer(() =>
+          sqs.send(
             new DeleteMessageBatchCommand({
               QueueUrl: target.queueUrl,
               Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
             }),
-          )
-          .catch((e: Error) => {
-            log(`[sqs] delete failed on ${target.queueUrl}: ${e.message}`);
-            return { Failed: [] };
-          });
+          ),
+        ).catch((e: Error) => {
+          log(`[sqs] delete failed on ${target.queueUrl}: ${e.message}`);
+          return { Failed: [] };
+        });
         for (const f of del.Failed ?? []) log(`[sqs] delete failed on ${target.queueUrl}: ${f.Code} ${f.Message ?? ''}`);
       }
     }

@@ -17,6 +17,8 @@ import { startApiGateway } from './api-gateway';
 import { startLocalCognito } from './cognito';
 import { serveConsole } from './console-serve';
 import { startCron, verboseLevel } from './cron';
+import { startIam } from './iam/local';
+import { functionPrincipal, runAs } from './iam/principal';
 import { ROOT, withinInvocation } from './lambda';
 import { captureFunctionLogs, functionLogFile } from './logs';
 import { provisionBuckets, provisionQueues, provisionTables } from './provision';
@@ -185,6 +187,9 @@ export async function startLocalStack(opts: LocalStackOptions) {
 
   try {
     const dynamoP = startDynamo(join(stateDir, 'dynamodb'), ddbPort);
+    // The policies of the synthesized templates, which the IAM layer enforces (synthesized meanwhile, or cached).
+    const iamP = startIam.prepare();
+    iamP.catch(() => undefined); // awaited below
     // The reference page (GET /v1/docs), built from this route table while the servers start.
     const referenceP = buildReferenceHtml(join(stateDir, 'reference.html'));
     referenceP.catch(() => undefined); // awaited below; a failure before then must not go unhandled
@@ -225,6 +230,9 @@ export async function startLocalStack(opts: LocalStackOptions) {
     const cognito = await startLocalCognito(stateDir, origin, `${origin}/console/`);
     const cognitoH = await cognito.listen(cognitoPort);
     stops.push(cognitoH.stop);
+    // From here on, every AWS call a function makes is authorized as AWS would (infra/local/iam).
+    const iam = await startIam({ prepared: iamP, stateDir, queues, userPoolId: cognito.userPoolId, log });
+    stops.push(iam.stop);
     const env: Record<string, string> = {
       ...LOCAL_CREDENTIALS,
       AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognitoH.endpoint,
@@ -245,6 +253,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
       // Test runs only (X-Fault-Inject: after-commit kills a request after its commit). Never set in AWS.
       FAULT_INJECTION: process.env.FAULT_INJECTION ?? 'off',
       SCHEDULER_GROUP: RETRY_SCHEDULE_GROUP,
+      // What the templates give the functions that the local runtime cannot know otherwise (the Scheduler's role).
+      ...iam.environment,
       MAILBOX_DIR: join(stateDir, 'mailbox'),
       // The invoice fonts, from the npm package (the Lambda bundles carry them in fonts/).
       PDF_FONT_DIR: join(ROOT, FONT_PACKAGE_DIR),
@@ -277,11 +287,14 @@ export async function startLocalStack(opts: LocalStackOptions) {
     // died, with no grace) and finish the settlements it issued without their documents (an SQS queue would
     // have redelivered the job; the local queue lives in memory).
     // (As the functions' work: their logs and metrics go to the function log file.)
+    // (As the functions that do it in AWS: the sweeper job, and the settlement consumer a redelivery would run.)
     const recovered = await withinInvocation(`boot-recovery-${bootedAt.getTime()}`, async () => {
       const { sweep } = await import('../../shared/webhooks/sweep');
-      const swept = await sweep(new Date(), 0, { releaseClaims: true, claimedBefore: bootedAt });
+      const sweeper = JOBS.find((j) => j.id === 'webhookSweeper')!.handler;
+      const swept = await runAs(functionPrincipal(sweeper), () => sweep(new Date(), 0, { releaseClaims: true, claimedBefore: bootedAt }));
       const { completeIssuedSettlements } = await import('../../shared/settlements/recover');
-      return { ...swept, settlements: (await completeIssuedSettlements()).length };
+      const settled = await runAs(functionPrincipal(QUEUES.settlements!.consumer), () => completeIssuedSettlements());
+      return { ...swept, settlements: settled.length };
     });
 
     const scheduler = await startScheduler({

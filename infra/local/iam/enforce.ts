@@ -1,0 +1,326 @@
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { createValidatedPolicy, type ValidatedPolicy, validateIdentityPolicy, validateResourcePolicy, validateTrustPolicy } from '@cloud-copilot/iam-policy';
+import { runSimulation } from '@cloud-copilot/iam-simulate';
+import { Client, ServiceException } from '@smithy/core/client';
+import { type IamModel, LOCAL_ACCOUNT, LOCAL_REGION, type PolicyDocument, type Statement } from './model';
+import { currentCaller } from './principal';
+import { type IamRequest, iamRequestsFor } from './requests';
+
+/** What one authorization decided, and which statements of which policies allowed it. */
+export interface Decision {
+  allowed: boolean;
+  explicit: boolean;
+  /** `policy#statement index` of each identity or resource statement that allowed the request. */
+  allowedBy: string[];
+}
+
+/** One refused call, as the layer records it (the run's report fails on any that no test expected). */
+export interface DenyRecord {
+  principal: string;
+  action: string;
+  resource: string;
+  context: Record<string, string | string[]>;
+  reason: string;
+  at: string;
+}
+
+/** The usage of one principal: per `action resource`, how often it was allowed and by which statements. */
+export type Usage = Record<string, Record<string, { count: number; allowedBy: string[] }>>;
+
+const statements = (d: PolicyDocument): Statement[] => [d.Statement].flat();
+
+/** The service principals AWS services call with (S3 notifications, CloudWatch alarms, ...): `service:<host>`. */
+const servicePrincipal = (principal: string) => (principal.startsWith('service:') ? principal.slice('service:'.length) : undefined);
+
+/**
+ * Authorizes requests against the IAM model with @cloud-copilot/iam-simulate (identity and resource policies,
+ * every condition operator), as AWS would for the principal making them. Decisions are cached: a request is
+ * decided by its principal, action, resource and condition keys, where dynamodb:LeadingKeys values count only by
+ * which of the model's LeadingKeys patterns each matches (the policies compare them with StringLike/StringEquals
+ * only; the model is checked for that).
+ */
+export class Authorizer {
+  private readonly identity = new Map<string, ValidatedPolicy<{ name: string }>[]>();
+  private readonly resource = new Map<string, ValidatedPolicy<{ name: string }>>();
+  private readonly trust = new Map<string, ValidatedPolicy<{ name: string }>>();
+  private readonly statementIds = new Map<string, string>();
+  private readonly cache = new Map<string, Promise<Decision>>();
+  private readonly leadingKeyPatterns: RegExp[] | undefined;
+  readonly usage: Usage = {};
+
+  constructor(readonly model: IamModel) {
+    const patterns = new Set<string>();
+    let exact = false;
+    const scan = (d: PolicyDocument) => {
+      for (const s of statements(d)) {
+        for (const [op, cond] of Object.entries(s.Condition ?? {})) {
+          for (const [key, values] of Object.entries(cond)) {
+            if (key.toLowerCase() !== 'dynamodb:leadingkeys') continue;
+            if (!/^(ForAllValues:|ForAnyValue:)?String(Equals|Like)(IfExists)?$/.test(op)) exact = true;
+            for (const v of [values].flat()) patterns.add(String(v));
+          }
+        }
+      }
+    };
+    for (const role of Object.values(model.roles)) {
+      const docs = role.policies.map((p, i) => {
+        statements(p.document).forEach((s, j) => {
+          this.statementIds.set(`${role.principal}\0${JSON.stringify(s)}`, `${p.name}#${j}`);
+        });
+        scan(p.document);
+        return createValidatedPolicy(p.document, validateIdentityPolicy, { name: `${p.name}.${i}` });
+      });
+      this.identity.set(role.principal, docs);
+    }
+    for (const [target, docs] of Object.entries(model.resourcePolicies)) {
+      const merged = { Version: '2012-10-17', Statement: docs.flatMap(statements) };
+      merged.Statement.forEach((s, j) => {
+        this.statementIds.set(`${target}\0${JSON.stringify(s)}`, `resource policy of ${target}#${j}`);
+      });
+      scan(merged);
+      this.resource.set(target, createValidatedPolicy(merged, validateResourcePolicy, { name: `resource policy of ${target}` }));
+    }
+    for (const [role, doc] of Object.entries(model.trustPolicies)) {
+      this.trust.set(role, createValidatedPolicy(doc, validateTrustPolicy, { name: `trust policy of ${role}` }));
+    }
+    this.leadingKeyPatterns = exact
+      ? undefined
+      : [...patterns].map(
+          (p) =>
+            new RegExp(
+              `^${p
+                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                .replace(/\*/g, '.*')
+                .replace(/\?/g, '.')}$`,
+              's',
+            ),
+        );
+  }
+
+  /** The role ARN a principal calls as (a service principal has none). */
+  roleArn(principal: string): string | undefined {
+    return this.model.roles[principal]?.roleArn;
+  }
+
+  knows(principal: string): boolean {
+    return !!servicePrincipal(principal) || principal in this.model.roles;
+  }
+
+  /** The resource policy that governs `resource` (a bucket's for its objects; a role's trust policy for AssumeRole). */
+  private resourcePolicyFor(resource: string, action: string) {
+    if (action === 'sts:AssumeRole') return this.trust.get(resource);
+    const bucket = /^arn:aws:s3:::([^/]+)\//.exec(resource);
+    return this.resource.get(resource) ?? (bucket ? this.resource.get(`arn:aws:s3:::${bucket[1]}`) : undefined);
+  }
+
+  private cacheKey(principal: string, r: IamRequest): string {
+    const ctx = Object.entries(r.context)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => {
+        if (k === 'dynamodb:LeadingKeys' && this.leadingKeyPatterns) {
+          const classes = [...new Set([v].flat().map((x) => this.leadingKeyPatterns!.map((p) => (p.test(x) ? 1 : 0)).join('')))].sort();
+          return `${k}=${classes.join('|')}`;
+        }
+        return `${k}=${JSON.stringify(v)}`;
+      });
+    return [principal, r.action, r.resource, ...ctx].join('\0');
+  }
+
+  /** Decides one request for `principal`, and counts it in the usage. */
+  async authorize(principal: string, r: IamRequest): Promise<Decision> {
+    const key = this.cacheKey(principal, r);
+    let p = this.cache.get(key);
+    if (!p) {
+      p = this.evaluate(principal, r);
+      this.cache.set(key, p);
+    }
+    const d = await p;
+    if (d.allowed) {
+      this.usage[principal] ??= {};
+      const used = `${r.action} ${r.resource}`;
+      this.usage[principal][used] ??= { count: 0, allowedBy: d.allowedBy };
+      this.usage[principal][used].count++;
+    }
+    return d;
+  }
+
+  private async evaluate(principal: string, r: IamRequest): Promise<Decision> {
+    const service = servicePrincipal(principal);
+    const roleArn = this.roleArn(principal);
+    const resourcePolicy = this.resourcePolicyFor(r.resource, r.action);
+    const result = await runSimulation(
+      {
+        identityPolicies: service ? [] : (this.identity.get(principal) ?? []).map((policy) => ({ name: policy.metadata!.name, policy })),
+        serviceControlPolicies: [],
+        resourceControlPolicies: [],
+        ...(resourcePolicy ? { resourcePolicy } : {}),
+        request: {
+          action: r.action,
+          principal: service ?? roleArn!,
+          resource: { accountId: LOCAL_ACCOUNT, resource: r.resource },
+          contextVariables: {
+            // What AWS sets on every call a Lambda function's SDK makes: TLS, the caller, the region.
+            'aws:SecureTransport': 'true',
+            'aws:RequestedRegion': LOCAL_REGION,
+            ...(service ? { 'aws:SourceAccount': LOCAL_ACCOUNT } : { 'aws:PrincipalArn': roleArn!, 'aws:PrincipalAccount': LOCAL_ACCOUNT }),
+            ...r.context,
+          },
+        },
+      },
+      {},
+    );
+    if (result.resultType === 'error') {
+      throw new Error(`the IAM layer could not evaluate ${r.action} on ${r.resource} for ${principal}: ${JSON.stringify(result.errors)}`);
+    }
+    const single = result.resultType === 'single' ? result.result : result.results[0]!;
+    const analysis = single.analysis;
+    const owner = (s: unknown, by: string) => this.statementIds.get(`${by}\0${JSON.stringify(s)}`) ?? 'unknown statement';
+    const allowedBy = [
+      ...(analysis?.identityAnalysis?.allowStatements ?? []).map((s) => owner(s.statement, principal)),
+      ...(analysis?.resourceAnalysis?.allowStatements ?? []).map((s) =>
+        owner(s.statement, resourcePolicy ? r.resource.replace(/^(arn:aws:s3:::[^/]+)\/.*$/, '$1') : ''),
+      ),
+    ];
+    return { allowed: result.overallResult === 'Allowed', explicit: result.overallResult === 'ExplicitlyDenied', allowedBy };
+  }
+}
+
+/** The error AWS answers a refused call with, per service, as the SDK raises it. */
+const DENIED: Record<string, { name: string; status: number }> = {
+  DynamoDBClient: { name: 'AccessDeniedException', status: 400 },
+  SQSClient: { name: 'AccessDenied', status: 403 },
+  S3Client: { name: 'AccessDenied', status: 403 },
+  SchedulerClient: { name: 'AccessDeniedException', status: 403 },
+  CognitoIdentityProviderClient: { name: 'AccessDeniedException', status: 400 },
+  SESv2Client: { name: 'AccessDeniedException', status: 403 },
+};
+
+export interface Enforcement {
+  authorizer: Authorizer;
+  /** Writes the usage counted so far (the report reads it). */
+  flush(): void;
+}
+
+type Input = Record<string, unknown>;
+/** Any client of the SDK: what the layer touches of it is its middleware stack. */
+type SdkClient = Pick<Client<never, never, never, never>, 'middlewareStack'>;
+
+let installed: { authorize: (clientName: string, commandName: string, input: Input) => Promise<void> } | undefined;
+
+const MIDDLEWARE = 'localIamEnforcement';
+const stacks = new WeakSet<object>();
+
+/** Adds the authorization step to a client's middleware stack (once). */
+function guard(client: SdkClient) {
+  const stack = client.middlewareStack;
+  if (stacks.has(stack)) return;
+  stacks.add(stack);
+  stack.add(
+    (next, context) => async (args) => {
+      const clientName = context.clientName as string;
+      const commandName = context.commandName as string;
+      const input = (args as { input: Input }).input;
+      await installed?.authorize(clientName, commandName, input);
+      try {
+        return await next(args);
+      } catch (e) {
+        // S3 hides whether an object exists from a caller that may not list its bucket: 403, not 404.
+        const name = (e as Error).name;
+        if (installed && clientName === 'S3Client' && (name === 'NoSuchKey' || name === 'NotFound')) {
+          await installed.authorize('S3Client', 'ListObjectsV2Command', { Bucket: input.Bucket, Prefix: input.Key });
+        }
+        throw e;
+      }
+    },
+    // After serialization: a DynamoDB document client's input is marshalled by then (its keys are {S: ...}).
+    { step: 'build', priority: 'high', name: MIDDLEWARE, override: true },
+  );
+}
+
+/**
+ * Enforces IAM on every AWS SDK call made in this process by a known principal (infra/local/iam/principal.ts):
+ * each authorization the call needs (iamRequestsFor) is decided against the model, and a refusal raises the
+ * error the SDK raises in AWS before anything reaches the local server. Calls made outside any principal (the
+ * local runtime provisioning its servers) are not checked. Records every deny in `dir`/denies.jsonl at once
+ * and the usage in `dir`/usage-<pid>.json on flush().
+ */
+export function enforceIam(model: IamModel, dir: string, log: (line: string) => void = () => undefined): Enforcement {
+  const authorizer = new Authorizer(model);
+  mkdirSync(dir, { recursive: true });
+  const deny = (principal: string, r: IamRequest, reason: string) => {
+    const record: DenyRecord = { principal, action: r.action, resource: r.resource, context: r.context, reason, at: new Date().toISOString() };
+    appendFileSync(join(dir, 'denies.jsonl'), `${JSON.stringify(record)}\n`);
+    log(`[iam] denied ${principal}: ${r.action} on ${r.resource} (${reason})`);
+  };
+  installed = {
+    authorize: async (clientName, commandName, input) => {
+      const caller = currentCaller();
+      if (!caller) return;
+      const { principal } = caller;
+      const requests = iamRequestsFor(clientName, commandName, input)?.map((r) => ({ ...r, context: { ...caller.context, ...r.context } }));
+      const status = DENIED[clientName] ?? { name: 'AccessDeniedException', status: 403 };
+      const refuse = (r: IamRequest, reason: string) => {
+        deny(principal, r, reason);
+        const who = authorizer.roleArn(principal)?.replace(/^arn:aws:iam::(\d+):role\/(.*)$/, 'arn:aws:sts::$1:assumed-role/$2/local') ?? principal;
+        throw new ServiceException({
+          name: status.name,
+          $fault: 'client',
+          $metadata: { httpStatusCode: status.status, requestId: 'local-iam', attempts: 1, totalRetryDelay: 0 },
+          message: `User: ${who} is not authorized to perform: ${r.action} on resource: ${r.resource} ${reason}`,
+        });
+      };
+      if (!requests) refuse({ action: `${clientName}:${commandName}`, resource: '*', context: {} }, 'because the local IAM layer does not know this service');
+      if (!authorizer.knows(principal)) refuse(requests![0]!, `because ${principal} has no role in the synthesized templates`);
+      for (const r of requests!) {
+        const d = await authorizer.authorize(principal, r);
+        if (!d.allowed) {
+          refuse(r, d.explicit ? 'with an explicit deny in a policy' : `because no identity-based policy allows the ${r.action} action`);
+        }
+      }
+    },
+  };
+  // Every client of the SDK, whoever made it: the middleware joins a client's stack at its first call.
+  const send = Client.prototype.send;
+  if (!(send as { iam?: boolean }).iam) {
+    const patched = function (this: SdkClient, ...args: unknown[]) {
+      guard(this);
+      return (send as (...a: unknown[]) => unknown).apply(this, args);
+    };
+    (patched as { iam?: boolean }).iam = true;
+    Client.prototype.send = patched as typeof send;
+  }
+  presigning();
+  return {
+    authorizer,
+    flush: () => writeFileSync(join(dir, `usage-${process.pid}.json`), JSON.stringify(authorizer.usage)),
+  };
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Presigned URLs and POSTs are signed with the function's credentials and authorized by S3 when they are used,
+ * as the role that signed them: the layer authorizes them when they are made. getSignedUrl runs a copy of the
+ * client's middleware (with the authorization step once the client has it); createPresignedPost runs none, so
+ * its upload is authorized here. Patched on the packages' exports before any handler imports them.
+ */
+function presigning() {
+  const url = require('@aws-sdk/s3-request-presigner') as { getSignedUrl: (client: SdkClient, ...rest: unknown[]) => unknown };
+  const post = require('@aws-sdk/s3-presigned-post') as { createPresignedPost: (client: SdkClient, params: Input) => Promise<unknown> };
+  if ((url.getSignedUrl as { iam?: boolean }).iam) return;
+  const getSignedUrl = url.getSignedUrl;
+  url.getSignedUrl = Object.assign(
+    (client: SdkClient, ...rest: unknown[]) => {
+      guard(client);
+      return getSignedUrl(client, ...rest);
+    },
+    { iam: true },
+  );
+  const createPresignedPost = post.createPresignedPost;
+  post.createPresignedPost = async (client, params) => {
+    await installed?.authorize('S3Client', 'PutObjectCommand', params);
+    return createPresignedPost(client, params);
+  };
+}

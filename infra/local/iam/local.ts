@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { BUCKETS } from '../../../shared/buckets';
+import { TABLES } from '../../../shared/db/tables';
+import { QUEUES } from '../../../shared/queues';
+import type { ProvisionedQueue } from '../provision';
+import { enforceIam } from './enforce';
+import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION, type LocalResource } from './model';
+import { queueArnOfUrl } from './requests';
+import { loadTemplates, type SynthesizedStack } from './templates';
+
+/** `LOCAL_IAM=off` turns the layer off, for debugging only (docs/operations/local-stack.md). */
+export const iamEnforced = () => (process.env.LOCAL_IAM ?? 'on') !== 'off';
+
+/** The local counterparts of the resources the constructs mark with LocalName (infra/constructs/local-names.ts). */
+export function localResources(queues: Record<string, ProvisionedQueue>, userPoolId: string): Record<string, LocalResource> {
+  const out: Record<string, LocalResource> = {};
+  for (const t of Object.values(TABLES)) {
+    out[`table:${t.name}`] = { ref: t.name, attrs: { Arn: `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${t.name}` } };
+  }
+  for (const key of Object.keys(QUEUES)) {
+    const q = queues[key]!;
+    out[`queue:${key}`] = { ref: q.url, attrs: { Arn: queueArnOfUrl(q.url), QueueName: q.name, QueueUrl: q.url } };
+    out[`dlq:${key}`] = { ref: q.dlqUrl, attrs: { Arn: queueArnOfUrl(q.dlqUrl), QueueUrl: q.dlqUrl } };
+  }
+  for (const [key, b] of Object.entries(BUCKETS)) out[`bucket:${key}`] = { ref: b.name, attrs: { Arn: `arn:aws:s3:::${b.name}` } };
+  out.userPool = { ref: userPoolId, attrs: { Arn: `arn:aws:cognito-idp:${LOCAL_REGION}:${LOCAL_ACCOUNT}:userpool/${userPoolId}` } };
+  return out;
+}
+
+/** The webhook worker's entry: the Scheduler's role and group are in its environment. */
+const WORKER = `function:${QUEUES.webhooks!.consumer}`;
+
+/**
+ * Starts the IAM layer of the local stack: the model of the synthesized templates (their policies, resolved to
+ * the local resources), enforced on every AWS call made by a principal, with the denies and the usage recorded
+ * under the state directory's iam/. `environment`: what the functions' environment holds in the templates that
+ * the local runtime cannot know otherwise (the Scheduler's role and group).
+ */
+export async function startIam(opts: {
+  prepared: Promise<SynthesizedStack[] | undefined>;
+  stateDir: string;
+  queues: Record<string, ProvisionedQueue>;
+  userPoolId: string;
+  log: (line: string) => void;
+}): Promise<{ model?: IamModel; environment: Record<string, string>; stop(): Promise<void> }> {
+  const templates = await opts.prepared;
+  if (!templates) {
+    opts.log('IAM is not enforced on this local stack (LOCAL_IAM=off): calls AWS would refuse succeed here.');
+    return { environment: {}, stop: async () => undefined };
+  }
+  const model = buildIamModel(templates, localResources(opts.queues, opts.userPoolId));
+  const enforcement = enforceIam(model, join(opts.stateDir, 'iam'), opts.log);
+  const worker = model.environments[WORKER] ?? {};
+  const environment = Object.fromEntries(
+    ['SCHEDULER_ROLE_ARN', 'SCHEDULER_GROUP'].flatMap((k) => (typeof worker[k] === 'string' ? [[k, worker[k] as string]] : [])),
+  );
+  // The usage is written now and then (a stack killed without cleanup leaves its last figures) and at the stop.
+  const timer = setInterval(enforcement.flush, 10_000);
+  timer.unref();
+  return {
+    model,
+    environment,
+    stop: async () => {
+      clearInterval(timer);
+      enforcement.flush();
+    },
+  };
+}
+
+/** Synthesizes (or reads from the cache) the templates, unless the layer is off. */
+startIam.prepare = async (): Promise<SynthesizedStack[] | undefined> => (iamEnforced() ? loadTemplates() : undefined);

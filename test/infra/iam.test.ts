@@ -1,0 +1,141 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Authorizer } from '../../infra/local/iam/enforce';
+import { localResources } from '../../infra/local/iam/local';
+import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/local/iam/model';
+import type { IamRequest } from '../../infra/local/iam/requests';
+import { synthesizeTemplates } from '../../infra/local/iam/templates';
+import { accessKeys } from '../../shared/access/keys';
+import { bookingKeys } from '../../shared/bookings/keys';
+import { BUCKETS } from '../../shared/buckets';
+import { platformKeys } from '../../shared/platform/keys';
+import { JOBS, QUEUES } from '../../shared/queues';
+import { ROUTE_LIST } from '../../shared/routes';
+
+/**
+ * The synthesized policies, evaluated as AWS evaluates them (@cloud-copilot/iam-simulate, through the local IAM
+ * layer's Authorizer): what each function and each AWS service must be able to do, and what they must not.
+ */
+let model: IamModel;
+let iam: Authorizer;
+const queueUrl = (name: string) => `http://127.0.0.1:9324/000000000000/${name}`;
+const arn = (service: string, resource: string) => `arn:aws:${service}:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${resource}`;
+const TABLE = { access: arn('dynamodb', 'table/access'), data: arn('dynamodb', 'table/data') };
+
+beforeAll(async () => {
+  const queues = Object.fromEntries(
+    Object.entries(QUEUES).map(([k, q]) => [k, { name: q.name, url: queueUrl(q.name), arn: arn('sqs', q.name), dlqUrl: queueUrl(`${q.name}-dlq`) }]),
+  );
+  model = buildIamModel(await synthesizeTemplates(), localResources(queues, 'us-east-1_local'));
+  iam = new Authorizer(model);
+});
+
+const allowed = async (principal: string, r: IamRequest) => (await iam.authorize(principal, r)).allowed;
+const routeFunction = (id: string) => `function:${ROUTE_LIST.find((r) => r.id === id)!.handler}`;
+const item = (action: string, table: string, pk: string): IamRequest => ({
+  action: `dynamodb:${action}`,
+  resource: table,
+  context: { 'dynamodb:LeadingKeys': [pk] },
+});
+
+describe('function roles', () => {
+  it('every function of the service has its role in the model, by handler entry', () => {
+    const entries = [...ROUTE_LIST.map((r) => r.handler), ...Object.values(QUEUES).map((q) => q.consumer), ...JOBS.map((j) => j.handler)];
+    for (const e of entries) expect(model.roles[`function:${e}`], e).toBeDefined();
+  });
+
+  it("the sign-out function may update its member's item (sessions_revoked_at), and nothing else of the partner's", async () => {
+    const signOut = routeFunction('signOut');
+    const member = accessKeys.member('p1', 'm1').pk;
+    expect(await allowed(signOut, item('UpdateItem', TABLE.access, member))).toBe(true);
+    expect(await allowed(signOut, item('PutItem', TABLE.access, member))).toBe(false);
+    expect(await allowed(signOut, item('DeleteItem', TABLE.access, member))).toBe(false);
+    expect(await allowed(signOut, item('UpdateItem', TABLE.access, accessKeys.apiKey('k1').pk))).toBe(false);
+    // The request pipeline's own records, as every keyed route.
+    expect(await allowed(signOut, item('PutItem', TABLE.access, platformKeys.idempotency('p1', 'live', 'k').pk))).toBe(true);
+  });
+
+  it('a keyed route that does not change access writes only the platform records of the access table', async () => {
+    const me = routeFunction('getMe');
+    expect(await allowed(me, item('UpdateItem', TABLE.access, platformKeys.rateCounter('k1', 0).pk))).toBe(true);
+    expect(await allowed(me, item('UpdateItem', TABLE.access, accessKeys.member('p1', 'm1').pk))).toBe(false);
+    expect(await allowed(me, item('PutItem', TABLE.data, bookingKeys.booking('1').pk))).toBe(false);
+  });
+
+  it('no function may Scan', async () => {
+    for (const principal of Object.keys(model.roles).filter((p) => p.startsWith('function:'))) {
+      for (const table of Object.values(TABLE))
+        expect(await allowed(principal, { action: 'dynamodb:Scan', resource: table, context: {} }), principal).toBe(false);
+    }
+  });
+});
+
+describe('AWS services can do what the design needs of them', () => {
+  const service = (name: string) => `service:${name}`;
+  const only = (prefix: string) => {
+    const found = Object.keys(model.resourcePolicies).filter((k) => k.startsWith(prefix));
+    expect(found, prefix).toHaveLength(1);
+    return found[0]!;
+  };
+
+  it('CloudWatch alarms publish to the on-call topic, and may use its key', async () => {
+    const topic = only('arn:aws:sns:');
+    const key = only('arn:aws:kms:');
+    const context = { 'aws:SourceArn': arn('cloudwatch', 'alarm:PartnerTravel-5xx'), 'aws:SourceAccount': LOCAL_ACCOUNT };
+    expect(await allowed(service('cloudwatch.amazonaws.com'), { action: 'sns:Publish', resource: topic, context })).toBe(true);
+    for (const action of ['kms:GenerateDataKey', 'kms:Decrypt']) {
+      expect(await allowed(service('cloudwatch.amazonaws.com'), { action, resource: key, context }), action).toBe(true);
+    }
+    // Another account's alarm may not.
+    const foreign = { 'aws:SourceArn': 'arn:aws:cloudwatch:us-east-1:210987654321:alarm:x', 'aws:SourceAccount': '210987654321' };
+    expect(await allowed(service('cloudwatch.amazonaws.com'), { action: 'sns:Publish', resource: topic, context: foreign })).toBe(false);
+  });
+
+  it('S3 sends the review-photo bucket object events to the uploads queue, and no other bucket may', async () => {
+    const upload = { action: 'sqs:SendMessage', resource: arn('sqs', QUEUES.uploads!.name) };
+    const from = (bucket: string) => ({ ...upload, context: { 'aws:SourceArn': `arn:aws:s3:::${bucket}`, 'aws:SourceAccount': LOCAL_ACCOUNT } });
+    expect(await allowed(service('s3.amazonaws.com'), from(BUCKETS.reviewPhotos!.name))).toBe(true);
+    expect(await allowed(service('s3.amazonaws.com'), from('somebody-elses-bucket'))).toBe(false);
+  });
+
+  it('EventBridge Scheduler assumes the retry role, which sends to the webhook queue only', async () => {
+    const [principal, role] = Object.entries(model.roles).find(
+      ([, r]) => model.trustPolicies[r.roleArn] && JSON.stringify(model.trustPolicies[r.roleArn]).includes('scheduler.amazonaws.com'),
+    )!;
+    expect(
+      await allowed(service('scheduler.amazonaws.com'), { action: 'sts:AssumeRole', resource: role.roleArn, context: { 'aws:SourceAccount': LOCAL_ACCOUNT } }),
+    ).toBe(true);
+    expect(await allowed(principal, { action: 'sqs:SendMessage', resource: arn('sqs', QUEUES.webhooks!.name), context: {} })).toBe(true);
+    expect(await allowed(principal, { action: 'sqs:SendMessage', resource: arn('sqs', QUEUES.settlements!.name), context: {} })).toBe(false);
+    // The worker passes that role, and only to the Scheduler.
+    const worker = `function:${QUEUES.webhooks!.consumer}`;
+    expect(await allowed(worker, { action: 'iam:PassRole', resource: role.roleArn, context: { 'iam:PassedToService': 'scheduler.amazonaws.com' } })).toBe(true);
+    expect(await allowed(worker, { action: 'iam:PassRole', resource: role.roleArn, context: { 'iam:PassedToService': 'lambda.amazonaws.com' } })).toBe(false);
+  });
+
+  it('Lambda assumes every function role', async () => {
+    for (const role of Object.values(model.roles).filter((r) => r.principal.startsWith('function:'))) {
+      expect(await allowed(service('lambda.amazonaws.com'), { action: 'sts:AssumeRole', resource: role.roleArn, context: {} }), role.name).toBe(true);
+    }
+  });
+
+  it('API Gateway invokes each route function for its own route, EventBridge each job', async () => {
+    const fnArns = Object.keys(model.resourcePolicies).filter((k) => k.startsWith('arn:aws:lambda:'));
+    const invokedBy = (svc: string) => fnArns.filter((a) => JSON.stringify(model.resourcePolicies[a]).includes(svc));
+    expect(invokedBy('apigateway.amazonaws.com').length).toBe(ROUTE_LIST.length + 1); // and the $default fallback
+    expect(invokedBy('events.amazonaws.com').length).toBe(JOBS.length);
+    for (const fn of invokedBy('events.amazonaws.com')) {
+      const rule = ([model.resourcePolicies[fn]![0]!.Statement].flat() as unknown as { Condition: { ArnLike: { 'aws:SourceArn': string } } }[])[0]!.Condition.ArnLike[
+        'aws:SourceArn'
+      ];
+      const context = { 'aws:SourceArn': rule, 'aws:SourceAccount': LOCAL_ACCOUNT };
+      expect(await allowed(service('events.amazonaws.com'), { action: 'lambda:InvokeFunction', resource: fn, context })).toBe(true);
+      expect(
+        await allowed(service('events.amazonaws.com'), {
+          action: 'lambda:InvokeFunction',
+          resource: fn,
+          context: { ...context, 'aws:SourceArn': arn('events', 'rule/other') },
+        }),
+      ).toBe(false);
+    }
+  });
+});
