@@ -8,6 +8,7 @@ import { ConsoleConstruct } from './constructs/console';
 import { DataConstruct } from './constructs/data';
 import { JobsConstruct } from './constructs/jobs';
 import { MonitoringConstruct } from './constructs/monitoring';
+import { OperatorsConstruct } from './constructs/operators';
 import { UploadsConstruct } from './constructs/uploads';
 import { WebhooksConstruct } from './constructs/webhooks';
 import { issuerOf } from './issuer';
@@ -63,6 +64,16 @@ export class ServiceStack extends Stack {
     // The console (user pool, app client, its files behind CloudFront) calls the API, which knows its pool and origin.
     this.console = new ConsoleConstruct(this, 'Console', { apiOrigin: this.api.api.apiEndpoint, logsBucket: uploads.accessLogs! });
     this.api.useConsole(this.console);
+    // What the operators' admin CLI may do (a managed policy for their role; enforced on the CLI locally).
+    new OperatorsConstruct(this, 'Operators', {
+      tables: Object.values(this.data.tables),
+      queues: [webhooks.queues.webhooks!, webhooks.queues.settlements!],
+      buckets: [
+        { bucket: uploads.buckets.settlementDocuments!, actions: ['s3:GetObject', 's3:PutObject'] },
+        { bucket: uploads.buckets.reviewPhotos!, actions: ['s3:GetObject', 's3:DeleteObject'] },
+      ],
+      userPool: this.console.userPool,
+    });
     // The alarms, the on-call topic and the dashboard (about 140 resources) live in a nested stack of their own:
     // CloudFormation takes at most 500 resources per stack.
     const operations = new NestedStack(this, 'Operations', { description: 'Alarms, on-call topic and dashboard of the partner travel service' });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { findRunningStack } from '../../infra/local/find-stack';
+import { enforceForOperator } from '../../infra/local/iam/local';
+import { runAs } from '../../infra/local/iam/principal';
 import { withinInvocation } from '../../infra/local/lambda';
 import { captureFunctionLogs } from '../../infra/local/logs';
 import { TABLES } from '../../shared/db/tables';
@@ -34,6 +36,8 @@ export async function connect(): Promise<string> {
   }
   const runtime = findRunningStack('set ADMIN_TARGET=aws to act on a deployed stack');
   Object.assign(process.env, runtime.env);
+  // As an operator whose role has the operators' policy of the templates (what the CLI may do in AWS).
+  enforceForOperator(runtime.stateDir);
   return `local stack ${runtime.baseUrl}`;
 }
 
@@ -49,11 +53,13 @@ export async function runAsInvocation<T>(target: string, name: string, fn: () =>
   if (!target.startsWith('local') || !file) return fn();
   const restore = captureFunctionLogs(file, { echo: 'stderr', echoLevel: process.env.LOG_LEVEL ?? 'WARN', jsonOnly: true });
   try {
-    return await withinInvocation(randomUUID(), async () => {
-      const { logger } = await import('../../shared/kernel/logger');
-      logger.appendKeys({ route: `admin ${name}` });
-      return fn();
-    });
+    return await withinInvocation(randomUUID(), () =>
+      runAs('operator', async () => {
+        const { logger } = await import('../../shared/kernel/logger');
+        logger.appendKeys({ route: `admin ${name}` });
+        return fn();
+      }),
+    );
   } finally {
     await restore();
   }

@@ -61,6 +61,15 @@ describe('function roles', () => {
     expect(await allowed(me, item('PutItem', TABLE.data, bookingKeys.booking('1').pk))).toBe(false);
   });
 
+  it("the operators' managed policy is the admin CLI's principal: tables, the two queues it feeds, never a Scan", async () => {
+    expect(model.roles.operator).toBeDefined();
+    expect(await allowed('operator', item('UpdateItem', TABLE.access, accessKeys.member('p1', 'm1').pk))).toBe(true);
+    expect(await allowed('operator', { action: 'dynamodb:Query', resource: `${TABLE.data}/index/gsi1`, context: {} })).toBe(true);
+    expect(await allowed('operator', { action: 'dynamodb:Scan', resource: TABLE.data, context: {} })).toBe(false);
+    expect(await allowed('operator', { action: 'sqs:SendMessage', resource: arn('sqs', QUEUES.settlements!.name), context: {} })).toBe(true);
+    expect(await allowed('operator', { action: 'sqs:ReceiveMessage', resource: arn('sqs', QUEUES.settlements!.name), context: {} })).toBe(false);
+  });
+
   it('no function may Scan', async () => {
     for (const principal of Object.keys(model.roles).filter((p) => p.startsWith('function:'))) {
       for (const table of Object.values(TABLE))
@@ -124,9 +133,8 @@ describe('AWS services can do what the design needs of them', () => {
     expect(invokedBy('apigateway.amazonaws.com').length).toBe(ROUTE_LIST.length + 1); // and the $default fallback
     expect(invokedBy('events.amazonaws.com').length).toBe(JOBS.length);
     for (const fn of invokedBy('events.amazonaws.com')) {
-      const rule = ([model.resourcePolicies[fn]![0]!.Statement].flat() as unknown as { Condition: { ArnLike: { 'aws:SourceArn': string } } }[])[0]!.Condition.ArnLike[
-        'aws:SourceArn'
-      ];
+      const rule = ([model.resourcePolicies[fn]![0]!.Statement].flat() as unknown as { Condition: { ArnLike: { 'aws:SourceArn': string } } }[])[0]!.Condition
+        .ArnLike['aws:SourceArn'];
       const context = { 'aws:SourceArn': rule, 'aws:SourceAccount': LOCAL_ACCOUNT };
       expect(await allowed(service('events.amazonaws.com'), { action: 'lambda:InvokeFunction', resource: fn, context })).toBe(true);
       expect(

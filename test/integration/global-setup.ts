@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { leastPrivilegeReport, readIamRun } from '../../infra/local/iam/report';
 import { freePort } from '../../infra/local/services';
 import { type LocalTls, makeLocalTls } from '../fixtures/local-tls';
 
@@ -81,6 +82,27 @@ async function teardown() {
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     if (child.exitCode === null) child.kill('SIGKILL');
   }
+  const iam = stateDir ? iamVerdict(stateDir) : undefined;
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
   if (tlsDir) rmSync(tlsDir, { recursive: true, force: true });
+  if (iam) throw new Error(iam);
+}
+
+/** Where the run's least-privilege report goes (docs/operations/permissions.md says how to publish it). */
+export const LEAST_PRIVILEGE_REPORT = join(ROOT, '.local', 'least-privilege.md');
+
+/**
+ * The IAM layer's verdict on the run: the least-privilege report is written, and any call the stack refused
+ * fails the run (no test expects a deny from the stack: the layer's own tests run it in their process).
+ */
+function iamVerdict(dir: string): string | undefined {
+  const { model, usage, denies } = readIamRun(dir);
+  if (model) {
+    mkdirSync(join(ROOT, '.local'), { recursive: true });
+    writeFileSync(LEAST_PRIVILEGE_REPORT, leastPrivilegeReport(model, usage, denies));
+    console.log(`Least-privilege report: ${LEAST_PRIVILEGE_REPORT}`);
+  }
+  if (denies.length === 0) return undefined;
+  const lines = denies.map((d) => `  ${d.principal}: ${d.action} on ${d.resource} ${JSON.stringify(d.context)} (${d.reason})`);
+  return `The local stack refused ${denies.length} AWS call(s) as AWS would (infra/local/iam): grant what the function needs, least privilege.\n${[...new Set(lines)].join('\n')}`;
 }

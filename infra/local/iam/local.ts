@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUCKETS } from '../../../shared/buckets';
 import { TABLES } from '../../../shared/db/tables';
@@ -50,6 +51,8 @@ export async function startIam(opts: {
   }
   const model = buildIamModel(templates, localResources(opts.queues, opts.userPoolId));
   const enforcement = enforceIam(model, join(opts.stateDir, 'iam'), opts.log);
+  // For the run's report (infra/local/iam/report.ts) and the admin CLI, which enforces the same model.
+  writeFileSync(join(opts.stateDir, 'iam', 'model.json'), JSON.stringify(model));
   const worker = model.environments[WORKER] ?? {};
   const environment = Object.fromEntries(
     ['SCHEDULER_ROLE_ARN', 'SCHEDULER_GROUP'].flatMap((k) => (typeof worker[k] === 'string' ? [[k, worker[k] as string]] : [])),
@@ -69,3 +72,21 @@ export async function startIam(opts: {
 
 /** Synthesizes (or reads from the cache) the templates, unless the layer is off. */
 startIam.prepare = async (): Promise<SynthesizedStack[] | undefined> => (iamEnforced() ? loadTemplates() : undefined);
+
+/**
+ * The admin CLI against the local stack acts as an operator: its calls are authorized against the operators'
+ * managed policy of the templates (infra/constructs/operators.ts), from the model the stack wrote at its start
+ * (none when the stack runs with LOCAL_IAM=off). Returns whether IAM is enforced.
+ */
+export function enforceForOperator(stateDir: string): boolean {
+  const file = join(stateDir, 'iam', 'model.json');
+  if (!existsSync(file)) return false;
+  const model = JSON.parse(readFileSync(file, 'utf8')) as IamModel;
+  if (!model.roles.operator) {
+    console.error("The running local stack was started from templates without the operators' policy: restart it (npm start) to check the CLI's calls.");
+    return false;
+  }
+  const enforcement = enforceIam(model, join(stateDir, 'iam'), (line) => console.error(line));
+  process.once('exit', enforcement.flush);
+  return true;
+}

@@ -1,4 +1,4 @@
-import { ENTRY_METADATA, LOCAL_NAME_METADATA } from '../../constructs/local-names';
+import { ENTRY_METADATA, LOCAL_NAME_METADATA, LOCAL_PRINCIPAL_METADATA } from '../../constructs/local-names';
 import type { CfnResource, SynthesizedStack } from './templates';
 
 /** The account and region of the local stack's ARNs (the ones the Lambda context and the gateway events use). */
@@ -171,6 +171,8 @@ export class TemplateResolver {
         return 'amazonaws.com';
       case 'AWS::StackName':
         return path.replace(/\//g, '-');
+      case 'AWS::StackId':
+        return `arn:aws:cloudformation:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stack/${path.replace(/\//g, '-')}/local`;
       case 'AWS::NoValue':
         return undefined;
     }
@@ -266,9 +268,18 @@ export function buildIamModel(stacks: SynthesizedStack[], locals: Record<string,
     for (const [id, r] of res) {
       const p = r.Properties ?? {};
       switch (r.Type) {
-        case 'AWS::IAM::ManagedPolicy':
-          if (!((p.Roles ?? []) as unknown[]).length) managedPolicies[id] = { name: `${s.path}/${id}`, document: resolve<PolicyDocument>(p.PolicyDocument) };
+        case 'AWS::IAM::ManagedPolicy': {
+          if (((p.Roles ?? []) as unknown[]).length) break;
+          const document = resolve<PolicyDocument>(p.PolicyDocument);
+          managedPolicies[id] = { name: `${s.path}/${id}`, document };
+          // A policy a local principal acts with (the operators'): that principal's role, locally.
+          const principal = r.Metadata?.[LOCAL_PRINCIPAL_METADATA] as string | undefined;
+          if (principal) {
+            const roleArn = `arn:aws:iam::${LOCAL_ACCOUNT}:role/${principal}`;
+            roles[principal] = { principal, name: `${s.path}/${id}`, roleArn, policies: [{ name: id, document }] };
+          }
           break;
+        }
         case 'AWS::SQS::QueuePolicy':
           for (const q of p.Queues as unknown[]) {
             const qid = refId(q);
