@@ -345,13 +345,17 @@ export const COMMANDS: Record<string, Command> = {
   },
   'payment-key:register': {
     usage: 'payment-key:register --partner ID --env live|test --jwk FILE',
-    description: "Register a bank's public EC P-256 JWK that verifies its payment confirmations (ES256); kid from the JWK or its thumbprint.",
-    output: '`{partner_id, env, kid}`.',
+    description:
+      "Register a bank's public EC P-256 JWK that verifies its payment confirmations (ES256); kid from the JWK or its thumbprint. The same key again changes nothing; another key under a kid already taken is refused.",
+    output: '`{partner_id, env, kid, created}`: `created` is false when that key was already registered under that kid.',
     flags: z.object({ partner: partnerId, env, jwk: z.string().min(1).describe('A file holding the public EC P-256 JWK.') }),
     async run(f) {
       const { registerPaymentKey } = await import('../../shared/bookings/payment-keys');
       const r = await registerPaymentKey(f.partner as string, f.env as 'live' | 'test', readJsonFile(f.jwk as string) as import('jose').JWK);
-      return { json: { partner_id: f.partner, env: f.env, kid: r.kid }, text: `Payment key ${r.kid} registered for ${f.env as string}.` };
+      return {
+        json: { partner_id: f.partner, env: f.env, kid: r.kid, created: r.created },
+        text: `Payment key ${r.kid} ${r.created ? 'registered' : 'was already registered'} for ${f.env as string}.`,
+      };
     },
   },
   'payment-key:generate': {

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { exportJWK, generateKeyPair } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +93,23 @@ describe('POST /v1/bookings', () => {
     expect(ops.some((m) => m.subject.startsWith(`Booking ${r.body.booking_number} confirmed`))).toBe(true);
     // A sandbox key never sees it.
     expect((await api('GET', `/bookings/${r.body.booking_number}`, { key: p.test_key })).status).toBe(404);
+  });
+
+  it('payment-key:register takes the same key under its kid again as a no-op, and refuses another key under that kid', async () => {
+    const p = await newPartner();
+    const dir = mkdtempSync(join(tmpdir(), 'jwk-'));
+    const jwkFile = async (name: string) => {
+      const file = join(dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify({ ...(await exportJWK((await generateKeyPair('ES256')).publicKey)), kid: 'bank-2026' }));
+      return file;
+    };
+    const register = (file: string) => admin(['payment-key:register', '--partner', p.partner_id, '--env', 'test', '--jwk', file, '--json']);
+    const first = await jwkFile('first');
+    expect((await register(first)).json).toEqual({ partner_id: p.partner_id, env: 'test', kid: 'bank-2026', created: true });
+    expect((await register(first)).json).toEqual({ partner_id: p.partner_id, env: 'test', kid: 'bank-2026', created: false });
+    const other = await register(await jwkFile('other'));
+    expect(other.code).toBe(1);
+    expect(JSON.parse(other.stderr).error.message).toMatch(/another payment key with kid 'bank-2026' is already registered/);
   });
 
   it('refuses bad payment confirmations with distinct codes', async () => {
