@@ -96,10 +96,10 @@ export const LEAST_PRIVILEGE_REPORT = join(ROOT, '.local', 'least-privilege.md')
  * fails the run (no test expects a deny from the stack: the layer's own tests run it in their process).
  */
 function iamVerdict(dir: string): string | undefined {
-  const { model, usage, denies } = readIamRun(dir);
+  const { model, usage, denies, stats } = readIamRun(dir);
   if (model) {
     mkdirSync(join(ROOT, '.local'), { recursive: true });
-    writeFileSync(LEAST_PRIVILEGE_REPORT, leastPrivilegeReport(model, usage, denies));
+    writeFileSync(LEAST_PRIVILEGE_REPORT, leastPrivilegeReport(model, usage, denies, stats));
     console.log(`Least-privilege report: ${LEAST_PRIVILEGE_REPORT}`);
   }
   if (denies.length === 0) return undefined;

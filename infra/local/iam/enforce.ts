@@ -49,6 +49,8 @@ export class Authorizer {
   private readonly cache = new Map<string, Promise<Decision>>();
   private readonly leadingKeyPatterns: RegExp[] | undefined;
   readonly usage: Usage = {};
+  /** Authorizations decided, evaluations run (cache misses), and the milliseconds the evaluations took. */
+  readonly stats = { authorizations: 0, evaluations: 0, evaluationMs: 0 };
 
   constructor(readonly model: IamModel) {
     const patterns = new Set<string>();
@@ -132,8 +134,13 @@ export class Authorizer {
   async authorize(principal: string, r: IamRequest): Promise<Decision> {
     const key = this.cacheKey(principal, r);
     let p = this.cache.get(key);
+    this.stats.authorizations++;
     if (!p) {
-      p = this.evaluate(principal, r);
+      const started = performance.now();
+      p = this.evaluate(principal, r).finally(() => {
+        this.stats.evaluations++;
+        this.stats.evaluationMs += performance.now() - started;
+      });
       this.cache.set(key, p);
     }
     const d = await p;
@@ -294,7 +301,10 @@ export function enforceIam(model: IamModel, dir: string, log: (line: string) => 
   presigning();
   return {
     authorizer,
-    flush: () => writeFileSync(join(dir, `usage-${process.pid}.json`), JSON.stringify(authorizer.usage)),
+    flush: () => {
+      writeFileSync(join(dir, `usage-${process.pid}.json`), JSON.stringify(authorizer.usage));
+      writeFileSync(join(dir, `stats-${process.pid}.json`), JSON.stringify(authorizer.stats));
+    },
   };
 }
 
