@@ -67,25 +67,18 @@ export class Authorizer {
       }
     };
     for (const role of Object.values(model.roles)) {
-      const docs = role.policies.map((p, i) => {
+      for (const p of role.policies) {
         statements(p.document).forEach((s, j) => {
           this.statementIds.set(`${role.principal}\0${JSON.stringify(s)}`, `${p.name}#${j}`);
         });
         scan(p.document);
-        return createValidatedPolicy(p.document, validateIdentityPolicy, { name: `${p.name}.${i}` });
-      });
-      this.identity.set(role.principal, docs);
+      }
     }
     for (const [target, docs] of Object.entries(model.resourcePolicies)) {
-      const merged = { Version: '2012-10-17', Statement: docs.flatMap(statements) };
-      merged.Statement.forEach((s, j) => {
+      docs.flatMap(statements).forEach((s, j) => {
         this.statementIds.set(`${target}\0${JSON.stringify(s)}`, `resource policy of ${target}#${j}`);
       });
-      scan(merged);
-      this.resource.set(target, createValidatedPolicy(merged, validateResourcePolicy, { name: `resource policy of ${target}` }));
-    }
-    for (const [role, doc] of Object.entries(model.trustPolicies)) {
-      this.trust.set(role, createValidatedPolicy(doc, validateTrustPolicy, { name: `trust policy of ${role}` }));
+      for (const d of docs) scan(d);
     }
     this.leadingKeyPatterns = exact
       ? undefined
@@ -101,6 +94,40 @@ export class Authorizer {
         );
   }
 
+  /** A principal's identity policies, validated at their first use (a CLI process uses a handful of the model's). */
+  private identityOf(principal: string) {
+    let docs = this.identity.get(principal);
+    if (!docs) {
+      docs = (this.model.roles[principal]?.policies ?? []).map((p, i) => createValidatedPolicy(p.document, validateIdentityPolicy, { name: `${p.name}.${i}` }));
+      this.identity.set(principal, docs);
+    }
+    return docs;
+  }
+
+  private resourcePolicy(target: string) {
+    const docs = this.model.resourcePolicies[target];
+    if (!docs) return undefined;
+    let v = this.resource.get(target);
+    if (!v) {
+      v = createValidatedPolicy({ Version: '2012-10-17', Statement: docs.flatMap(statements) }, validateResourcePolicy, {
+        name: `resource policy of ${target}`,
+      });
+      this.resource.set(target, v);
+    }
+    return v;
+  }
+
+  private trustPolicy(role: string) {
+    const doc = this.model.trustPolicies[role];
+    if (!doc) return undefined;
+    let v = this.trust.get(role);
+    if (!v) {
+      v = createValidatedPolicy(doc, validateTrustPolicy, { name: `trust policy of ${role}` });
+      this.trust.set(role, v);
+    }
+    return v;
+  }
+
   /** The role ARN a principal calls as (a service principal has none). */
   roleArn(principal: string): string | undefined {
     return this.model.roles[principal]?.roleArn;
@@ -112,9 +139,9 @@ export class Authorizer {
 
   /** The resource policy that governs `resource` (a bucket's for its objects; a role's trust policy for AssumeRole). */
   private resourcePolicyFor(resource: string, action: string) {
-    if (action === 'sts:AssumeRole') return this.trust.get(resource);
+    if (action === 'sts:AssumeRole') return this.trustPolicy(resource);
     const bucket = /^arn:aws:s3:::([^/]+)\//.exec(resource);
-    return this.resource.get(resource) ?? (bucket ? this.resource.get(`arn:aws:s3:::${bucket[1]}`) : undefined);
+    return this.resourcePolicy(resource) ?? (bucket ? this.resourcePolicy(`arn:aws:s3:::${bucket[1]}`) : undefined);
   }
 
   private cacheKey(principal: string, r: IamRequest): string {
@@ -159,7 +186,7 @@ export class Authorizer {
     const resourcePolicy = this.resourcePolicyFor(r.resource, r.action);
     const result = await runSimulation(
       {
-        identityPolicies: service ? [] : (this.identity.get(principal) ?? []).map((policy) => ({ name: policy.metadata!.name, policy })),
+        identityPolicies: service ? [] : this.identityOf(principal).map((policy) => ({ name: policy.metadata!.name, policy })),
         serviceControlPolicies: [],
         resourceControlPolicies: [],
         ...(resourcePolicy ? { resourcePolicy } : {}),
