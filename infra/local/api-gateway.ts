@@ -1,12 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { TextDecoder } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { matchRoute } from '../../shared/http/router';
+import {
+  BODY_MAX_BYTES,
+  EVENT_MAX_BYTES,
+  GATEWAY_ANSWERS,
+  type GatewayAnswer,
+  HEAD_MAX_BYTES,
+  headBytes,
+  INTEGRATION_TIMEOUT_MS,
+  jsonBytes,
+  RESPONSE_MAX_BYTES,
+} from './gateway-quotas';
 import { invoke, lambdaContext } from './lambda';
 
-/** API Gateway HTTP API rejects payloads over 10 MB; so does the emulation, in the error shape. */
-const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 const FALLBACK_ENTRY = 'functions/meta/fallback.ts';
 // ignoreBOM keeps a leading byte order mark: the handler sees (and the signature covers) the exact bytes sent.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -78,12 +87,15 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pa
   };
 }
 
+/** Writes a proxy result as HTTP; API Gateway adds its request id to every answer. */
 function send(
   res: ServerResponse,
   result: { statusCode?: number; headers?: Record<string, string | number | boolean>; body?: string; isBase64Encoded?: boolean; cookies?: string[] },
+  requestId?: string,
 ) {
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+  if (requestId) headers['apigw-requestid'] = requestId;
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
   const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
   headers['content-length'] = String(body.length);
@@ -96,6 +108,8 @@ export interface GatewayOptions {
   beside?: ((req: IncomingMessage, res: ServerResponse, path: string) => boolean)[];
   /** The one origin the HTTP API's CORS configuration allows (the console's, in AWS). */
   corsOrigin?: string;
+  /** Lowers the integration timeout (tests of it); never above the HTTP API's 30 s. */
+  integrationTimeoutMs?: number;
 }
 
 export const CORS_HEADERS = 'authorization, content-type, idempotency-key, x-environment';
@@ -113,68 +127,78 @@ function preflight(req: IncomingMessage, res: ServerResponse, origin: string | u
   return true;
 }
 
+/** Writes one of API Gateway's own answers, with the request's `apigw-requestid` when the answer has one. */
+function answer(res: ServerResponse, a: GatewayAnswer, requestId?: string) {
+  send(res, { statusCode: a.status, headers: { 'content-type': a.contentType }, body: a.body }, a.requestId ? requestId : undefined);
+}
+
+/**
+ * Refuses a request before reading its body: answers at once, then reads the rest and drops it, so that
+ * the client, still sending, reads the answer instead of a reset.
+ */
+function refuseUnread(req: IncomingMessage, res: ServerResponse, a: GatewayAnswer) {
+  answer(res, a);
+  req.resume();
+}
+
+/** The head API Gateway's front end answers for a request line and headers too large, as raw HTTP (the parser gave up on them). */
+function rawAnswer(a: GatewayAnswer): string {
+  return `HTTP/1.1 ${a.status} ${STATUS_CODES[a.status]}\r\ncontent-type: ${a.contentType}\r\ncontent-length: ${Buffer.byteLength(a.body)}\r\nconnection: close\r\n\r\n${a.body}`;
+}
+
+/** Node's own limit on a request's head, above API Gateway's: the quota is counted in the handler, a larger head never parses. */
+const NODE_MAX_HEADER_BYTES = 64 * 1024;
+
 /**
  * The API Gateway emulation: matches the route table, invokes the route's
  * handler with a proxy event, writes its result back as HTTP. Unmatched
- * requests go to the same $default fallback handler as in AWS.
+ * requests go to the same $default fallback handler as in AWS. API Gateway's
+ * quotas (gateway-quotas.ts) are answered as AWS answers them: a head or a body
+ * too large, an event or an answer over Lambda's 6 MB, no answer within the
+ * integration timeout.
  */
 export function startApiGateway(port: number, host = '127.0.0.1', opts: GatewayOptions = {}): Promise<Server> {
-  const server = createServer((req, res) => {
+  const integrationTimeoutMs = Math.min(opts.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS, INTEGRATION_TIMEOUT_MS);
+  const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_BYTES }, (req, res) => {
     // What API Gateway does not serve (the console's files, the local Cognito) answers first, on the same port.
     const path = (req.url ?? '/').split('?')[0]!;
     if (opts.beside?.some((serve) => serve(req, res, path))) return;
+    if (headBytes(req) > HEAD_MAX_BYTES) return refuseUnread(req, res, GATEWAY_ANSWERS.headTooLarge);
     if (preflight(req, res, opts.corsOrigin)) return;
     if (opts.corsOrigin && req.headers.origin === opts.corsOrigin) res.setHeader('access-control-allow-origin', opts.corsOrigin);
+    // A declared length over the quota is refused before a byte of the body is read.
+    if (Number(req.headers['content-length'] ?? 0) > BODY_MAX_BYTES) return refuseUnread(req, res, GATEWAY_ANSWERS.bodyTooLarge);
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
     req.on('data', (c: Buffer) => {
+      if (tooLarge) return;
       size += c.length;
-      if (size > GATEWAY_MAX_BODY) {
-        if (!tooLarge) {
-          tooLarge = true;
-          chunks.length = 0;
-          const requestId = randomUUID();
-          // Answer at once, then drain the rest so the client reads the answer instead of a reset.
-          send(res, {
-            statusCode: 413,
-            headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, connection: 'close' },
-            body: JSON.stringify({
-              code: 'request.body.too_large',
-              message: `The request body exceeds the gateway maximum of ${GATEWAY_MAX_BODY} bytes.`,
-              request_id: requestId,
-              details: { max_bytes: GATEWAY_MAX_BODY },
-            }),
-          });
-        }
-        return;
+      if (size > BODY_MAX_BYTES) {
+        tooLarge = true;
+        chunks.length = 0;
+        return refuseUnread(req, res, GATEWAY_ANSWERS.bodyTooLarge);
       }
       chunks.push(c);
     });
     req.on('end', () => {
       if (tooLarge) return;
-      dispatch(req, res, Buffer.concat(chunks)).catch((e: Error) => {
+      dispatch(req, res, Buffer.concat(chunks), integrationTimeoutMs).catch((e: Error) => {
         // Nothing a request sends may take the stack down.
         console.error('[api] dispatch failed:', e.message);
-        if (!res.headersSent)
-          send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Internal Server Error' }) });
+        if (!res.headersSent) answer(res, GATEWAY_ANSWERS.functionFailed);
       });
     });
     req.on('error', () => res.destroy());
   });
-  // A request line and headers over Node's 16 KB limit never reach a handler: answer them in the error shape too.
+  // A head over Node's own limit never reaches the handler: API Gateway's answer for a head too large, written raw.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    if (err.code === 'HPE_HEADER_OVERFLOW') return socket.end(rawAnswer(GATEWAY_ANSWERS.headTooLarge));
     const requestId = randomUUID();
-    const body = JSON.stringify(
-      tooLarge
-        ? { code: 'request.header.too_large', message: 'The request line and headers exceed 16 KB.', request_id: requestId, details: { max_bytes: 16 * 1024 } }
-        : { code: 'request.malformed', message: 'The request is not valid HTTP/1.1.', request_id: requestId },
-    );
-    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const body = JSON.stringify({ code: 'request.malformed', message: 'The request is not valid HTTP/1.1.', request_id: requestId });
     socket.end(
-      `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\nx-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\nx-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });
   return new Promise((resolve, reject) => {
@@ -183,24 +207,54 @@ export function startApiGateway(port: number, host = '127.0.0.1', opts: GatewayO
   });
 }
 
-async function dispatch(req: IncomingMessage, res: ServerResponse, body: Buffer) {
+type Invocation = { result: Parameters<typeof send>[1] | undefined } | { error: Error } | { timedOut: true };
+
+async function dispatch(req: IncomingMessage, res: ServerResponse, body: Buffer, integrationTimeoutMs: number) {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = (req.url ?? '/').split('?')[0]!;
   const match = matchRoute(method, path);
   const [entry, routeKey, params] =
     match.kind === 'route' ? [match.route.handler, `${match.route.method} ${match.route.path}`, match.params] : [FALLBACK_ENTRY, '$default', undefined];
+  // The function's own timeout, as the CDK sets it (the route's, else the default): middy answers at its deadline.
+  const functionTimeoutMs = match.kind === 'route' && match.route.timeoutSeconds ? match.route.timeoutSeconds * 1000 : undefined;
   const event = toEvent(req, body, routeKey, params);
-  try {
-    const result = await invoke<Parameters<typeof send>[1]>(entry, event, lambdaContext(routeKey));
-    send(res, result ?? {});
-  } catch (e) {
-    // What API Gateway answers when the integration fails (a crash, a timeout).
-    if ((e as Error).name === 'SimulatedCrash') console.error(`[api] ${routeKey}: ${(e as Error).message}`);
-    else console.error(`[api] ${routeKey} integration failed:`, e);
-    send(res, {
-      statusCode: 500,
-      headers: { 'content-type': 'application/json', 'x-request-id': event.requestContext.requestId },
-      body: JSON.stringify({ message: 'Internal Server Error' }),
-    });
+  const requestId = event.requestContext.requestId;
+  // Lambda refuses an event over its quota: the function never runs.
+  const eventBytes = jsonBytes(event);
+  if (eventBytes > EVENT_MAX_BYTES) {
+    console.error(`[api] ${routeKey}: the event is ${eventBytes} bytes, over Lambda's ${EVENT_MAX_BYTES} (RequestEntityTooLargeException)`);
+    return answer(res, GATEWAY_ANSWERS.eventTooLarge, requestId);
   }
+  const invocation: Promise<Invocation> = invoke<Parameters<typeof send>[1]>(entry, event, lambdaContext(routeKey, functionTimeoutMs)).then(
+    (result) => ({ result }),
+    (error: Error) => ({ error }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<Invocation>((resolve) => {
+    timer = setTimeout(() => resolve({ timedOut: true }), integrationTimeoutMs);
+  });
+  const outcome = await Promise.race([invocation, deadline]);
+  clearTimeout(timer);
+  if ('timedOut' in outcome) {
+    // The client gets API Gateway's answer now; the function goes on (it may still commit) and its answer goes nowhere.
+    console.error(`[api] ${routeKey}: no answer within the ${integrationTimeoutMs} ms integration timeout (request ${requestId})`);
+    answer(res, GATEWAY_ANSWERS.timedOut, requestId);
+    const late = await invocation;
+    console.error(`[api] ${routeKey}: the function ${'error' in late ? 'failed' : 'answered'} after the integration timeout; dropped (request ${requestId})`);
+    return;
+  }
+  if ('error' in outcome) {
+    // What API Gateway answers when the function fails (a crash, an unhandled error).
+    const e = outcome.error;
+    if (e.name === 'SimulatedCrash') console.error(`[api] ${routeKey}: ${e.message}`);
+    else console.error(`[api] ${routeKey} integration failed:`, e);
+    return answer(res, GATEWAY_ANSWERS.functionFailed, requestId);
+  }
+  // Lambda refuses an answer over its quota (Function.ResponseSizeTooLarge) once the function ran: the function failed.
+  const resultBytes = jsonBytes(outcome.result);
+  if (resultBytes > RESPONSE_MAX_BYTES) {
+    console.error(`[api] ${routeKey}: the answer is ${resultBytes} bytes, over Lambda's ${RESPONSE_MAX_BYTES} (Function.ResponseSizeTooLarge)`);
+    return answer(res, GATEWAY_ANSWERS.functionFailed, requestId);
+  }
+  send(res, outcome.result ?? {}, requestId);
 }

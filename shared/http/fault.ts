@@ -13,6 +13,12 @@ import type { ApiEvent } from './types';
  * record and audit line committed with the operation). `X-Fault-Inject: at-commit`
  * fails the operation as it builds its commit, as a throttled transaction would:
  * a 500 with nothing of the operation's change written.
+ *
+ * Two more provoke API Gateway's quotas on the local gateway: `stall-after-commit=MS`
+ * holds a write's answer MS milliseconds after its commit (past the integration
+ * timeout, the client gets the gateway's 503 while the operation stands), and
+ * `answer-bytes=N` pads the route's answer with JSON whitespace to N bytes as Lambda
+ * counts it (its JSON), to meet the 6 MB answer quota from either side.
  */
 const faultConfig = z.object({ FAULT_INJECTION: z.enum(['on', 'off']).default('off') });
 
@@ -26,6 +32,13 @@ export class SimulatedCrash extends Error {
 const injected = (event: ApiEvent, fault: 'after-commit' | 'at-commit') =>
   loadConfig(faultConfig).FAULT_INJECTION === 'on' && headerValue(event, 'x-fault-inject') === fault;
 
+/** The number of a `name=N` fault, when the request injects it. */
+function injectedNumber(event: ApiEvent, fault: 'stall-after-commit' | 'answer-bytes'): number | undefined {
+  if (loadConfig(faultConfig).FAULT_INJECTION !== 'on') return undefined;
+  const m = /^([a-z-]+)=(\d{1,9})$/.exec(headerValue(event, 'x-fault-inject') ?? '');
+  return m?.[1] === fault ? Number(m[2]) : undefined;
+}
+
 export function crashAfterCommit(event: ApiEvent): boolean {
   return injected(event, 'after-commit');
 }
@@ -38,4 +51,19 @@ export function failAtCommit<T>(event: ApiEvent, seal: Seal<T>): Seal<T> {
       throw Object.assign(new Error('simulated throttling at commit (X-Fault-Inject)'), { name: 'ThrottlingException' });
     },
   };
+}
+
+/** Holds the answer of a write that committed, when the request asks for it (`stall-after-commit=MS`). */
+export async function stallAfterCommit(event: ApiEvent): Promise<void> {
+  const ms = injectedNumber(event, 'stall-after-commit');
+  if (ms) await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The answer padded with trailing JSON whitespace to `answer-bytes=N` bytes of JSON (a text body only; never shortened). */
+export function padAnswer<R extends { body?: string; isBase64Encoded?: boolean }>(event: ApiEvent, result: R): R {
+  const target = injectedNumber(event, 'answer-bytes');
+  if (target === undefined || result.isBase64Encoded || typeof result.body !== 'string') return result;
+  // Each space adds one byte to the body and to the answer's JSON alike.
+  const missing = target - Buffer.byteLength(JSON.stringify(result));
+  return missing > 0 ? { ...result, body: result.body + ' '.repeat(missing) } : result;
 }

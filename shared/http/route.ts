@@ -7,7 +7,7 @@ import { logger } from '../kernel/logger';
 import type { Tenant } from '../kernel/tenant';
 import { tracer } from '../kernel/tracing';
 import { type Principal, type RouteContext, stateOf, tenantOf } from './context';
-import { crashAfterCommit, failAtCommit, SimulatedCrash } from './fault';
+import { crashAfterCommit, failAtCommit, SimulatedCrash, stallAfterCommit } from './fault';
 import { runIdempotent, sealFor } from './idempotent';
 import { httpContext } from './middleware/http-context';
 import { parseRequest } from './middleware/parse-request';
@@ -97,6 +97,7 @@ export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) =
           } as RouteInput<R>)) as RouteResult<RouteDef>,
         );
         if (crashAfterCommit(event)) throw new SimulatedCrash();
+        await stallAfterCommit(event);
         return result;
       };
       return def.write && principal ? runIdempotent(event, state, run) : run();

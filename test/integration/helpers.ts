@@ -1,14 +1,39 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
+import { functionLogFile } from '../../infra/local/logs';
 import { checkContract } from './contract';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
 
 export const baseUrl = () => inject('baseUrl');
+
+export type LogLine = Record<string, any>;
+
+/** The local stack's function log (its CloudWatch Logs): every line its handlers wrote. */
+export const logText = () => readFileSync(functionLogFile(inject('stateDir'), inject('port')), 'utf8');
+export const logLines = (): LogLine[] =>
+  logText()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
+
+/** `fn()` once `ok` holds of it, or its last value after `ms`. */
+export const until = async <T>(fn: () => T, ok: (v: T) => boolean, ms = 15_000): Promise<T> => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+/** The log line a route's function writes as it answers (`request`, with its status), by request id. */
+export const requestLine = (requestId: string) => logLines().find((l) => l.message === 'request' && l.request_id === requestId);
 
 export interface ApiResponse<T = any> {
   status: number;

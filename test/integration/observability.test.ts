@@ -1,30 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { describe, expect, inject, it } from 'vitest';
-import { functionLogFile } from '../../infra/local/logs';
+import { describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { bookingBody, livePaymentKey, packs, paidClaims, signPayment } from './booking-helpers';
-import { api, newPartner, signatureHeaders } from './helpers';
-
-type Line = Record<string, any>;
-
-/** The local stack's function log (its CloudWatch Logs): every line its handlers wrote. */
-const logText = () => readFileSync(functionLogFile(inject('stateDir'), inject('port')), 'utf8');
-const logLines = (): Line[] =>
-  logText()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Line);
-
-const until = async <T>(fn: () => T, ok: (v: T) => boolean, ms = 15_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
-const requestLine = (requestId: string) => logLines().find((l) => l.message === 'request' && l.request_id === requestId);
+import { api, logLines, logText, newPartner, requestLine, signatureHeaders, until } from './helpers';
 
 describe('logs of a full booking flow (quote, signed payment confirmation, booking, cancellation) in production', () => {
   it('carry the request id, route, partner and environment on every line, and none of its secrets or personal data', async () => {

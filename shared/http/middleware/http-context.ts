@@ -7,7 +7,7 @@ import { annotate } from '../../kernel/tracing';
 import { recordAudit } from '../../platform/audit';
 import { auditEventOf } from '../audit-event';
 import type { RequestState, RouteContext } from '../context';
-import { SimulatedCrash } from '../fault';
+import { padAnswer, SimulatedCrash } from '../fault';
 import { errorResult, toApiError } from '../respond';
 import type { RouteDef } from '../route-def';
 import type { ApiEvent, ApiResult } from '../types';
@@ -73,14 +73,14 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
       request.context.http = state;
     },
     after: async (request) => {
-      request.response = await finish(request.context.http!, request.response!);
+      request.response = padAnswer(request.event, await finish(request.context.http!, request.response!));
     },
     onError: async (request) => {
       // A simulated crash leaves no response and writes nothing more, as a killed worker would.
       if (request.error instanceof SimulatedCrash) return;
       const state = request.context.http ?? newState(request.event, def);
       if (request.error instanceof ApiError) recordRefusal(request.error.code, request.error.status);
-      request.response = await finish(state, errorResult(toApiError(request.error), state.requestId));
+      request.response = padAnswer(request.event, await finish(state, errorResult(toApiError(request.error), state.requestId)));
     },
   };
 }
