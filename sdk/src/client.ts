@@ -253,7 +253,8 @@ async function toError(operation: string, res: Response): Promise<PartnerApiErro
     status: res.status,
     code: body.code ?? `http.${res.status}`,
     message: body.message ?? (text.slice(0, 200) || res.statusText),
-    request_id: body.request_id ?? res.headers.get('x-request-id') ?? '',
+    // API Gateway's own answers carry its request id (apigw-requestid) instead of the service's.
+    request_id: body.request_id ?? res.headers.get('x-request-id') ?? res.headers.get('apigw-requestid') ?? '',
     details: body.details,
     operation,
     headers: res.headers,

@@ -174,6 +174,17 @@ describe('errors', () => {
     expect(e.is('createBooking')).toBe(true);
     expect(e).toMatchObject({ status: 422, code: 'payment.amount.mismatch', request_id: 'r1', details: { expected: '400.00' } });
   });
+  it("keep API Gateway's own answers as they come: http.<status>, its message or text, its apigw-requestid", async () => {
+    const text = new Response('HTTP content length exceeded 10485760 bytes.', { status: 413, headers: { 'content-type': 'text; charset=utf-8' } });
+    const { c } = client([text, json(413, { message: 'Request Entity Too Large' }, { 'apigw-requestid': 'gw-1' })]);
+    expect(await c.meta.getMe().catch((x) => x)).toMatchObject({
+      status: 413,
+      code: 'http.413',
+      message: 'HTTP content length exceeded 10485760 bytes.',
+      request_id: '',
+    });
+    expect(await c.meta.getMe().catch((x) => x)).toMatchObject({ status: 413, code: 'http.413', message: 'Request Entity Too Large', request_id: 'gw-1' });
+  });
 });
 
 describe('pagination', () => {

@@ -33,7 +33,6 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
     todo: 'Send a JSON body encoded as UTF-8 without a byte order mark; check your serializer and any string concatenation.',
   },
   'request.body.invalid_utf8': { retry: 'fix', todo: 'Encode the body as UTF-8 (no Latin-1 or UTF-16).' },
-  'request.header.too_large': { retry: 'fix', todo: 'Send fewer or shorter headers (cookies, long custom headers).' },
   'request.malformed': { retry: 'fix', todo: 'Your HTTP client sent an invalid request; check any proxy or hand-written HTTP in between.' },
   'request.body.too_large': {
     retry: 'fix',

@@ -129,10 +129,25 @@ retry with the same key runs the operation again.
 The TypeScript SDK retries network errors, 429, 5xx and these 409s by itself (with the same key);
 everything else is yours to handle.
 
-Outside the service's own handlers, in AWS, API Gateway may answer in its own shape
-(\`{"message": ...}\`, no \`code\`): a body over 10 MB (413), headers over 10 KB, its
-throttling (429, see [Rate limits](authentication.md#rate-limits)), or a function that
-timed out (a 5xx). Treat them as their status says.
+## Answers from API Gateway
+
+A few answers come from API Gateway, in front of the service, at its quotas. They are
+not in the error shape: no \`code\`, no \`request_id\`, no \`X-Request-Id\`; switch on the
+status, and quote the \`apigw-requestid\` header to support when there is one. The SDK
+gives them the code \`http.<status>\`.
+
+| When | Status | Body | Retry? | What to do |
+|---|---|---|---|---|
+| the request line and headers exceed 10 240 bytes | 413 | text: \`HTTP header is larger than 10240 bytes.\` | ${RETRY.fix} | Send fewer or shorter headers: the service's own (key, signature, idempotency) take a few hundred bytes; look for cookies or custom headers a proxy adds. |
+| the body exceeds 10 MB (10 485 760 bytes) | 413 | text: \`HTTP content length exceeded 10485760 bytes.\` | ${RETRY.fix} | Bodies are at most 256 KB (\`request.body.too_large\` below). Photos are never sent to the API: upload them with the presigned POST of \`POST /files\`. |
+| the request as the service's function receives it exceeds 6 MB (a body near 6 MB, or 4.5 MB that is not UTF-8: it travels base64-encoded) | 413 | \`{"message":"Request Entity Too Large"}\` | ${RETRY.fix} | As for the 10 MB case. |
+| throttling, before any key is read | 429 | \`{"message":"Too Many Requests"}\` | ${RETRY.wait} | Back off and send it again; see [Rate limits](authentication.md#rate-limits). |
+| the service failed, or its answer exceeded 6 MB | 500 | \`{"message":"Internal Server Error"}\` | ${RETRY.wait} | Send it again with the same \`Idempotency-Key\`. If it persists, contact support with the \`apigw-requestid\`. |
+| the service did not answer within 30 seconds | 503 | \`{"message":"Service Unavailable"}\` | ${RETRY.wait} | The operation may still have completed: send it again with the same \`Idempotency-Key\`, and you get its answer (or it runs, if it did not). |
+
+The 413s and the 429 never reach the service: nothing ran, nothing was stored, and the
+request is not counted against your key's rate limit. After a 500 or a 503 a write may
+have completed: only a retry with the same \`Idempotency-Key\` tells you, never a new key.
 
 ${sections.join('\n')}`;
 }

@@ -549,7 +549,6 @@ export const ERROR_CODES = [
   "request.method.not_allowed",
   "request.body.malformed_json",
   "request.body.invalid_utf8",
-  "request.header.too_large",
   "request.malformed",
   "request.body.too_large",
   "validation.required.field",
