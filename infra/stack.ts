@@ -44,9 +44,14 @@ export class ServiceStack extends Stack {
       buckets: [bucket('settlementDocuments', 'readwrite')],
     });
     for (const [name, q] of Object.entries(QUEUES)) if (q.rendersPdf) webhooks.consumers[name]!.useIssuer(issuer);
-    // Consumers that reach buckets (the upload validator: read, copy and delete photo objects).
+    // Consumers that reach buckets (the upload validator: read, copy and delete photo objects). The consumer of a
+    // bucket's notifications reads the notified objects, which may be gone by then: it may list the notified
+    // prefixes, so that S3 answers it 404 for a missing one instead of 403.
     for (const [name, q] of Object.entries(QUEUES)) {
-      for (const [b, access] of Object.entries(q.buckets ?? {})) webhooks.consumers[name]!.bind({ buckets: [bucket(b, access)] });
+      for (const [b, access] of Object.entries(q.buckets ?? {})) {
+        const notify = BUCKETS[b]?.notify;
+        webhooks.consumers[name]!.bind({ buckets: [{ ...bucket(b, access), ...(notify?.queue === name ? { listPrefixes: notify.prefixes } : {}) }] });
+      }
     }
     const photoBaseUrl = uploads.servedUrls.reviewPhotos!;
     webhooks.consumers.uploads!.addEnvironment('PHOTO_BASE_URL', photoBaseUrl);

@@ -95,6 +95,12 @@ export interface BucketBinding {
   bucket: IBucket;
   envVar: string;
   access: BucketAccess;
+  /**
+   * Prefixes whose objects the function reads and must tell gone from refused: s3:ListBucket on the bucket,
+   * only for these prefixes (s3:prefix). S3 answers 404 for a missing key only to a caller that may list it,
+   * 403 to anyone else.
+   */
+  listPrefixes?: string[];
 }
 
 /** The console's identity provider, given to every API function (shared/identity/config.ts reads it). */
@@ -245,6 +251,15 @@ export class ServiceFunction extends NodejsFunction {
         manage: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
       }[bk.access];
       this.addToRolePolicy(new PolicyStatement({ actions, resources: [bk.bucket.arnForObjects('*')] }));
+      if (bk.listPrefixes?.length) {
+        this.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['s3:ListBucket'],
+            resources: [bk.bucket.bucketArn],
+            conditions: { StringLike: { 's3:prefix': bk.listPrefixes.map((p) => `${p}*`) } },
+          }),
+        );
+      }
       this.addEnvironment(bk.envVar, bk.bucket.bucketName);
       Validations.of(this.role!).acknowledge({
         id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagRef(this, bk.bucket.node.defaultChild as CfnResource, 'Arn')}/*]`,

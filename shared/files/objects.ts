@@ -1,9 +1,24 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { s3 as client, s3Status } from '../kernel/s3';
 import { photoBucket, UPLOAD_TOKEN_FIELD } from './config';
 
-let s3: S3Client | undefined;
-const client = () => (s3 ??= new S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }));
+/**
+ * A read of `key` failed: undefined if the object is gone, else an error. S3 answers 404 for a missing key only to
+ * a caller that may list it (s3:ListBucket on its prefix: the validator has it on the prefixes it reads, see
+ * BucketBinding `listPrefixes`); to any other caller it answers 403, exactly as to a refused read. So only a 404
+ * is "gone"; a 403 is an error that says so (a HEAD's 403 has no body, and the SDK calls it "UnknownError").
+ */
+function gone(e: unknown, operation: string, key: string): undefined {
+  const status = s3Status(e);
+  if (status === 404) return undefined;
+  if (status === 403)
+    throw new Error(
+      `S3 refused ${operation} of ${key} (403): the role lacks s3:GetObject on it, or s3:ListBucket on its prefix (without which a missing key answers 403, not 404)`,
+      { cause: e },
+    );
+  throw e;
+}
 
 /** The photo bucket's objects: presigned POST for uploads, and what the validator and the sweep do with them. */
 export const photoObjects = {
@@ -34,9 +49,7 @@ export const photoObjects = {
       const r = await client().send(new HeadObjectCommand({ Bucket: photoBucket(), Key: key }));
       return { size: r.ContentLength ?? 0, etag: (r.ETag ?? '').replace(/"/g, ''), metadata: r.Metadata ?? {} };
     } catch (e) {
-      if ((e as { name?: string }).name === 'NotFound' || (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
-        return undefined;
-      throw e;
+      return gone(e, 'HeadObject', key);
     }
   },
 
@@ -46,9 +59,7 @@ export const photoObjects = {
       const r = await client().send(new GetObjectCommand({ Bucket: photoBucket(), Key: key }));
       return { bytes: await r.Body!.transformToByteArray(), metadata: r.Metadata ?? {} };
     } catch (e) {
-      if ((e as { name?: string }).name === 'NoSuchKey' || (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
-        return undefined;
-      throw e;
+      return gone(e, 'GetObject', key);
     }
   },
 

@@ -257,7 +257,6 @@ describe('review photos', () => {
   it('grants least privilege: the validator may read, copy and delete photo objects, POST /files only put (to sign), reads none', () => {
     const validator = actionsOf('WebhooksuploadsConsumer');
     expect(validator).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject', 's3:DeleteObject']));
-    expect(validator).not.toContain('s3:ListBucket');
     const create = actionsOf('createFile');
     expect(create).toContain('s3:PutObject');
     expect(create).not.toContain('s3:DeleteObject');
@@ -267,6 +266,23 @@ describe('review photos', () => {
         actionsOf(id).filter((a) => a.startsWith('s3:')),
         id,
       ).toEqual([]);
+  });
+
+  it('lets the validator list only the prefixes it reads, so that S3 answers it 404 for a missing object (403 without), and nobody else list', () => {
+    const statements = (prefix: string) =>
+      Object.entries(template.findResources('AWS::IAM::Policy'))
+        .filter(([id]) => id.startsWith(prefix))
+        .flatMap(([, p]) => (p as Resource).Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[]);
+    const lists = statements('WebhooksuploadsConsumer').filter((st) => actions(st).includes('s3:ListBucket'));
+    expect(lists).toHaveLength(1);
+    // On the bucket itself (not its objects), for the notified prefixes only.
+    expect(lists[0]!.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^UploadsreviewPhotosBucket/), 'Arn'] });
+    expect(lists[0]!.Condition).toEqual({ StringLike: { 's3:prefix': ['pending/*', 'photos/*'] } });
+    const listers = service
+      .everywhere('AWS::IAM::Policy')
+      .filter(([, , p]) => (p.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).some((st) => actions(st).includes('s3:ListBucket')))
+      .map(([, id]) => id);
+    expect(listers).toEqual([expect.stringMatching(/^WebhooksuploadsConsumerRole/)]);
   });
 
   it('serves photos/ only through CloudFront with origin access control, HTTPS, logged to the access logs bucket', () => {
