@@ -41,7 +41,7 @@ export class ServiceStack extends Stack {
     webhooks.consumers.settlements!.bind({
       tables: [{ table: this.data.tables.access, def: TABLES.access, access: 'read' }],
       queues: [events],
-      buckets: [bucket('settlementDocuments', 'readwrite')],
+      buckets: [bucket('settlementDocuments', 'readwrite-multipart')],
     });
     for (const [name, q] of Object.entries(QUEUES)) if (q.rendersPdf) webhooks.consumers[name]!.useIssuer(issuer);
     // Consumers that reach buckets (the upload validator: read, copy and delete photo objects). The consumer of a

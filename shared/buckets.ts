@@ -1,7 +1,11 @@
 /** S3 buckets: created by the CDK uploads construct and by the local runtime on the S3 server. */
 
-/** What a function may do with a bucket's objects: manage = read, write and delete (the upload validator, the file sweep). */
-export type BucketAccess = 'read' | 'put' | 'readwrite' | 'manage';
+/**
+ * What a function may do with a bucket's objects: readwrite-multipart = read and write, writes that may be multipart
+ * uploads (and so abort one that failed: the settlement documents); manage = read, write and delete (the upload
+ * validator, the file sweep).
+ */
+export type BucketAccess = 'read' | 'put' | 'readwrite' | 'readwrite-multipart' | 'manage';
 export interface BucketDef {
   name: string;
   envVar: string;

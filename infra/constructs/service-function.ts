@@ -243,11 +243,13 @@ export class ServiceFunction extends NodejsFunction {
       this.addEnvironment(`${q.envVar}_ARN`, q.queue.queueArn);
     }
     for (const bk of b.buckets ?? []) {
-      // Objects only, no List; Delete only for 'manage': GetObject signs presigned downloads too, PutObject presigned uploads.
+      // Objects only; Delete only for 'manage': GetObject signs presigned downloads too, PutObject presigned uploads.
+      // PutObject covers every step of a multipart upload but its abort (s3:AbortMultipartUpload).
       const actions = {
         read: ['s3:GetObject'],
         put: ['s3:PutObject'],
         readwrite: ['s3:GetObject', 's3:PutObject'],
+        'readwrite-multipart': ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
         manage: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
       }[bk.access];
       this.addToRolePolicy(new PolicyStatement({ actions, resources: [bk.bucket.arnForObjects('*')] }));

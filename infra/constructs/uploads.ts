@@ -9,11 +9,14 @@ import { BUCKETS, type BucketDef } from '../../shared/buckets';
 import { markLocal } from './local-names';
 import { acknowledge, DEFAULT_CERTIFICATE_REASON } from './nag';
 
+/** Days after which S3 aborts a multipart upload still incomplete in any of the service's buckets. */
+export const INCOMPLETE_UPLOAD_DAYS = 1;
+
 /**
  * The service's buckets (settlement documents; review photos), from shared/buckets.ts: encrypted, private, TLS only,
- * access-logged. A bucket that notifies sends ObjectCreated events of its prefix to its queue; one that expires a
- * prefix has a lifecycle rule; one that serves a prefix has a CloudFront distribution reading it through origin
- * access control (the bucket stays private).
+ * access-logged, incomplete multipart uploads aborted after a day. A bucket that notifies sends ObjectCreated events
+ * of its prefix to its queue; one that expires a prefix has a lifecycle rule for it; one that serves a prefix has a
+ * CloudFront distribution reading it through origin access control (the bucket stays private).
  */
 export class UploadsConstruct extends Construct {
   readonly buckets: Record<string, Bucket> = {};
@@ -46,18 +49,14 @@ export class UploadsConstruct extends Construct {
         serverAccessLogsBucket: accessLogs,
         serverAccessLogsPrefix: `${key}/`,
         removalPolicy: RemovalPolicy.RETAIN,
-        ...(def.expire
-          ? {
-              lifecycleRules: [
-                {
-                  id: `expire-${def.expire.prefix.replace(/\/$/, '')}`,
-                  prefix: def.expire.prefix,
-                  expiration: Duration.days(def.expire.days),
-                  abortIncompleteMultipartUploadAfter: Duration.days(1),
-                },
-              ],
-            }
-          : {}),
+        lifecycleRules: [
+          // Parts of a multipart upload nobody completed or aborted (a writer killed mid-upload, an abort that
+          // failed) are billed until aborted. No upload here lasts a day; Object Lock does not hold parts.
+          { id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(INCOMPLETE_UPLOAD_DAYS) },
+          ...(def.expire
+            ? [{ id: `expire-${def.expire.prefix.replace(/\/$/, '')}`, prefix: def.expire.prefix, expiration: Duration.days(def.expire.days) }]
+            : []),
+        ],
       });
       markLocal(bucket, `bucket:${key}`);
       this.buckets[key] = bucket;

@@ -63,6 +63,12 @@ export const METRICS = {
     description: '1 for a delivery that ended FAILED (dead-lettered), else 0, per closed delivery',
   },
   WebhookDispatchDelay: { unit: ms, dimensions: ['environment'], description: 'from the event being recorded to its delivery (2xx)' },
+  // Storage.
+  MultipartAbortFailures: {
+    unit: count,
+    dimensions: [],
+    description: 'multipart uploads that a failed write could not abort: their parts stay billed until the bucket lifecycle rule aborts them (1 day)',
+  },
   // Scheduled jobs.
   JobRuns: { unit: count, dimensions: ['job'], description: 'job runs that ended (success or failure)' },
   JobFailures: { unit: count, dimensions: ['job'], description: '1 for a failed run, else 0' },
@@ -139,6 +145,11 @@ export function recordWebhookAttempt(environment: Env, a: AttemptFigures): void 
       ...(a.dispatchDelayMs !== undefined ? { WebhookDispatchDelay: a.dispatchDelayMs } : {}),
     },
   );
+}
+
+/** A multipart upload left behind: the write failed and so did its abort. */
+export function recordMultipartAbortFailure(): void {
+  emit({}, { MultipartAbortFailures: 1 });
 }
 
 export function recordJobRun(job: string, ok: boolean, durationMs: number): void {

@@ -5,15 +5,14 @@ import {
   CreateMultipartUploadCommand,
   GetObjectCommand,
   PutObjectCommand,
-  S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { logger } from '../kernel/logger';
+import { recordMultipartAbortFailure } from '../kernel/metrics';
+import { s3 as client, s3Status } from '../kernel/s3';
 import { settlementSettings } from './config';
 import type { StoredDocument } from './model';
-
-let s3: S3Client | undefined;
-const client = () => (s3 ??= new S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }));
 
 function bucket(): string {
   const b = settlementSettings().SETTLEMENT_BUCKET;
@@ -49,7 +48,7 @@ export async function storeDocument(key: string, kind: DocumentKind, body: Buffe
     );
   } catch (e) {
     // Already stored by an earlier run: keep what is there.
-    if ((e as { name?: string; $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 412) throw e;
+    if (s3Status(e) !== 412) throw e;
   }
   return { key, bytes: body.length, sha256 };
 }
@@ -57,13 +56,14 @@ export async function storeDocument(key: string, kind: DocumentKind, body: Buffe
 /** Parts of a streamed document: S3 takes 5 MB at least for every part but the last. */
 export const PART_BYTES = 8 * 1024 * 1024;
 
-const alreadyStored = (e: unknown) => (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412;
+const alreadyStored = (e: unknown) => s3Status(e) === 412;
 
 /**
  * Stores a document produced piece by piece without holding it whole: below
  * one part, one PutObject as `storeDocument`; beyond, an S3 multipart upload
  * whose parts leave as they fill, completed with If-None-Match: * (an issued
- * document never changes) or aborted on a failure. Memory: one part.
+ * document never changes) or aborted on a failure (s3:AbortMultipartUpload:
+ * the writers' bucket access is `readwrite-multipart`). Memory: one part.
  */
 export async function storeDocumentStream(
   key: string,
@@ -115,11 +115,29 @@ export async function storeDocumentStream(
     }
     return { key, bytes, sha256 };
   } catch (e) {
-    if (uploadId)
-      await client()
-        .send(new AbortMultipartUploadCommand({ ...common, UploadId: uploadId }))
-        .catch(() => undefined);
+    if (uploadId) await abort(common, uploadId, e);
     throw e;
+  }
+}
+
+/**
+ * Aborts the multipart upload of a write that failed (`failure`, which the caller rethrows). An abort that fails
+ * too is logged and counted: its parts stay billed until the bucket's lifecycle rule aborts the upload, a day
+ * after it began.
+ */
+async function abort(target: { Bucket: string; Key: string }, uploadId: string, failure: unknown): Promise<void> {
+  try {
+    await client().send(new AbortMultipartUploadCommand({ ...target, UploadId: uploadId }));
+  } catch (e) {
+    recordMultipartAbortFailure();
+    logger.error('multipart upload not aborted', {
+      bucket: target.Bucket,
+      key: target.Key,
+      upload_id: uploadId,
+      error: (e as Error).message,
+      status: s3Status(e) ?? null,
+      failure: (failure as Error).message,
+    });
   }
 }
 

@@ -89,7 +89,7 @@ export const settlementRoutes = defineRoutes({
     responses: { 200: { description: 'The settlements this run issued.', schema: SettlementList } },
     sandboxOnly: true,
     publishesEvents: true,
-    buckets: { settlementDocuments: 'readwrite' },
+    buckets: { settlementDocuments: 'readwrite-multipart' },
     rendersPdf: true,
     // API Gateway HTTP APIs wait at most 30 s for an integration.
     timeoutSeconds: 29,

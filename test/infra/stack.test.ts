@@ -1,12 +1,12 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { THROTTLE } from '../../infra/constructs/api';
-import { SERVED_PHOTO_HEADERS } from '../../shared/buckets';
+import { BUCKETS, SERVED_PHOTO_HEADERS } from '../../shared/buckets';
 import { TABLES } from '../../shared/db/tables';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
-import { actionsOf as actions, isServiceFunction, type Resource, synthService } from './synth';
+import { actionsOf as actions, isServiceFunction, type Resource, type Statement, synthService } from './synth';
 
 /** The service stack (tables, queues, buckets, the API and its routes, consumers, jobs). */
 let template: Template;
@@ -196,12 +196,19 @@ describe('CDK stack', () => {
     expect(JSON.stringify(policy)).toContain('aws:SecureTransport');
   });
 
-  it('grants the settlement documents least privilege: read routes GetObject, the writers GetObject and PutObject, nobody List or Delete', () => {
+  it('grants the settlement documents least privilege: read routes GetObject, the writers GetObject, PutObject and AbortMultipartUpload, nobody List or Delete', () => {
     expect(s3Actions(statementsOf('getSettlementInvoice'))).toEqual(['s3:GetObject']);
     expect(s3Actions(statementsOf('getSettlementStatement'))).toEqual(['s3:GetObject']);
-    expect(s3Actions(statementsOf('runSettlementsTestHelper'))).toEqual(['s3:GetObject', 's3:PutObject']);
+    // The writers stream the statement through a multipart upload, which they abort when the write fails.
+    const writer = ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'];
+    expect(s3Actions(statementsOf('runSettlementsTestHelper'))).toEqual(writer);
     const consumer = policyOf('WebhookssettlementsConsumerRole');
-    expect(s3Actions(consumer)).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(s3Actions(consumer)).toEqual(writer);
+    const aborting = service
+      .everywhere('AWS::IAM::Policy')
+      .filter(([, , p]) => (p.Properties.PolicyDocument.Statement as Statement[]).some((st) => actions(st).includes('s3:AbortMultipartUpload')))
+      .map(([, id]) => id.replace(/[0-9A-F]{8}$/, ''));
+    expect(aborting.sort()).toEqual(['WebhookssettlementsConsumerRoleDefaultPolicy', 'runSettlementsTestHelperFunctionRoleDefaultPolicy']);
     // It reads the partner's legal identity but writes nothing to the access table.
     const accessWrites = consumer.filter((st) => actions(st).includes('dynamodb:PutItem') && JSON.stringify(st.Resource).includes('DataAccessTable'));
     expect(accessWrites).toEqual([]);
@@ -209,6 +216,22 @@ describe('CDK stack', () => {
     // The functions that render PDFs carry the fonts and are told where.
     const withFonts = service.everywhere('AWS::Lambda::Function').filter(([, , f]) => JSON.stringify(f).includes('PDF_FONT_DIR'));
     expect(withFonts.map(([, id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['WebhookssettlementsConsumer', 'runSettlementsTestHelperFunction']);
+  });
+
+  it('aborts multipart uploads left incomplete for a day in every bucket, the object-locked one included', () => {
+    const buckets = Object.entries(template.findResources('AWS::S3::Bucket')).filter(([id]) =>
+      Object.keys(BUCKETS).some((k) => id.startsWith(`Uploads${k}Bucket`)),
+    );
+    expect(buckets).toHaveLength(Object.keys(BUCKETS).length);
+    for (const [id, b] of buckets as [string, Resource][]) {
+      const rules = b.Properties.LifecycleConfiguration?.Rules ?? [];
+      // Bucket-wide: no prefix, no tag filter.
+      expect(rules, id).toContainEqual({
+        Id: 'abort-incomplete-multipart-uploads',
+        AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+        Status: 'Enabled',
+      });
+    }
   });
 
   it('logs API access and keeps function logs with a retention', () => {

@@ -2,8 +2,11 @@ import { createHash } from 'node:crypto';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SettlementRecord } from '../../shared/settlements/model';
+
+// Figures are off in the unit project: the one this file checks is observed where it is recorded.
+vi.mock(import('../../shared/kernel/metrics'), async (original) => ({ ...(await original()), recordMultipartAbortFailure: vi.fn() }));
 
 // Answers above this size leave through a presigned link (Lambda answers are capped at 6 MB); small here to test both sides.
 process.env.SETTLEMENT_INLINE_MAX_BYTES = '1000';
@@ -130,6 +133,36 @@ describe('documents of a large settlement', () => {
       IfNoneMatch: '*',
       MultipartUpload: { Parts: parts.map((p, i) => ({ PartNumber: i + 1, ETag: `e${p.PartNumber}` })) },
     });
+  });
+
+  it('aborts the upload of a write that failed; an abort that fails too is logged and counted, and the write still fails with its own error', async () => {
+    const { storeDocumentStream } = await import('../../shared/settlements/documents');
+    const { logger } = await import('../../shared/kernel/logger');
+    const { recordMultipartAbortFailure } = await import('../../shared/kernel/metrics');
+    const { AbortMultipartUploadCommand, CreateMultipartUploadCommand, S3ServiceException, UploadPartCommand } = await import('@aws-sdk/client-s3');
+    const refusal = (name: string, status: number, message: string) =>
+      new S3ServiceException({ name, $fault: status < 500 ? 'client' : 'server', $metadata: { httpStatusCode: status }, message });
+    s3.on(CreateMultipartUploadCommand).resolves({ UploadId: 'u2' });
+    s3.on(UploadPartCommand)
+      .resolvesOnce({ ETag: 'e1' })
+      .rejects(refusal('InternalError', 500, 'part 2 failed'));
+    s3.on(AbortMultipartUploadCommand).rejects(refusal('AccessDenied', 403, 'Access Denied'));
+    const errors = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const chunks = [Buffer.alloc(50 * 1024, 'a'), Buffer.alloc(50 * 1024, 'b'), Buffer.from('c')];
+    await expect(storeDocumentStream('k2', 'statement', chunks, 'statement.csv', 48 * 1024)).rejects.toThrow('part 2 failed');
+    expect(s3.commandCalls(AbortMultipartUploadCommand).map((c) => c.args[0].input)).toEqual([{ Bucket: 'documents', Key: 'k2', UploadId: 'u2' }]);
+    expect(errors).toHaveBeenCalledWith(
+      'multipart upload not aborted',
+      expect.objectContaining({ key: 'k2', upload_id: 'u2', status: 403, error: 'Access Denied', failure: 'part 2 failed' }),
+    );
+    expect(recordMultipartAbortFailure).toHaveBeenCalledTimes(1);
+    // An abort that succeeds leaves nothing to say.
+    errors.mockClear();
+    s3.on(AbortMultipartUploadCommand).resolves({});
+    await expect(storeDocumentStream('k3', 'statement', chunks, 'statement.csv', 48 * 1024)).rejects.toThrow('part 2 failed');
+    expect(errors).not.toHaveBeenCalled();
+    expect(recordMultipartAbortFailure).toHaveBeenCalledTimes(1);
+    errors.mockRestore();
   });
 
   it('renders the invoice of thousands of lines as a summary with subtotals per week and adventure, of a few pages whatever the size', async () => {
