@@ -11,13 +11,17 @@ export interface QueueDef {
   /** Consumer handler entry, relative to the repository root. */
   consumer: string;
   batchSize: number;
+  /** Consumer Lambda timeout; the local runtime gives its invocations the same. */
+  consumerTimeoutSeconds: number;
+  /**
+   * VISIBILITY_PER_TIMEOUT x the consumer's timeout (`queue()` sets it). It is also the wait before a failed
+   * message (a batch item failure, a timeout) is received again.
+   */
   visibilityTimeoutSeconds: number;
   /** Receives after which a message moves to the DLQ. */
   maxReceiveCount: number;
   /** Concurrent consumer invocations in the local runtime (Lambda scales them in AWS). */
   localConcurrency?: number;
-  /** Consumer Lambda timeout (default: the visibility timeout less 10 s, at most 60 s) and memory. */
-  consumerTimeoutSeconds?: number;
   consumerMemoryMb?: number;
   /** The consumer issues invoices: its bundle carries the fonts, its environment the issuer's identity (infra/issuer.ts). */
   rendersPdf?: boolean;
@@ -27,43 +31,56 @@ export interface QueueDef {
   nodeModules?: string[];
 }
 
+/**
+ * Lambda's guidance for an SQS event source: a visibility timeout of at least six times the function's timeout,
+ * so that messages held while Lambda retries a throttled invocation are not received a second time meanwhile.
+ */
+export const VISIBILITY_PER_TIMEOUT = 6;
+
+/** A queue whose visibility timeout follows its consumer's timeout. */
+const queue = (def: Omit<QueueDef, 'visibilityTimeoutSeconds'>): QueueDef => ({
+  ...def,
+  visibilityTimeoutSeconds: VISIBILITY_PER_TIMEOUT * def.consumerTimeoutSeconds,
+});
+
 export const QUEUES: Record<string, QueueDef> = {
-  webhooks: {
+  webhooks: queue({
     name: 'webhooks',
     envVar: 'WEBHOOK_QUEUE_URL',
     consumer: 'functions/webhooks/worker.ts',
     batchSize: 10,
-    visibilityTimeoutSeconds: 90,
+    // Each attempt of the batch has 10 s (DELIVERY_TIMEOUT_MS), all at once; a failed message is received again
+    // after 6 min, which the sweeper (every 5 min, overdue by 2) often does first. Retry waits go through the Scheduler.
+    consumerTimeoutSeconds: 60,
     maxReceiveCount: 5,
     localConcurrency: 8,
-  },
-  settlements: {
+  }),
+  settlements: queue({
     name: 'settlements',
     envVar: 'SETTLEMENT_QUEUE_URL',
     consumer: 'functions/settlements/worker.ts',
     // One tenant per invocation: a large settlement renders for a while, and one tenant's failure retries alone.
     batchSize: 1,
-    visibilityTimeoutSeconds: 960,
+    consumerTimeoutSeconds: 900,
     maxReceiveCount: 5,
     localConcurrency: 2,
-    consumerTimeoutSeconds: 900,
     consumerMemoryMb: 1536,
     rendersPdf: true,
-  },
-  uploads: {
+  }),
+  uploads: queue({
     name: 'uploads',
     envVar: 'UPLOAD_QUEUE_URL',
     // S3 ObjectCreated notifications of the review-photo bucket (pending/, photos/): the validator checks and re-encodes each upload.
     consumer: 'functions/files/validator.ts',
     batchSize: 10,
-    visibilityTimeoutSeconds: 60,
+    consumerTimeoutSeconds: 50,
     maxReceiveCount: 5,
     localConcurrency: 1,
     // sharp decodes photos of up to 100 megapixels (PHOTO_MAX_INPUT_PIXELS), and Lambda's CPU grows with its memory.
     consumerMemoryMb: 1536,
     buckets: { reviewPhotos: 'manage' },
     nodeModules: ['sharp'],
-  },
+  }),
 };
 
 /** Scheduled jobs (EventBridge cron in AWS, the local cron runner locally). */

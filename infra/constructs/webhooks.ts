@@ -41,7 +41,7 @@ export class WebhooksConstruct extends Construct {
       markLocal(dlq, `dlq:${key}`);
       const consumer = new ServiceFunction(this, `${key}Consumer`, {
         entry: def.consumer,
-        timeout: Duration.seconds(def.consumerTimeoutSeconds ?? Math.min(60, def.visibilityTimeoutSeconds - 10)),
+        timeout: Duration.seconds(def.consumerTimeoutSeconds),
         ...(def.consumerMemoryMb ? { memorySize: def.consumerMemoryMb } : {}),
         pdfFonts: def.rendersPdf,
         nodeModules: def.nodeModules,

@@ -9,6 +9,8 @@ export interface PollerTarget {
   /** Handler entry under functions/. */
   consumer: string;
   batchSize: number;
+  /** The consumer's timeout (QueueDef `consumerTimeoutSeconds`), as its context tells it. */
+  timeoutMs: number;
 }
 
 function toRecord(m: Message, arn: string): SQSRecord {
@@ -89,7 +91,7 @@ export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: st
         const res = await invoke<{ batchItemFailures?: { itemIdentifier: string }[] } | undefined>(
           target.consumer,
           event,
-          lambdaContext(target.consumer, 60_000),
+          lambdaContext(target.consumer, target.timeoutMs),
         );
         failed = new Set((res?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
       } catch (e) {

@@ -307,7 +307,14 @@ export async function startLocalStack(opts: LocalStackOptions) {
     stops.push(scheduler.stop);
     for (const [k, q] of Object.entries(QUEUES)) {
       for (let i = 0; i < (q.localConcurrency ?? 1); i++) {
-        const p = startPoller(sqs, { queueUrl: queues[k]!.url, queueArn: queues[k]!.arn, consumer: q.consumer, batchSize: q.batchSize }, log);
+        const target = {
+          queueUrl: queues[k]!.url,
+          queueArn: queues[k]!.arn,
+          consumer: q.consumer,
+          batchSize: q.batchSize,
+          timeoutMs: q.consumerTimeoutSeconds * 1000,
+        };
+        const p = startPoller(sqs, target, log);
         stops.push(p.stop);
       }
     }

@@ -114,6 +114,21 @@ describe('CDK stack', () => {
       ).toBe(!!r.publishesEvents);
   });
 
+  it("gives every queue a visibility timeout of at least 6 times its consumer's timeout (Lambda's guidance)", () => {
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+    expect(mappings).toHaveLength(Object.keys(QUEUES).length);
+    const resources = template.toJSON().Resources as Record<string, Resource>;
+    for (const m of mappings) {
+      const queueId = (m.Properties.EventSourceArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const functionId = (m.Properties.FunctionName as { Ref: string }).Ref;
+      const visibility = resources[queueId]!.Properties.VisibilityTimeout as number;
+      const timeout = resources[functionId]!.Properties.Timeout as number;
+      expect(visibility, queueId).toBeGreaterThanOrEqual(6 * timeout);
+    }
+    // The local runtime creates its queues from the same definitions (infra/local/provision.ts).
+    for (const [key, def] of Object.entries(QUEUES)) expect(def.visibilityTimeoutSeconds, key).toBeGreaterThanOrEqual(6 * def.consumerTimeoutSeconds);
+  });
+
   it('schedules every job with its EventBridge cron, including the Sunday 03:00 UTC sandbox refresh', () => {
     for (const job of JOBS) {
       template.hasResourceProperties('AWS::Events::Rule', {

@@ -46,7 +46,7 @@ beforeAll(async () => {
   queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
   // Warm the consumer as a Lambda container would be; a cold import could outlast the 1 s visibility timeout.
   await loadHandler('test/fixtures/flaky-consumer.ts');
-  const poller = startPoller(sqs, { queueUrl, queueArn, consumer: 'test/fixtures/flaky-consumer.ts', batchSize: 10 }, () => undefined);
+  const poller = startPoller(sqs, { queueUrl, queueArn, consumer: 'test/fixtures/flaky-consumer.ts', batchSize: 10, timeoutMs: 1_000 }, () => undefined);
   stops.push(poller.stop);
 });
 
