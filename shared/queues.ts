@@ -20,7 +20,13 @@ export interface QueueDef {
   visibilityTimeoutSeconds: number;
   /** Receives after which a message moves to the DLQ. */
   maxReceiveCount: number;
-  /** Concurrent consumer invocations in the local runtime (Lambda scales them in AWS). */
+  /**
+   * At most this many consumer invocations at once in AWS (the event source mapping's maximum concurrency, 2 to
+   * 1 000), so that a burst on the queue leaves the account's concurrency to the API. Messages beyond it wait on
+   * the queue: no throttle, no receive counted.
+   */
+  maxConcurrency: number;
+  /** Concurrent consumer invocations in the local runtime (at most `maxConcurrency`). */
   localConcurrency?: number;
   consumerMemoryMb?: number;
   /** The consumer issues invoices: its bundle carries the fonts, its environment the issuer's identity (infra/issuer.ts). */
@@ -53,6 +59,8 @@ export const QUEUES: Record<string, QueueDef> = {
     // after 6 min, which the sweeper (every 5 min, overdue by 2) often does first. Retry waits go through the Scheduler.
     consumerTimeoutSeconds: 60,
     maxReceiveCount: 5,
+    // 100 messages in flight: a 5 000-delivery recover to a healthy receiver drains in about a minute.
+    maxConcurrency: 10,
     localConcurrency: 8,
   }),
   settlements: queue({
@@ -63,6 +71,8 @@ export const QUEUES: Record<string, QueueDef> = {
     batchSize: 1,
     consumerTimeoutSeconds: 900,
     maxReceiveCount: 5,
+    // The monthly fan-out (one message per partner and environment) issues two tenants at a time: the least allowed.
+    maxConcurrency: 2,
     localConcurrency: 2,
     consumerMemoryMb: 1536,
     rendersPdf: true,
@@ -75,6 +85,8 @@ export const QUEUES: Record<string, QueueDef> = {
     batchSize: 10,
     consumerTimeoutSeconds: 50,
     maxReceiveCount: 5,
+    // Photos arrive one upload at a time; 5 invocations of 1.5 GB check 50 at once.
+    maxConcurrency: 5,
     localConcurrency: 1,
     // sharp decodes photos of up to 100 megapixels (PHOTO_MAX_INPUT_PIXELS), and Lambda's CPU grows with its memory.
     consumerMemoryMb: 1536,

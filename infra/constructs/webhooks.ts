@@ -56,7 +56,9 @@ export class WebhooksConstruct extends Construct {
       // Dead-lettered deliveries are also put on the DLQ explicitly, after their last attempt.
       dlq.grantSendMessages(consumer);
       consumer.addEnvironment(`${def.envVar}_DLQ`, dlq.queueUrl);
-      consumer.addEventSource(new SqsEventSource(queue, { batchSize: def.batchSize, reportBatchItemFailures: true }));
+      // Capped by the mapping, not by reserved concurrency, which would subtract from the pool the API shares
+      // (and fail the deploy on an account whose quota leaves less than 100 unreserved).
+      consumer.addEventSource(new SqsEventSource(queue, { batchSize: def.batchSize, reportBatchItemFailures: true, maxConcurrency: def.maxConcurrency }));
       this.queues[key] = queue;
       this.dlqs[key] = dlq;
       this.consumers[key] = consumer;

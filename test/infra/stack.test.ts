@@ -129,6 +129,20 @@ describe('CDK stack', () => {
     for (const [key, def] of Object.entries(QUEUES)) expect(def.visibilityTimeoutSeconds, key).toBeGreaterThanOrEqual(6 * def.consumerTimeoutSeconds);
   });
 
+  it('caps each queue consumer with its mapping (maximum concurrency), and no function reserves concurrency (a new account could not deploy it)', () => {
+    const resources = template.toJSON().Resources as Record<string, Resource>;
+    for (const [key, def] of Object.entries(QUEUES)) {
+      const [, mapping] = Object.entries(resources).find(([id, r]) => r.Type === 'AWS::Lambda::EventSourceMapping' && id.startsWith(`Webhooks${key}Consumer`))!;
+      expect(mapping.Properties.ScalingConfig, key).toEqual({ MaximumConcurrency: def.maxConcurrency });
+      expect(def.maxConcurrency, key).toBeGreaterThanOrEqual(2);
+      expect(def.localConcurrency ?? 1, key).toBeLessThanOrEqual(def.maxConcurrency);
+    }
+    // Lambda keeps at least 100 of the account's concurrency unreserved: on a new account (a quota of 10), any
+    // reservation fails the deploy.
+    for (const [name, id, f] of service.everywhere('AWS::Lambda::Function'))
+      expect(f.Properties, `${name} ${id}`).not.toHaveProperty('ReservedConcurrentExecutions');
+  });
+
   it('schedules every job with its EventBridge cron, including the Sunday 03:00 UTC sandbox refresh', () => {
     for (const job of JOBS) {
       template.hasResourceProperties('AWS::Events::Rule', {
