@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -7,16 +8,32 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { TABLES, type TableName } from '../../shared/db/tables';
 import { QUEUES, type QueueDef } from '../../shared/queues';
-import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { MAIL_FROM } from './api';
 import { markLocal } from './local-names';
 import { ServiceFunction } from './service-function';
 
+const RETRY_GROUP_SUFFIX = '-webhook-retries';
+/** EventBridge Scheduler's limit on a group name ([0-9a-zA-Z-_.], 1 to 64 characters). */
+const GROUP_NAME_MAX = 64;
+
+/**
+ * The retry schedules' group of a stack: `<stack name>-webhook-retries`, so that two stacks in one account and
+ * region (production, staging) each have their own. A stack name too long for the group's 64 characters is cut
+ * and told apart by a hash of the whole name.
+ */
+export function retryScheduleGroupName(stackName: string): string {
+  const name = `${stackName}${RETRY_GROUP_SUFFIX}`;
+  if (name.length <= GROUP_NAME_MAX) return name;
+  const hash = createHash('sha256').update(stackName).digest('hex').slice(0, 8);
+  return `${stackName.slice(0, GROUP_NAME_MAX - RETRY_GROUP_SUFFIX.length - hash.length - 1)}-${hash}${RETRY_GROUP_SUFFIX}`;
+}
+
 /**
  * Queues and their consumers (every queue has a DLQ, every consumer reports
  * partial batch failures), and for the webhook queue the retry machinery:
- * an EventBridge Scheduler group whose one-time schedules put the next
- * attempt on the queue through a role that may only send to it.
+ * an EventBridge Scheduler group of the stack's own (retryScheduleGroupName)
+ * whose one-time schedules put the next attempt on the queue through a role
+ * that may only send to it.
  */
 export class WebhooksConstruct extends Construct {
   readonly queues: Record<string, Queue> = {};
@@ -72,15 +89,17 @@ export class WebhooksConstruct extends Construct {
   }
 
   private retryMachinery(queue: Queue, worker: ServiceFunction) {
-    const group = new CfnScheduleGroup(this, 'RetryScheduleGroup', { name: RETRY_SCHEDULE_GROUP });
+    const groupName = retryScheduleGroupName(Stack.of(this).stackName);
+    const group = new CfnScheduleGroup(this, 'RetryScheduleGroup', { name: groupName });
     const role = new Role(this, 'SchedulerRole', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
       description: 'Lets webhook retry schedules put the next attempt on the webhook queue',
     });
     queue.grantSendMessages(role);
     const { account, region } = Stack.of(this);
+    // CreateSchedule is the worker's one Scheduler call (shared/webhooks/queue.ts), on its own stack's group only.
     worker.addToRolePolicy(
-      new PolicyStatement({ actions: ['scheduler:CreateSchedule'], resources: [`arn:aws:scheduler:${region}:${account}:schedule/${RETRY_SCHEDULE_GROUP}/*`] }),
+      new PolicyStatement({ actions: ['scheduler:CreateSchedule'], resources: [`arn:aws:scheduler:${region}:${account}:schedule/${groupName}/*`] }),
     );
     worker.addToRolePolicy(
       new PolicyStatement({
@@ -89,12 +108,12 @@ export class WebhooksConstruct extends Construct {
         conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
       }),
     );
-    worker.addEnvironment('SCHEDULER_GROUP', RETRY_SCHEDULE_GROUP);
+    worker.addEnvironment('SCHEDULER_GROUP', groupName);
     worker.addEnvironment('SCHEDULER_ROLE_ARN', role.roleArn);
     worker.node.addDependency(group);
     Validations.of(worker.role!).acknowledge({
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:aws:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${RETRY_SCHEDULE_GROUP}/*]`,
-      reason: 'One one-time schedule per retry, named after the delivery and attempt; the grant is limited to the retry group.',
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:aws:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${groupName}/*]`,
+      reason: "One one-time schedule per retry, named after the delivery and attempt; the grant is limited to this stack's retry group.",
     });
     new CfnOutput(Stack.of(this), 'WebhookQueueUrl', { value: queue.queueUrl });
     new CfnOutput(Stack.of(this), 'WebhookDlqUrl', { value: this.dlqs.webhooks!.queueUrl });

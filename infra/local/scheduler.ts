@@ -26,11 +26,14 @@ export function parseAt(expr: string, tz = 'UTC'): number | undefined {
  * EventBridge Scheduler, emulated for one-time schedules that target SQS:
  * serves the REST-JSON API the SDK speaks (Create/Get/Delete/ListSchedules),
  * persists schedules under .local/, and at the due time sends the target's
- * Input to the queue, then deletes the schedule when asked to.
+ * Input to the queue, then deletes the schedule when asked to. As in AWS, a
+ * schedule belongs to a group that exists: `default` or one of `groups` (the
+ * stack's); any other is refused with ResourceNotFoundException.
  */
 export async function startScheduler(opts: {
   port: number;
   file: string;
+  groups: string[];
   sqs: SQSClient;
   queueUrlForArn: (arn: string) => string | undefined;
   log: (line: string) => void;
@@ -63,6 +66,7 @@ export async function startScheduler(opts: {
         return fail(res, 400, 'ValidationException', 'The request body is not valid JSON.');
       }
       const group = (name ? ((body.GroupName as string) ?? url.searchParams.get('groupName')) : url.searchParams.get('GroupName')) ?? 'default';
+      if (group !== 'default' && !opts.groups.includes(group)) return fail(res, 404, 'ResourceNotFoundException', `Schedule group ${group} does not exist.`);
       const key = `${group}/${name}`;
       if (req.method === 'POST' && name) {
         if (schedules.has(key)) return fail(res, 409, 'ConflictException', `Schedule ${name} already exists.`);

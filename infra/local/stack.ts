@@ -9,7 +9,7 @@ import { BUCKETS } from '../../shared/buckets';
 import { TABLES } from '../../shared/db/tables';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
-import { RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
+import { LOCAL_RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { buildGuides } from '../guides';
 import { exampleIssuer } from '../issuer-file';
 import { buildReferenceHtml } from '../reference-docs';
@@ -252,7 +252,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
       WEBHOOK_WAIT_SCALE: process.env.WEBHOOK_WAIT_SCALE ?? '1',
       // Test runs only (X-Fault-Inject: after-commit kills a request after its commit). Never set in AWS.
       FAULT_INJECTION: process.env.FAULT_INJECTION ?? 'off',
-      SCHEDULER_GROUP: RETRY_SCHEDULE_GROUP,
+      // The template's retry group (<stack name>-webhook-retries) when IAM is enforced, else the local one.
+      SCHEDULER_GROUP: LOCAL_RETRY_SCHEDULE_GROUP,
       // What the templates give the functions that the local runtime cannot know otherwise (the Scheduler's role).
       ...iam.environment,
       MAILBOX_DIR: join(stateDir, 'mailbox'),
@@ -300,6 +301,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
     const scheduler = await startScheduler({
       port: schedPort,
       file: join(stateDir, 'schedules.json'),
+      // The group the CDK creates for the retries: as in AWS, a schedule in any other is refused.
+      groups: [env.SCHEDULER_GROUP!],
       sqs,
       queueUrlForArn: (arn) => Object.values(queues).find((q) => q.arn === arn)?.url,
       log,

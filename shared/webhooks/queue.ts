@@ -7,13 +7,13 @@ import { loadConfig } from '../kernel/config';
 import { logger } from '../kernel/logger';
 import { traced } from '../kernel/tracing';
 import type { Message } from './model';
-import { RETRY_SCHEDULE_GROUP } from './schedule';
 
 const queueConfig = z.object({
   WEBHOOK_QUEUE_URL: z.string().optional(),
   WEBHOOK_QUEUE_URL_ARN: z.string().optional(),
   WEBHOOK_QUEUE_URL_DLQ: z.string().optional(),
-  SCHEDULER_GROUP: z.string().default(RETRY_SCHEDULE_GROUP),
+  /** The retry schedules' group: the stack's own in AWS, set by the CDK (and by the local runtime). */
+  SCHEDULER_GROUP: z.string().min(1).optional(),
   SCHEDULER_ROLE_ARN: z.string().default('arn:aws:iam::123456789012:role/local-scheduler'),
   /** Local testing only: shrinks the retry waits without changing their shape. */
   WEBHOOK_WAIT_SCALE: z.coerce.number().positive().max(1).default(1),
@@ -66,6 +66,7 @@ function atExpression(when: Date): string {
 /** A one-time EventBridge Scheduler schedule that puts attempt `attempt` of the delivery on the queue at `due`. */
 export async function scheduleAttempt(deliveryId: string, attempt: number, due: Date): Promise<void> {
   const c = queueSettings();
+  if (!c.SCHEDULER_GROUP) throw new Error('SCHEDULER_GROUP is not configured');
   scheduler ??= traced(new SchedulerClient({}));
   await scheduler.send(
     new CreateScheduleCommand({

@@ -14,5 +14,9 @@ export function retryDelayMs(failedAttempt: number, scale = 1): number | undefin
 /** Longer than the worker's timeout: a claim older than this was left by a worker that died. */
 export const ATTEMPT_CLAIM_MS = 120_000;
 
-/** The EventBridge Scheduler group of the one-time retry schedules (CDK, local runtime, worker). */
-export const RETRY_SCHEDULE_GROUP = 'webhook-retries';
+/**
+ * The EventBridge Scheduler group of the one-time retry schedules in the local runtime. In AWS each stack has its
+ * own, named after the stack (retryScheduleGroupName in infra/constructs/webhooks.ts); the worker reads either
+ * from SCHEDULER_GROUP.
+ */
+export const LOCAL_RETRY_SCHEDULE_GROUP = 'webhook-retries';

@@ -1,6 +1,9 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { THROTTLE } from '../../infra/constructs/api';
+import { retryScheduleGroupName } from '../../infra/constructs/webhooks';
+import { ServiceStack } from '../../infra/stack';
 import { BUCKETS, SERVED_PHOTO_HEADERS } from '../../shared/buckets';
 import { TABLES } from '../../shared/db/tables';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
@@ -97,7 +100,7 @@ describe('CDK stack', () => {
     for (const q of withRedrive)
       expect((q as { Properties: { RedrivePolicy: { maxReceiveCount: number } } }).Properties.RedrivePolicy.maxReceiveCount).toBeGreaterThan(0);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'] });
-    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'webhook-retries' });
+    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'PartnerTravelService-webhook-retries' });
     template.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: Match.objectLike({ Statement: [Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' } })] }),
     });
@@ -372,5 +375,50 @@ describe('review photos', () => {
   it('gives the validator, which re-encodes photos with sharp, 1.5 GB (and so more CPU)', () => {
     const fn = Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('WebhooksuploadsConsumer'))!;
     expect((fn[1] as { Properties: { MemorySize: number } }).Properties.MemorySize).toBe(1536);
+  });
+});
+
+describe('two stacks in one account and region (production and staging)', () => {
+  it('each has its own retry schedule group, and its worker may create schedules in that group only', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const env = { account: '123456789012', region: 'eu-west-3' };
+    // Both in the tree before the app synthesizes.
+    const built = ['PartnerTravelService', 'PartnerTravelStaging'].map((name) => new ServiceStack(app, name, { env }));
+    const stacks = built.map((stack) => {
+      const t = Template.fromStack(stack);
+      const [group] = Object.values(t.findResources('AWS::Scheduler::ScheduleGroup')) as Resource[];
+      const worker = Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('WebhookswebhooksConsumer'))![1] as Resource;
+      const statements = Object.entries(t.findResources('AWS::IAM::Policy'))
+        .filter(([id]) => id.startsWith('WebhookswebhooksConsumerRole'))
+        .flatMap(([, p]) => (p as Resource).Properties.PolicyDocument.Statement as Statement[]);
+      const schedulerActions = statements.flatMap(actions).filter((a) => a.startsWith('scheduler:'));
+      const creates = statements.filter((st) => actions(st).includes('scheduler:CreateSchedule')).flatMap((st) => [st.Resource].flat() as string[]);
+      return { name: group!.Properties.Name as string, env: worker.Properties.Environment.Variables.SCHEDULER_GROUP, schedulerActions, creates };
+    });
+    const [production, staging] = stacks as [(typeof stacks)[0], (typeof stacks)[0]];
+    expect(production.name).toBe('PartnerTravelService-webhook-retries');
+    expect(staging.name).toBe('PartnerTravelStaging-webhook-retries');
+    const scheduleArn = (group: string) => `arn:aws:scheduler:eu-west-3:123456789012:schedule/${group}/dlv-0b8f-2`;
+    const grants = (patterns: string[], arn: string) =>
+      patterns.some((p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(arn));
+    for (const [own, other] of [
+      [production, staging],
+      [staging, production],
+    ] as const) {
+      expect(own.env).toBe(own.name);
+      // CreateSchedule is the only Scheduler call the worker makes (shared/webhooks/queue.ts).
+      expect(own.schedulerActions).toEqual(['scheduler:CreateSchedule']);
+      expect(grants(own.creates, scheduleArn(own.name))).toBe(true);
+      expect(grants(own.creates, scheduleArn(other.name))).toBe(false);
+      expect(grants(own.creates, scheduleArn('default'))).toBe(false);
+    }
+  });
+
+  it("names the group within Scheduler's 64 characters whatever the stack name, two long names still apart", () => {
+    const long = 'PartnerTravelService'.repeat(5);
+    const [a, b] = [`${long}A`, `${long}B`].map(retryScheduleGroupName);
+    for (const n of [a!, b!]) expect(n).toMatch(/^[0-9a-zA-Z._-]{1,64}$/);
+    expect(a).not.toBe(b);
+    expect(retryScheduleGroupName('PartnerTravelStaging')).toBe('PartnerTravelStaging-webhook-retries');
   });
 });

@@ -78,6 +78,7 @@ describe('EventBridge Scheduler emulation', () => {
     const sched = await startScheduler({
       port: await freePort(),
       file: join(dir, 'schedules.json'),
+      groups: ['webhooks'],
       sqs,
       queueUrlForArn: (a) => (a === queueArn ? queueUrl : undefined),
       log: () => undefined,
@@ -103,5 +104,17 @@ describe('EventBridge Scheduler emulation', () => {
     await expect(client.send(new GetScheduleCommand({ Name: 'retry-abc', GroupName: 'webhooks' }))).rejects.toMatchObject({
       name: 'ResourceNotFoundException',
     });
+    // As in AWS, a schedule in a group that does not exist (another stack's, a wrong SCHEDULER_GROUP) is refused.
+    await expect(
+      client.send(
+        new CreateScheduleCommand({
+          Name: 'retry-def',
+          GroupName: 'OtherStack-webhook-retries',
+          ScheduleExpression: `at(${due.toISOString().slice(0, 19)})`,
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          Target: { Arn: queueArn, RoleArn: 'arn:aws:iam::123456789012:role/scheduler', Input: 'never' },
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'ResourceNotFoundException', message: 'Schedule group OtherStack-webhook-retries does not exist.' });
   });
 });
