@@ -15,13 +15,25 @@ import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { FONT_FILES, FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { deploymentOf } from '../environments';
+import { LAMBDA_PLATFORM, lambdaPlatformPackages, platformPackagesCheck } from '../lambda-packages';
 import { LAMBDA_ESBUILD_OPTIONS } from './esbuild-cjs';
 import { ENTRY_METADATA } from './local-names';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
-/** The npm `cpu` of every function's architecture (Architecture.ARM_64): which prebuilt binaries a native package installs. */
-export const LAMBDA_NPM_CPU = 'arm64';
+/**
+ * How the bundling's `npm ci` installs the native packages beside a bundle: for the Lambda platform whatever
+ * machine synthesizes, from the npm cache when it holds them (the registry only for what it lacks), no audit.
+ */
+const NODE_MODULES_ENV = {
+  npm_config_os: LAMBDA_PLATFORM.os,
+  npm_config_cpu: LAMBDA_PLATFORM.cpu,
+  npm_config_libc: LAMBDA_PLATFORM.libc,
+  npm_config_prefer_offline: 'true',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+};
 
 export interface ServiceFunctionProps {
   /** Handler entry relative to the repository root (functions/...). */
@@ -38,7 +50,7 @@ export interface ServiceFunctionProps {
   /**
    * Packages with native binaries (LAMBDA_NODE_MODULES, e.g. sharp): left out of the esbuild bundle and installed
    * beside it by `npm ci` from the lock file, with the binaries of the Lambda platform (linux, arm64, glibc)
-   * whatever machine synthesizes.
+   * whatever machine synthesizes; the bundling fails if those binaries are missing (infra/lambda-packages.ts).
    */
   nodeModules?: string[];
   /**
@@ -144,6 +156,8 @@ export function nagRef(consumer: Construct, resource: CfnResource, attr: string)
 export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const deployment = deploymentOf(scope);
+    const lockFile = join(REPO_ROOT, 'package-lock.json');
+    const platformPackages = props.nodeModules?.length ? lambdaPlatformPackages(lockFile, props.nodeModules) : [];
     const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     const logGroup = props.logGroup ?? functionLogGroup(scope, `${id}Logs`);
     super(scope, id, {
@@ -158,7 +172,7 @@ export class ServiceFunction extends NodejsFunction {
       logGroup,
       tracing: Tracing.ACTIVE,
       projectRoot: REPO_ROOT,
-      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      depsLockFilePath: lockFile,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
@@ -181,15 +195,15 @@ export class ServiceFunction extends NodejsFunction {
         define: LAMBDA_ESBUILD_OPTIONS.define,
         banner: LAMBDA_ESBUILD_OPTIONS.banner.js,
         esbuildArgs: { '--alias': Object.entries(LAMBDA_ESBUILD_OPTIONS.alias).map(([pkg, shim]) => `${pkg}=${shim}`) },
-        ...(props.nodeModules?.length
-          ? { nodeModules: props.nodeModules, environment: { npm_config_os: 'linux', npm_config_cpu: LAMBDA_NPM_CPU, npm_config_libc: 'glibc' } }
-          : {}),
-        ...(props.pdfFonts || props.referencePage || props.guidePages
+        ...(props.nodeModules?.length ? { nodeModules: props.nodeModules, environment: NODE_MODULES_ENV } : {}),
+        ...(props.pdfFonts || props.referencePage || props.guidePages || platformPackages.length
           ? {
               commandHooks: {
                 beforeBundling: () => [],
                 beforeInstall: () => [],
                 afterBundling: (inputDir: string, outputDir: string) => [
+                  // After the install: the platform's binaries are there, or the synth stops and says how to get them.
+                  ...(platformPackages.length ? [platformPackagesCheck(outputDir, platformPackages)] : []),
                   ...(props.pdfFonts
                     ? [
                         `mkdir -p "${outputDir}/fonts"`,
