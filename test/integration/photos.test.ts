@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { readRuntime } from '../../infra/local/runtime-info';
 import { SERVED_PHOTO_HEADERS } from '../../shared/buckets';
 import { fileKeys } from '../../shared/files/keys';
 import { admin, newPartner, testDb } from './helpers';
-import { createFile, fileOf, objectExists, postForm, readyPhoto, settled, until, upload } from './photo-helpers';
+import { createFile, fileOf, objectExists, PHOTO_BUCKET, postForm, readyPhoto, settled, until, upload } from './photo-helpers';
 
 /**
  * Uploaded photos are re-encoded before they are served (issue 22, item 5):
@@ -160,6 +164,40 @@ describe('uploaded photos', () => {
       expect(gone, key).toBe(false);
     }
     expect((await fileOf(a.test_key, own.id)).body.status).toBe('PENDING_UPLOAD');
+  });
+
+  it('a notification of an upload gone by the time the validator reads it is taken as gone (404), not refused (403) and retried', async () => {
+    // The validator may list the prefixes it reads: without it, S3 (and the local IAM layer) answers 403 for a
+    // missing key, the message fails, comes back after the visibility timeout and, 5 receives later, dead-letters.
+    const file = await createFile(a.test_key, 'image/png', 4096);
+    const key = `pending/${file.id}`;
+    const runtime = readRuntime(inject('stateDir'), inject('port'))!;
+    const sqs = new SQSClient({
+      region: 'us-east-1',
+      endpoint: runtime.env.AWS_ENDPOINT_URL_SQS,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const QueueUrl = runtime.env.UPLOAD_QUEUE_URL!;
+    // What S3 sends for an object created there (and since deleted, or never written: its record is PENDING_UPLOAD).
+    const notification = { Records: [{ eventName: 'ObjectCreated:Post', s3: { bucket: { name: PHOTO_BUCKET }, object: { key, size: 4096 } } }] };
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(notification) }));
+    const drained = await until(
+      async () =>
+        (await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] })))
+          .Attributes!,
+      (q) => q.ApproximateNumberOfMessages === '0' && q.ApproximateNumberOfMessagesNotVisible === '0',
+      30_000,
+    );
+    // Received, handled and deleted: a failed message would stay in flight for the queue's visibility timeout.
+    expect(drained).toMatchObject({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0' });
+    const denies = join(inject('stateDir'), 'iam', 'denies.jsonl');
+    const refused = existsSync(denies)
+      ? readFileSync(denies, 'utf8')
+          .split('\n')
+          .filter((l) => l.includes(file.id))
+      : [];
+    expect(refused).toEqual([]);
+    expect((await fileOf(a.test_key, file.id)).body.status).toBe('PENDING_UPLOAD');
   });
 
   it('the sweep deletes both renditions of an expired unattached photo', async () => {

@@ -110,6 +110,7 @@ describe('documents of a large settlement', () => {
       updated_at: '2026-10-31T10:00:00.000Z',
     }));
 
+  // The first import of the renderer, the SDK and Powertools is in these tests: seconds on a loaded machine.
   it('streams the statement through a multipart upload, part by part, with the bytes it has rendered whole', async () => {
     const { storeDocumentStream } = await import('../../shared/settlements/documents');
     const { renderStatement, statementChunks } = await import('../../shared/settlements/csv');
@@ -133,7 +134,7 @@ describe('documents of a large settlement', () => {
       IfNoneMatch: '*',
       MultipartUpload: { Parts: parts.map((p, i) => ({ PartNumber: i + 1, ETag: `e${p.PartNumber}` })) },
     });
-  });
+  }, 30_000);
 
   it('aborts the upload of a write that failed; an abort that fails too is logged and counted, and the write still fails with its own error', async () => {
     const { storeDocumentStream } = await import('../../shared/settlements/documents');
@@ -163,7 +164,7 @@ describe('documents of a large settlement', () => {
     expect(errors).not.toHaveBeenCalled();
     expect(recordMultipartAbortFailure).toHaveBeenCalledTimes(1);
     errors.mockRestore();
-  });
+  }, 30_000);
 
   it('renders the invoice of thousands of lines as a summary with subtotals per week and adventure, of a few pages whatever the size', async () => {
     const { renderInvoice } = await import('../../shared/settlements/pdf');
