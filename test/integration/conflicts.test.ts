@@ -1,15 +1,9 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import type { JWK } from 'jose';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionLogFile } from '../../infra/local/logs';
-import { freePort } from '../../infra/local/services';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { bookingBody, paidClaims, signPayment } from './booking-helpers';
+import { OwnStack } from './own-stack';
 
 /**
  * The conflict-faithful mode (DYNAMO_CONFLICTS=aws, shared/db/conflicts.ts):
@@ -18,91 +12,19 @@ import { bookingBody, paidClaims, signPayment } from './booking-helpers';
  * functions log each conflict (`transaction_conflict`) and each booking retry
  * (`booking_retry`) in the stack's function log, read here.
  */
-const ROOT = resolve(import.meta.dirname, '..', '..');
-const run = promisify(execFile);
-let child: ChildProcess | undefined;
-let port = 0;
-let stateDir = '';
-let base = '';
+let stack: OwnStack;
 
 beforeAll(async () => {
-  port = await freePort();
-  stateDir = mkdtempSync(join(tmpdir(), 'ptbs-conflicts-'));
-  child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--reset'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      LOCAL_STATE_DIR: stateDir,
-      DYNAMO_CONFLICTS: 'aws',
-      DYNAMO_LATENCY_MS: '5',
-      WEBHOOK_WAIT_SCALE: '0.0001',
-      POWERTOOLS_LOG_LEVEL: 'INFO',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  await new Promise<void>((ready, reject) => {
-    const timer = setTimeout(() => reject(new Error(`conflict-mode stack not ready in 150 s:\n${out}`)), 150_000);
-    child!.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('Ready in')) {
-        clearTimeout(timer);
-        ready();
-      }
-    });
-    child!.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child!.once('exit', (code) => reject(new Error(`conflict-mode stack exited with ${code}:\n${out}`)));
-  });
-  base = `http://127.0.0.1:${port}/v1`;
+  stack = await OwnStack.start('conflicts', { DYNAMO_CONFLICTS: 'aws', DYNAMO_LATENCY_MS: '5', POWERTOOLS_LOG_LEVEL: 'INFO' });
 }, 180_000);
 
-afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  }
-  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
-}, 30_000);
+afterAll(() => stack?.stop(), 30_000);
 
-async function admin(args: string[]) {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), LOCAL_STATE_DIR: stateDir },
-  });
-  return JSON.parse(stdout);
-}
-
-async function call(method: string, path: string, key: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': randomUUID() }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-/** A sandbox partner with a payment key, and a FLEXIBLE pack of its catalog for single adult travelers. */
-async function partner() {
-  const p = await admin(['partner:create', '--name', `Conflict Bank ${randomUUID().slice(0, 6)}`]);
-  const jwk = (await admin(['payment-key:generate', '--partner', p.partner_id, '--env', 'test'])).private_jwk as JWK;
-  const listing = await call('GET', '/adventures?limit=100', p.test_key);
-  expect(listing.status, JSON.stringify(listing.body)).toBe(200);
-  const list = listing.body.data as { slug: string; bookable: boolean }[];
-  for (const a of list.filter((x) => x.bookable)) {
-    const pack = (await call('GET', `/adventures/${a.slug}`, p.test_key)).body.rate_packs.find(
-      (rp: any) => rp.booking_mode === 'FLEXIBLE' && rp.min_travelers === 1 && rp.schedule.weekdays.length === 7 && rp.booking_window_days > 45,
-    );
-    if (pack) return { key: p.test_key as string, jwk, pack: pack as { id: string; schedule: { daily_capacity: number } } };
-  }
-  throw new Error('no FLEXIBLE pack for single travelers in the sandbox catalog');
-}
+const call = (method: string, path: string, key: string, body?: unknown) => stack.call(method, path, key, body);
+const partner = () => stack.sandboxPartner('Conflict Bank');
 
 /** Quotes and signs `dates.length` bookings, then sends them all at once; returns their answers. */
-async function bookAtOnce(p: Awaited<ReturnType<typeof partner>>, dates: string[]) {
+async function bookAtOnce(p: Awaited<ReturnType<OwnStack['sandboxPartner']>>, dates: string[]) {
   const bodies = await Promise.all(
     dates.map(async (date) => {
       const q = await call('POST', '/quotes', p.key, { rate_pack_id: p.pack.id, start_date: date, start_time: null, travelers: [{ age: 30 }] });
@@ -115,7 +37,7 @@ async function bookAtOnce(p: Awaited<ReturnType<typeof partner>>, dates: string[
 
 /** What the functions logged since `from` (bytes into the log file): conflicts and booking retries. */
 function logged(from: number) {
-  const file = functionLogFile(stateDir, port);
+  const file = functionLogFile(stack.stateDir, stack.port);
   const text = existsSync(file) ? readFileSync(file, 'utf8').slice(from) : '';
   return {
     conflicts: text.split('\n').filter((l) => l.includes('"transaction_conflict":true')).length,
@@ -124,7 +46,7 @@ function logged(from: number) {
   };
 }
 const logSize = () => {
-  const file = functionLogFile(stateDir, port);
+  const file = functionLogFile(stack.stateDir, stack.port);
   return existsSync(file) ? readFileSync(file, 'utf8').length : 0;
 };
 

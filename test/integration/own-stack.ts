@@ -1,0 +1,102 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { JWK } from 'jose';
+import { expect } from 'vitest';
+import { freePort } from '../../infra/local/services';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const run = promisify(execFile);
+
+/**
+ * A local stack of a test file's own, started as `npm start` starts one, with the environment of a mode the
+ * shared stack runs without (the conflict-faithful DynamoDB, the SES sandbox). Reached as an operator reaches
+ * it: HTTP on its port, the admin CLI with its PORT and LOCAL_STATE_DIR.
+ */
+export class OwnStack {
+  private constructor(
+    readonly port: number,
+    readonly stateDir: string,
+    private readonly child: ChildProcess,
+  ) {}
+
+  get base() {
+    return `http://127.0.0.1:${this.port}/v1`;
+  }
+
+  static async start(name: string, env: Record<string, string>): Promise<OwnStack> {
+    const port = await freePort();
+    const stateDir = mkdtempSync(join(tmpdir(), `ptbs-${name}-`));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--reset'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: String(port), LOCAL_STATE_DIR: stateDir, WEBHOOK_WAIT_SCALE: '0.0001', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stack = new OwnStack(port, stateDir, child);
+    let out = '';
+    await new Promise<void>((ready, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name} stack not ready in 150 s:\n${out}`)), 150_000);
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('Ready in')) {
+          clearTimeout(timer);
+          ready();
+        }
+      });
+      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      child.once('exit', (code) => reject(new Error(`${name} stack exited with ${code}:\n${out}`)));
+    }).catch(async (e: unknown) => {
+      await stack.stop();
+      throw e;
+    });
+    return stack;
+  }
+
+  async stop() {
+    if (this.child.exitCode === null) {
+      const exited = new Promise((r) => this.child.once('exit', r));
+      this.child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (this.child.exitCode === null) this.child.kill('SIGKILL');
+    }
+    rmSync(this.stateDir, { recursive: true, force: true });
+  }
+
+  /** The admin CLI against this stack, `--json`. */
+  async admin(args: string[]) {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args, '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: String(this.port), LOCAL_STATE_DIR: this.stateDir },
+    });
+    return JSON.parse(stdout);
+  }
+
+  async call(method: string, path: string, key: string, body?: unknown) {
+    const res = await fetch(`${this.base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': randomUUID() }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  /** A new partner with a sandbox payment key, and a FLEXIBLE pack of its sandbox catalog for single adult travelers. */
+  async sandboxPartner(name: string) {
+    const p = await this.admin(['partner:create', '--name', `${name} ${randomUUID().slice(0, 6)}`]);
+    const jwk = (await this.admin(['payment-key:generate', '--partner', p.partner_id, '--env', 'test'])).private_jwk as JWK;
+    const listing = await this.call('GET', '/adventures?limit=100', p.test_key);
+    expect(listing.status, JSON.stringify(listing.body)).toBe(200);
+    const list = listing.body.data as { slug: string; bookable: boolean }[];
+    for (const a of list.filter((x) => x.bookable)) {
+      const pack = (await this.call('GET', `/adventures/${a.slug}`, p.test_key)).body.rate_packs.find(
+        (rp: any) => rp.booking_mode === 'FLEXIBLE' && rp.min_travelers === 1 && rp.schedule.weekdays.length === 7 && rp.booking_window_days > 45,
+      );
+      if (pack) return { key: p.test_key as string, jwk, pack: pack as { id: string; schedule: { daily_capacity: number } } };
+    }
+    throw new Error('no FLEXIBLE pack for single travelers in the sandbox catalog');
+  }
+}
