@@ -35,6 +35,10 @@ export interface QueueDef {
   buckets?: Record<string, BucketAccess>;
   /** Native packages the consumer loads (sharp): installed beside its bundle for the Lambda platform (ServiceFunction `nodeModules`). */
   nodeModules?: string[];
+  /** The consumer sends e-mail through SES (infra/mail.ts: the deployment's sender). */
+  sendsMail?: boolean;
+  /** The consumer's access to the data table: read and write (the default), or none. */
+  dataTable?: 'readwrite' | 'none';
 }
 
 /**
@@ -62,6 +66,8 @@ export const QUEUES: Record<string, QueueDef> = {
     // 100 messages in flight: a 5 000-delivery recover to a healthy receiver drains in about a minute.
     maxConcurrency: 10,
     localConcurrency: 8,
+    // A failing endpoint's team is e-mailed.
+    sendsMail: true,
   }),
   settlements: queue({
     name: 'settlements',
@@ -92,6 +98,22 @@ export const QUEUES: Record<string, QueueDef> = {
     consumerMemoryMb: 1536,
     buckets: { reviewPhotos: 'manage' },
     nodeModules: ['sharp'],
+  }),
+  mail: queue({
+    name: 'mail',
+    envVar: 'MAIL_QUEUE_URL',
+    // E-mails SES refused when they were first sent (shared/mail/deliver.ts): tried again every 5 minutes for
+    // half an hour, then dead-lettered (alarmed), to be redriven once SES sends again.
+    consumer: 'functions/mail/worker.ts',
+    batchSize: 10,
+    // 6 x 50 s: a refused e-mail is received again after 5 minutes.
+    consumerTimeoutSeconds: 50,
+    maxReceiveCount: 6,
+    // SES's sending rate is the limit, not Lambda's: two invocations are plenty.
+    maxConcurrency: 2,
+    localConcurrency: 1,
+    sendsMail: true,
+    dataTable: 'none',
   }),
 };
 

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { decodeJwt, SignJWT } from 'jose';
-import { sendMail } from '../../shared/kernel/mail';
+import { sendEmail } from '../../shared/mail/send';
 import { closeServer } from './services';
 
 const require = createRequire(import.meta.url);
@@ -24,7 +24,8 @@ const require = createRequire(import.meta.url);
  *   (cognito-local accepts any Session, and a temporary password is not even checked);
  * - a disabled user cannot sign in; passwords follow the pool's policy;
  * - AdminCreateUser without a password generates one that meets the policy and
- *   e-mails the invitation (to the local mailbox), and MessageAction RESEND resends it;
+ *   e-mails the invitation (through the local SES, from the deployment's sender, as a pool with
+ *   EmailSendingAccount DEVELOPER does), and MessageAction RESEND resends it;
  * - a refreshed access token keeps the auth_time of its sign-in;
  * - GlobalSignOut / AdminUserGlobalSignOut revoke the user's refresh tokens.
  * The errors carry their exception name (`__type`), as the AWS SDK expects.
@@ -131,17 +132,25 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
     UsernameAttributes: ['email'],
     MfaConfiguration: 'OPTIONAL',
   });
-  // The invitation and password-reset codes go to the local mailbox, as Cognito e-mails them in AWS.
+  // The invitation and password-reset codes go through SES from the deployment's sender, as the AWS pool sends them (DEVELOPER).
   const sender = {
     sendEmail: async (_c: unknown, user: CognitoUser, destination: string, message: { __code?: string; emailSubject?: string }) => {
       const invitation = user.UserStatus === 'FORCE_CHANGE_PASSWORD';
-      await sendMail({
-        to: destination,
-        subject: invitation ? 'Your invitation to the Partner Travel console' : (message.emailSubject ?? 'Your Partner Travel console code'),
-        text: invitation
-          ? `You have been invited to your company's Partner Travel console.\n\nSign in at ${consoleUrl} with\n  e-mail: ${attr(user, 'email') ?? destination}\n  temporary password: ${message.__code}\n\nYou will choose your own password and set up an authenticator app. The temporary password expires in 7 days.\n`
-          : `Your code: ${message.__code}\n`,
-      });
+      try {
+        await sendEmail({
+          to: destination,
+          subject: invitation ? 'Your invitation to the Partner Travel console' : (message.emailSubject ?? 'Your Partner Travel console code'),
+          text: invitation
+            ? `You have been invited to your company's Partner Travel console.\n\nSign in at ${consoleUrl} with\n  e-mail: ${attr(user, 'email') ?? destination}\n  temporary password: ${message.__code}\n\nYou will choose your own password and set up an authenticator app. The temporary password expires in 7 days.\n`
+            : `Your code: ${message.__code}\n`,
+        });
+      } catch (e) {
+        // What Cognito answers when SES refuses its message.
+        throw new CognitoException(
+          'CodeDeliveryFailureException',
+          `Cognito received the following error from Amazon SES when attempting to send email: ${(e as Error).message}`,
+        );
+      }
     },
     sendSms: async () => {
       throw new CognitoException('InvalidParameterException', 'SMS is not enabled on this user pool.');

@@ -12,6 +12,7 @@ import { FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { LOCAL_RETRY_SCHEDULE_GROUP } from '../../shared/webhooks/schedule';
 import { buildGuides } from '../guides';
 import { exampleIssuer } from '../issuer-file';
+import { domainOf, LOCAL_CONFIGURATION_SET, SPECIMEN_MAIL } from '../mail-address';
 import { buildReferenceHtml } from '../reference-docs';
 import { startApiGateway } from './api-gateway';
 import { startLocalCognito } from './cognito';
@@ -26,6 +27,7 @@ import { type RuntimeInfo, runtimeFile } from './runtime-info';
 import { forwardS3Events } from './s3-events';
 import { startScheduler } from './scheduler';
 import { closeServer, freePort, startDynamo, startS3, startSqs } from './services';
+import { startLocalSes } from './ses';
 import { startPoller } from './sqs-poller';
 
 export { defaultStateDir, type RuntimeInfo, readRuntime, runningStacks, runtimeFile } from './runtime-info';
@@ -152,7 +154,7 @@ function takeLock(stateDir: string, lock: StackLock) {
 
 /**
  * Boots the embedded local stack: DynamoDB Local, the SQS and S3 servers, the
- * Scheduler emulation, tables/queues/buckets from the shared definitions, the
+ * Scheduler and SES emulations, tables/queues/buckets from the shared definitions, the
  * SQS pollers, the cron runner and the API Gateway emulation.
  */
 export async function startLocalStack(opts: LocalStackOptions) {
@@ -172,7 +174,14 @@ export async function startLocalStack(opts: LocalStackOptions) {
   };
   process.once('exit', dropLock);
 
-  const [ddbPort, sqsPort, s3Port, schedPort, cognitoPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [ddbPort, sqsPort, s3Port, schedPort, cognitoPort, sesPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const stops: (() => Promise<void>)[] = [];
   let stopping = false;
   // What the functions write (JSON logs and EMF metrics) goes to the local log file, as Lambda's goes to CloudWatch Logs.
@@ -225,6 +234,18 @@ export async function startLocalStack(opts: LocalStackOptions) {
     await provisionBuckets(s3);
     // S3 -> SQS event notifications: s3rver's object events, forwarded as S3 sends them (bucket and prefix as in shared/buckets.ts).
     s3H.onEvent(forwardS3Events(sqs, queues, log));
+    // SES: the local deployment's sender (MAIL_FROM, the example one by default) is its one verified identity, as
+    // the CDK stack's is; in the sandbox (LOCAL_SES_SANDBOX=true) so are the addresses of LOCAL_SES_VERIFIED.
+    const mailFrom = process.env.MAIL_FROM ?? SPECIMEN_MAIL.from;
+    const sesH = await startLocalSes({
+      port: sesPort,
+      mailboxDir: join(stateDir, 'mailbox'),
+      region: LOCAL_CREDENTIALS.AWS_REGION,
+      identities: [domainOf(mailFrom), ...(process.env.LOCAL_SES_VERIFIED ?? '').split(',').filter((a) => a.trim())],
+      configurationSets: [LOCAL_CONFIGURATION_SET],
+      sandbox: process.env.LOCAL_SES_SANDBOX === 'true',
+    });
+    stops.push(sesH.stop);
     // The console's user pool (cognito-local behind a layer that restores Cognito's rules), served at /cognito/ on the API's port.
     const origin = `http://127.0.0.1:${opts.port}`;
     const cognito = await startLocalCognito(stateDir, origin, `${origin}/console/`);
@@ -244,9 +265,12 @@ export async function startLocalStack(opts: LocalStackOptions) {
       AWS_ENDPOINT_URL_SQS: sqsH.endpoint,
       AWS_ENDPOINT_URL_S3: s3H.endpoint,
       AWS_ENDPOINT_URL_SCHEDULER: `http://127.0.0.1:${schedPort}`,
+      AWS_ENDPOINT_URL_SESV2: sesH.endpoint,
       S3_FORCE_PATH_STYLE: 'true',
       SERVICE_STAGE: 'local',
-      MAIL_MODE: 'file',
+      MAIL_FROM: mailFrom,
+      OPERATORS_EMAIL: process.env.OPERATORS_EMAIL ?? SPECIMEN_MAIL.operators,
+      MAIL_CONFIGURATION_SET: LOCAL_CONFIGURATION_SET,
       // Local development only: webhooks may target http://127.0.0.1 receivers. Never set in AWS.
       ALLOW_LOCAL_WEBHOOKS: process.env.ALLOW_LOCAL_WEBHOOKS ?? 'true',
       WEBHOOK_WAIT_SCALE: process.env.WEBHOOK_WAIT_SCALE ?? '1',
@@ -256,6 +280,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
       SCHEDULER_GROUP: LOCAL_RETRY_SCHEDULE_GROUP,
       // What the templates give the functions that the local runtime cannot know otherwise (the Scheduler's role).
       ...iam.environment,
+      // Where the local SES delivers (admin mail:list reads it).
       MAILBOX_DIR: join(stateDir, 'mailbox'),
       // The invoice fonts, from the npm package (the Lambda bundles carry them in fonts/).
       PDF_FONT_DIR: join(ROOT, FONT_PACKAGE_DIR),

@@ -1,11 +1,12 @@
-import { logger } from '../kernel/logger';
-import { type Mail, operatorFallbackEmail, sendMail } from '../kernel/mail';
+import { deliver } from '../mail/deliver';
+import { type Mail, operatorsEmail } from '../mail/send';
 import type { BookingRecord } from './model';
 
 /**
  * The traveler's confirmation or cancellation e-mail, and in production the
  * operator's notice. Sandbox subjects start with [TEST] and the operator never
- * hears of sandbox bookings. A failed send is logged; it never undoes the booking.
+ * hears of sandbox bookings. One SES refuses is counted and tried again later (deliver); it never undoes or
+ * delays the booking.
  */
 export async function notify(b: BookingRecord, kind: 'confirmed' | 'cancelled') {
   const test = b.env === 'test';
@@ -31,12 +32,10 @@ export async function notify(b: BookingRecord, kind: 'confirmed' | 'cancelled') 
   ];
   if (!test) {
     mails.push({
-      to: operatorFallbackEmail(),
+      to: operatorsEmail(),
       subject: `Booking ${b.booking_number} ${kind}: ${b.adventure.title}, ${when}`,
       text: `${b.travelers.length} traveler(s); rate pack ${b.rate_pack.name}; lead ${b.contact.first_name} ${b.contact.last_name}, ${b.contact.phone}.`,
     });
   }
-  const results = await Promise.allSettled(mails.map(sendMail));
-  for (const r of results)
-    if (r.status === 'rejected') logger.error('e-mail not sent', { booking_number: b.booking_number, kind, error: (r.reason as Error).message });
+  await deliver(mails, { booking_number: b.booking_number, kind });
 }

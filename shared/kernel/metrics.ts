@@ -69,6 +69,9 @@ export const METRICS = {
     dimensions: [],
     description: 'multipart uploads that a failed write could not abort: their parts stay billed until the bucket lifecycle rule aborts them (1 day)',
   },
+  // E-mail through SES (shared/mail): each SendEmail the service makes, the queued retries included.
+  MailsSent: { unit: count, dimensions: [], description: 'e-mails SES accepted' },
+  MailFailures: { unit: count, dimensions: ['reason'], total: true, description: "e-mails SES refused or did not answer in time, reason = SES's error name" },
   // Scheduled jobs.
   JobRuns: { unit: count, dimensions: ['job'], description: 'job runs that ended (success or failure)' },
   JobFailures: { unit: count, dimensions: ['job'], description: '1 for a failed run, else 0' },
@@ -150,6 +153,12 @@ export function recordWebhookAttempt(environment: Env, a: AttemptFigures): void 
 /** A multipart upload left behind: the write failed and so did its abort. */
 export function recordMultipartAbortFailure(): void {
   emit({}, { MultipartAbortFailures: 1 });
+}
+
+/** One SendEmail: accepted, or refused with SES's error name (MessageRejected, SendingPausedException, ...). */
+export function recordMail(refusal?: string): void {
+  if (refusal === undefined) emit({}, { MailsSent: 1 });
+  else emit({ reason: refusal }, { MailFailures: 1 });
 }
 
 export function recordJobRun(job: string, ok: boolean, durationMs: number): void {

@@ -5,8 +5,8 @@ import { dataTable, transact } from '../db/client';
 import { isConditionFailed } from '../db/errors';
 import { loadConfig } from '../kernel/config';
 import { logger } from '../kernel/logger';
-import { sendMail } from '../kernel/mail';
 import type { Env } from '../kernel/tenant';
+import { deliver } from '../mail/deliver';
 import { webhookKeys } from './keys';
 import type { EndpointRecord } from './model';
 
@@ -44,9 +44,10 @@ async function tell(e: EndpointRecord, kind: 'warning' | 'disabled', hours: numb
       : `It is now DISABLED and receives nothing. Nothing was deleted: the deliveries stay in the delivery log. Once your receiver answers 2xx again, POST /v1/webhooks/${e.id}/recover with {"since": "${e.failing_since}", "enable": true} re-enables it and re-sends every event it missed, once each.`,
   ].join('\n');
   const to = await recipients(e.partner_id);
-  const results = await Promise.allSettled(to.map((address) => sendMail({ to: address, subject, text })));
-  for (const r of results)
-    if (r.status === 'rejected') logger.error('e-mail not sent', { partner_id: e.partner_id, endpoint_id: e.id, kind, error: (r.reason as Error).message });
+  await deliver(
+    to.map((address) => ({ to: address, subject, text })),
+    { partner_id: e.partner_id, endpoint_id: e.id, kind },
+  );
 }
 
 /**

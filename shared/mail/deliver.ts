@@ -1,0 +1,52 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import * as z from 'zod';
+import { loadConfig } from '../kernel/config';
+import { logger } from '../kernel/logger';
+import { traced } from '../kernel/tracing';
+import { type Mail, sendMail } from './send';
+
+const retryConfig = z.object({ MAIL_QUEUE_URL: z.string().min(1) });
+
+/** A message of the mail queue: one e-mail SES refused when it was first sent. */
+const retryMessage = z.object({
+  kind: z.literal('mail'),
+  mail: z.object({ to: z.email(), subject: z.string().min(1), text: z.string() }),
+});
+
+let sqs: SQSClient | undefined;
+
+async function queueForRetry(mail: Mail): Promise<void> {
+  sqs ??= traced(new SQSClient({}));
+  const body: z.infer<typeof retryMessage> = { kind: 'mail', mail };
+  await sqs.send(new SendMessageCommand({ QueueUrl: loadConfig(retryConfig).MAIL_QUEUE_URL, MessageBody: JSON.stringify(body) }));
+}
+
+/**
+ * Sends each e-mail now, side by side. One that SES refuses (or does not answer in time) is counted
+ * (MailFailures, alarmed) and put on the mail queue, whose consumer tries it again every 5 minutes for half an
+ * hour and then leaves it on the DLQ (alarmed) to be redriven once SES sends again. Never throws, and never
+ * waits on a retry: a booking or an endpoint's verdict does not depend on an e-mail. `context` names what the
+ * e-mails are about in the log lines (ids, never addresses).
+ */
+export async function deliver(mails: Mail[], context: Record<string, string>): Promise<void> {
+  await Promise.all(
+    mails.map(async (mail) => {
+      try {
+        await sendMail(mail);
+      } catch (e) {
+        const error = (e as Error).message;
+        try {
+          await queueForRetry(mail);
+          logger.warn('e-mail not sent: queued for retry', { ...context, error });
+        } catch (q) {
+          logger.error('e-mail not sent, and not queued for retry: lost', { ...context, error, queue_error: (q as Error).message });
+        }
+      }
+    }),
+  );
+}
+
+/** The mail queue's consumer: one queued e-mail, sent again; SES's refusal is thrown, so SQS redelivers it later. */
+export async function retryMail(body: unknown): Promise<void> {
+  await sendMail(retryMessage.parse(body).mail);
+}
