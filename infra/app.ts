@@ -1,6 +1,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { IssuerError } from './issuer-file';
+import { MailConfigError } from './mail-address';
 import { ServiceStack } from './stack';
 
 /** Builds the CDK app; cdk-nag's AwsSolutions pack runs on every synth. */
@@ -22,7 +23,7 @@ if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
     buildApp().app.synth();
   } catch (e) {
     // What the operator must set, without a stack trace around it.
-    if (!(e instanceof IssuerError)) throw e;
+    if (!(e instanceof IssuerError || e instanceof MailConfigError)) throw e;
     console.error(`\n${e.message}\n`);
     process.exit(1);
   }

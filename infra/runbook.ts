@@ -18,6 +18,7 @@ export const RUNBOOK = {
   dynamoErrors: 'DynamoDB system errors',
   jobFailed: 'A scheduled job failed',
   jobOverdue: 'A scheduled job did not run',
+  mailFailed: 'SES refuses e-mail',
 } as const;
 
 export type RunbookSection = keyof typeof RUNBOOK;

@@ -7,11 +7,13 @@ import { ApiConstruct } from './constructs/api';
 import { ConsoleConstruct } from './constructs/console';
 import { DataConstruct } from './constructs/data';
 import { JobsConstruct } from './constructs/jobs';
+import { MailConstruct, MailIdentityStack } from './constructs/mail';
 import { MonitoringConstruct } from './constructs/monitoring';
 import { OperatorsConstruct } from './constructs/operators';
 import { UploadsConstruct } from './constructs/uploads';
 import { WebhooksConstruct } from './constructs/webhooks';
 import { issuerOf } from './issuer';
+import { mailOf } from './mail';
 
 /**
  * The whole service: one construct per concern. The stateful resources, the API and its routes are in this
@@ -22,13 +24,24 @@ export class ServiceStack extends Stack {
   readonly api: ApiConstruct;
   readonly console: ConsoleConstruct;
   readonly monitoring: MonitoringConstruct;
+  /** The stack of the sender's SES identity (<id>Mail), deployed before this one; none with -c mailIdentity=existing. */
+  readonly mailIdentity?: MailIdentityStack;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
     this.data = new DataConstruct(this, 'Data');
     // The issuer's legal identity (-c issuer=PATH, or the example one as a SPECIMEN), for the functions that issue invoices.
     const issuer = issuerOf(this);
+    // The sender and the operators' address (-c mailFrom, -c operatorsEmail), and the sender's SES identity.
+    const mailSettings = mailOf(this);
+    if (mailSettings.identity === 'declare') {
+      this.mailIdentity = new MailIdentityStack(scope, `${id}Mail`, { env: props?.env, domain: mailSettings.domain });
+      this.addStackDependency(this.mailIdentity, 'Cognito refuses a user pool whose sending identity is not verified');
+    }
+    const mail = new MailConstruct(this, 'Mail', mailSettings);
     const webhooks = new WebhooksConstruct(this, 'Webhooks', { tables: this.data.tables });
+    const mailBinding = mail.binding(webhooks.queues.mail!);
+    for (const [name, q] of Object.entries(QUEUES)) if (q.sendsMail) webhooks.consumers[name]!.allowMail(mailBinding);
     const events = { queue: webhooks.queues.webhooks!, envVar: QUEUES.webhooks!.envVar, access: 'send' as const };
     const uploads = new UploadsConstruct(this, 'Uploads', { queues: webhooks.queues });
     const bucket = (name: string, access: BucketAccess) => {
@@ -64,10 +77,11 @@ export class ServiceStack extends Stack {
         for (const [name, access] of Object.entries(route.buckets ?? {})) fn.bind({ buckets: [bucket(name, access)] });
         if (route.photoUrls) fn.addEnvironment('PHOTO_BASE_URL', photoBaseUrl);
         if (route.rendersPdf) fn.useIssuer(issuer);
+        if (route.sendsMail) fn.allowMail(mailBinding);
       },
     });
     // The console (user pool, app client, its files behind CloudFront) calls the API, which knows its pool and origin.
-    this.console = new ConsoleConstruct(this, 'Console', { apiOrigin: this.api.api.apiEndpoint, logsBucket: uploads.accessLogs! });
+    this.console = new ConsoleConstruct(this, 'Console', { apiOrigin: this.api.api.apiEndpoint, logsBucket: uploads.accessLogs!, mail });
     this.api.useConsole(this.console);
     // What the operators' admin CLI may do (a managed policy for their role; enforced on the CLI locally).
     new OperatorsConstruct(this, 'Operators', {

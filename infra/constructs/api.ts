@@ -28,9 +28,6 @@ export const CONSOLE_CORS = {
   maxAgeSeconds: 3600,
 };
 
-/** Sender of traveler and operator e-mails; its SES identity is verified out of band. */
-export const MAIL_FROM = 'bookings@partner-travel.example';
-
 export interface ApiProps {
   tables: Record<TableName, TableV2>;
   /** Extra bindings per route (queues, buckets), added by other constructs. */
@@ -138,7 +135,6 @@ export class ApiConstruct extends Construct {
           }),
         );
       }
-      if (route.sendsMail) fn.allowMail(MAIL_FROM);
       props.bindRoute?.(route, fn);
       // What HttpLambdaIntegration makes, in the feature's stack: the integration and the invoke permission scoped to the route's path.
       const integration = new HttpIntegration(scope, 'Integration', {

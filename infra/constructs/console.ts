@@ -14,11 +14,21 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { AccountRecovery, ClientAttributes, FeaturePlan, Mfa, StandardThreatProtectionMode, UserPool, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import {
+  AccountRecovery,
+  ClientAttributes,
+  FeaturePlan,
+  Mfa,
+  StandardThreatProtectionMode,
+  UserPool,
+  type UserPoolClient,
+  UserPoolEmail,
+} from 'aws-cdk-lib/aws-cognito';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { markLocal } from './local-names';
+import type { MailConstruct } from './mail';
 import { acknowledge, DEFAULT_CERTIFICATE_REASON } from './nag';
 import { deployTimeHandler, type IdentityBinding, nagRef, REPO_ROOT } from './service-function';
 
@@ -70,6 +80,8 @@ export interface ConsoleProps {
   logsBucket: IBucket;
   /** The built console (default console/dist). */
   distDir?: string;
+  /** The deployment's sender, its SES identity and configuration set: the pool's invitations go through them. */
+  mail: MailConstruct;
 }
 
 /**
@@ -161,6 +173,14 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
       featurePlan: FeaturePlan.PLUS,
       standardThreatProtectionMode: StandardThreatProtectionMode.FULL_FUNCTION,
       accountRecovery: AccountRecovery.EMAIL_ONLY,
+      // Through the deployment's SES identity (EmailSendingAccount DEVELOPER), not Cognito's own address and its
+      // low daily cap; the identity is in this region (the stack's <id>Mail) and must be verified before this deploys.
+      email: UserPoolEmail.withSES({
+        fromEmail: props.mail.settings.from,
+        sesVerifiedDomain: props.mail.settings.domain,
+        sesRegion: region,
+        configurationSetName: props.mail.configurationSet.configurationSetName,
+      }),
       userInvitation: {
         emailSubject: 'Your partner console invitation',
         emailBody: `You are invited to your bank's partner travel console: ${this.consoleOrigin}${CONSOLE_PATH}. Sign in with {username} and the temporary password {####} (valid 7 days); you will choose a password and set up an authenticator app.`,

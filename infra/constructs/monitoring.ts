@@ -68,6 +68,8 @@ export const THRESHOLDS = {
   dynamoSystemErrors: 5,
   /** Failed runs of a job in 15 minutes: the run and one of its two retries. */
   jobFailures: 2,
+  /** E-mails SES refused in 5 minutes: each is a traveler or a partner team without its e-mail for now. */
+  mailFailures: 1,
 } as const;
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -315,6 +317,16 @@ export class MonitoringConstruct extends Construct {
       });
     }
 
+    // E-mail: SES refused a send (the sender not verified, the sandbox, sending paused, the sending rate), retried or not.
+    alarm('MailFailures', {
+      metric: serviceMetric('MailFailures', {}, 'Sum'),
+      threshold: THRESHOLDS.mailFailures,
+      what: "SES refused an e-mail (a booking confirmation or cancellation, the operators' copy, a webhook warning) or did not answer in time; it waits on the mail queue to be sent again.",
+      action:
+        "read the 'e-mail not sent' log lines and MailFailures by reason; fix the SES identity, the sandbox or the sending quota; then redrive the mail DLQ.",
+      runbook: 'mailFailed',
+    });
+
     // Every scheduled job: a failed run, and no successful run since its last scheduled time.
     for (const job of jobs) {
       const fn = props.jobFunctions[job.id]!;
@@ -416,6 +428,19 @@ export class MonitoringConstruct extends Construct {
         'Reviews and files (live)',
         (['ReviewsCreated', 'ReviewsModerated', 'FilesRejected'] as const).map((n) => serviceMetric(n, { environment: 'live' }, 'Sum')),
         8,
+      ),
+    );
+    d.addWidgets(
+      graph('E-mail: sent and refused by SES', [serviceMetric('MailsSent', {}, 'Sum'), serviceMetric('MailFailures', {}, 'Sum')], 12),
+      graph(
+        'E-mail: the mail queue (retries) and its DLQ',
+        props.queues.mail && props.dlqs.mail
+          ? [
+              props.queues.mail.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: 'mail visible' }),
+              props.dlqs.mail.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: 'mail DLQ' }),
+            ]
+          : [],
+        12,
       ),
     );
 

@@ -13,11 +13,13 @@ import type { BucketAccess } from '../../shared/buckets';
 import type { TableDef } from '../../shared/db/tables';
 import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
+import { QUEUES } from '../../shared/queues';
 import { FONT_FILES, FONT_PACKAGE_DIR } from '../../shared/settlements/fonts';
 import { deploymentOf } from '../environments';
 import { LAMBDA_PLATFORM, lambdaPlatformPackages, platformPackagesCheck } from '../lambda-packages';
 import { LAMBDA_ESBUILD_OPTIONS } from './esbuild-cjs';
 import { ENTRY_METADATA } from './local-names';
+import type { MailBinding } from './mail';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -307,26 +309,33 @@ export class ServiceFunction extends NodejsFunction {
     return this;
   }
 
-  /** SES v2 SendEmail from one sender address, with the mail settings the code reads. */
-  allowMail(from: string): this {
-    const { account, region } = Stack.of(this);
+  /**
+   * SES v2 SendEmail from the deployment's sender, with the settings the code reads (MAIL_FROM,
+   * MAIL_CONFIGURATION_SET, OPERATORS_EMAIL), and the mail queue to put what SES refused on. The grant is what
+   * SES authorizes a send against: the sending identity (the sender's domain) and the configuration set, plus,
+   * while the account is in the SES sandbox, the recipients' identities; always from the one sender address.
+   */
+  allowMail(mail: MailBinding): this {
+    const stack = Stack.of(this);
+    const arn = (resource: string, resourceName: string) => stack.formatArn({ service: 'ses', resource, resourceName });
     this.addToRolePolicy(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
-        resources: [`arn:aws:ses:${region}:${account}:identity/*`, `arn:aws:ses:${region}:${account}:configuration-set/*`],
-        conditions: { StringEquals: { 'ses:FromAddress': from } },
+        resources: [arn('identity', mail.domain), arn('configuration-set', mail.configurationSetName), ...(mail.sandbox ? [arn('identity', '*')] : [])],
+        conditions: { StringEquals: { 'ses:FromAddress': mail.from } },
       }),
     );
-    this.addEnvironment('MAIL_MODE', 'ses');
-    this.addEnvironment('MAIL_FROM', from);
-    Validations.of(this.role!).acknowledge({
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:aws:ses:<AWS::Region>:<AWS::AccountId>:identity/*]`,
-      reason: 'Recipients are travelers: SES authorizes against the recipient identities too; the statement is pinned to one sender address.',
-    });
-    Validations.of(this.role!).acknowledge({
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:aws:ses:<AWS::Region>:<AWS::AccountId>:configuration-set/*]`,
-      reason: 'SendEmail may apply the account default configuration set; the statement is pinned to one sender address.',
-    });
+    this.addEnvironment('MAIL_FROM', mail.from);
+    this.addEnvironment('MAIL_CONFIGURATION_SET', mail.configurationSetName);
+    this.addEnvironment('OPERATORS_EMAIL', mail.operators);
+    this.bind({ queues: [{ queue: mail.retryQueue, envVar: QUEUES.mail!.envVar, access: 'send' }] });
+    if (mail.sandbox) {
+      Validations.of(this.role!).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason:
+          "-c mailSandbox=true: in the SES sandbox, SendEmail is authorized against each recipient's identity, and the recipients are whichever addresses were verified; the statement keeps to one sender address.",
+      });
+    }
     return this;
   }
 }

@@ -8,7 +8,6 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { TABLES, type TableName } from '../../shared/db/tables';
 import { QUEUES, type QueueDef } from '../../shared/queues';
-import { MAIL_FROM } from './api';
 import { markLocal } from './local-names';
 import { ServiceFunction } from './service-function';
 
@@ -64,7 +63,7 @@ export class WebhooksConstruct extends Construct {
         nodeModules: def.nodeModules,
       });
       consumer.bind({
-        tables: [{ table: props.tables.data, def: TABLES.data, access: 'readwrite' }],
+        tables: def.dataTable === 'none' ? [] : [{ table: props.tables.data, def: TABLES.data, access: 'readwrite' }],
         queues: [
           { queue, envVar: def.envVar, access: 'consume' },
           { queue, envVar: def.envVar, access: 'send' },
@@ -83,7 +82,6 @@ export class WebhooksConstruct extends Construct {
         this.retryMachinery(queue, consumer);
         // A failing endpoint's team is e-mailed (its admins and developers, read from the members).
         consumer.bind({ tables: [{ table: props.tables.access, def: TABLES.access, access: 'read' }] });
-        consumer.allowMail(MAIL_FROM);
       }
     }
   }

@@ -6,7 +6,9 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CORS } from '../../infra/constructs/api';
 import { CONSOLE_DIST_MISSING, CONSOLE_PATH_FUNCTION, ConsoleConstruct } from '../../infra/constructs/console';
+import { MailConstruct } from '../../infra/constructs/mail';
 import { IDENTITY_ADMIN_ACTIONS, IDENTITY_READ_ACTIONS } from '../../infra/constructs/service-function';
+import { mailOf } from '../../infra/mail';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
 import { actionsOf, isServiceFunction, type Resource, render, type Statement, synthService } from './synth';
@@ -190,7 +192,8 @@ describe('console files', () => {
     const missing = join(tmpdir(), 'no-such-console-dist');
     const make = (context: Record<string, unknown>, distDir: string) => {
       const stack = new Stack(new App({ context }), 'ConsoleOnly');
-      return new ConsoleConstruct(stack, 'Console', { apiOrigin: 'https://api.example', logsBucket: new Bucket(stack, 'Logs'), distDir });
+      const mail = new MailConstruct(stack, 'Mail', mailOf(stack));
+      return new ConsoleConstruct(stack, 'Console', { apiOrigin: 'https://api.example', logsBucket: new Bucket(stack, 'Logs'), distDir, mail });
     };
     expect(() => make({}, missing)).toThrow(CONSOLE_DIST_MISSING);
     expect(() => make({ 'aws:cdk:bundling-stacks': [] }, missing)).not.toThrow();

@@ -116,7 +116,8 @@ describe('alarms', () => {
   it('has exactly the alarms generated from the queues, routes, functions, tables and jobs', () => {
     const queues = Object.keys(QUEUES).length;
     const functions = ROUTE_LIST.length + 1 + queues; // routes, the $default fallback, one consumer per queue
-    const expected = 2 * queues + 1 + ROUTE_LIST.length + 1 + functions + 1 + 2 * Object.keys(TABLES).length + 2 * JOBS.length;
+    // ... + 1: MailFailures.
+    const expected = 2 * queues + 1 + ROUTE_LIST.length + 1 + functions + 1 + 2 * Object.keys(TABLES).length + 2 * JOBS.length + 1;
     expect(alarms.size).toBe(expected);
   });
 
@@ -180,6 +181,21 @@ describe('alarms', () => {
     const t = alarm('LambdaThrottles');
     expect(t).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles', Statistic: 'Sum', Period: 300, Threshold: 1 });
     expect(t.Dimensions).toBeUndefined();
+  });
+
+  it('any e-mail SES refused in 5 minutes (the service-wide MailFailures), whatever its reason', () => {
+    const a = alarm('MailFailures');
+    expect(a).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: 'MailFailures',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(dims(a.Dimensions)).toEqual({ service: SERVICE_NAME });
+    expect(a.AlarmDescription).toContain('#runbook-ses-refuses-e-mail');
   });
 
   it('DynamoDB throttled requests (10) and system errors (5) of every table in 5 minutes, summed over the operations', () => {

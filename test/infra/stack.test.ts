@@ -9,7 +9,7 @@ import { TABLES } from '../../shared/db/tables';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
-import { actionsOf as actions, isServiceFunction, type Resource, type Statement, synthService } from './synth';
+import { actionsOf as actions, isServiceFunction, type Resource, render, type Statement, synthService } from './synth';
 
 /** The service stack (tables, queues, buckets, the API and its routes, consumers, jobs). */
 let template: Template;
@@ -85,11 +85,17 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets only the routes that send e-mail call SES, from one sender', () => {
+  it('lets only the routes that send e-mail call SES, from one sender, on its identity and the configuration set (no wildcard)', () => {
     for (const r of ROUTE_LIST) {
       const ses = statementsOf(r.id).filter((st) => actions(st).includes('ses:SendEmail'));
       expect(ses.length, r.id).toBe(r.sendsMail ? 1 : 0);
-      if (r.sendsMail) expect(JSON.stringify(ses[0]!.Condition)).toContain('ses:FromAddress');
+      if (!r.sendsMail) continue;
+      expect(JSON.stringify(ses[0]!.Condition)).toContain('ses:FromAddress');
+      const resources = [ses[0]!.Resource].flat().map(render);
+      expect(
+        resources.map((x) => x.replace(/^arn:\{Ref:AWS::Partition\}:ses:\{Ref:AWS::Region\}:\{Ref:AWS::AccountId\}:/, '')),
+        r.id,
+      ).toEqual(['identity/partner-travel.example', expect.stringMatching(/^configuration-set\/\{Ref:\w+\}$/)]);
     }
   });
 
