@@ -12,6 +12,21 @@ export const SPECIMEN_MAIL = { from: 'bookings@partner-travel.example', operator
 /** The configuration set the local stack's functions name (the CDK stack declares its own). */
 export const LOCAL_CONFIGURATION_SET = 'partner-travel-local';
 
+/**
+ * The local deployment's mail settings as CDK context (infra/mail.ts), from the MAIL_FROM and OPERATORS_EMAIL
+ * `npm start` runs with: the templates the local IAM layer authorizes against then grant the sender the local
+ * SES verifies (the specimen in both when none is given), and the recipients' identities while the local SES is
+ * in the sandbox (LOCAL_SES_SANDBOX), as a deploy with -c mailSandbox=true does.
+ */
+export function localMailContext(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return {
+    ...(env.MAIL_FROM || env.OPERATORS_EMAIL
+      ? { mailFrom: env.MAIL_FROM ?? SPECIMEN_MAIL.from, operatorsEmail: env.OPERATORS_EMAIL ?? SPECIMEN_MAIL.operators }
+      : {}),
+    ...(env.LOCAL_SES_SANDBOX === 'true' ? { mailSandbox: 'true' } : {}),
+  };
+}
+
 export const domainOf = (address: string) => (address.split('@')[1] ?? '').toLowerCase();
 
 /**

@@ -86,7 +86,7 @@ export class ServiceStack extends Stack {
     // What the operators' admin CLI may do (a managed policy for their role; enforced on the CLI locally).
     new OperatorsConstruct(this, 'Operators', {
       tables: Object.values(this.data.tables),
-      queues: [webhooks.queues.webhooks!, webhooks.queues.settlements!],
+      queues: [webhooks.queues.webhooks!, webhooks.queues.settlements!, webhooks.queues.mail!],
       buckets: [
         { bucket: uploads.buckets.settlementDocuments!, actions: ['s3:GetObject', 's3:PutObject'] },
         { bucket: uploads.buckets.reviewPhotos!, actions: ['s3:GetObject', 's3:DeleteObject'] },
@@ -107,6 +107,9 @@ export class ServiceStack extends Stack {
       tables: this.data.tables,
     });
     new CfnOutput(this, 'SettlementQueueUrl', { value: webhooks.queues.settlements!.queueUrl });
+    // The admin CLI queues the e-mails of its commands there (booking:cancel), to the operators' address among others.
+    new CfnOutput(this, 'MailQueueUrl', { value: webhooks.queues.mail!.queueUrl });
+    new CfnOutput(this, 'OperatorsEmail', { value: mailSettings.operators });
     new CfnOutput(this, 'SettlementBucketName', { value: uploads.buckets.settlementDocuments!.bucketName });
     new CfnOutput(this, 'PhotoBaseUrl', { value: photoBaseUrl });
     new CfnOutput(this, 'AccessTableName', { value: this.data.tables.access.tableName });

@@ -5,7 +5,8 @@ import type { IConstruct } from 'constructs';
  * Template metadata that ties a resource to its counterpart on the local stack, so that the local IAM layer
  * (infra/local/iam) authorizes the calls of the local functions against the policies of these very templates:
  * `LocalName` names the local table, queue, bucket or user pool (`table:<name>`, `queue:<key>`, `dlq:<key>`,
- * `bucket:<key>`, `userPool`); `Entry` is a function's handler entry, by which the local runtime invokes it;
+ * `bucket:<key>`, `userPool`, the SES `configurationSet`); `Entry` is a function's handler entry, by which the
+ * local runtime invokes it;
  * `LocalPrincipal` names who acts with a managed policy locally (`operator`).
  * CloudFormation ignores both.
  */

@@ -3,6 +3,7 @@ import { ConfigurationSet, DkimIdentity, EasyDkimSigningKeyLength, EmailIdentity
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { MailSettings } from '../mail';
+import { markLocal } from './local-names';
 
 /**
  * The sender's domain as an SES identity, with Easy DKIM (2048-bit keys): in a stack of its own, deployed
@@ -61,6 +62,7 @@ export class MailConstruct extends Construct {
       reputationMetrics: true,
       suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
     });
+    markLocal(this.configurationSet, 'configurationSet');
   }
 
   binding(retryQueue: IQueue): MailBinding {

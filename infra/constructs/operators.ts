@@ -34,7 +34,7 @@ export class OperatorsConstruct extends Construct {
     id: string,
     props: {
       tables: ITableV2[];
-      /** The queues the CLI puts messages on (events, settlement runs) and counts (metrics:summary). */
+      /** The queues the CLI puts messages on (events, settlement runs, the e-mails of its commands) and counts (metrics:summary). */
       queues: IQueue[];
       /** Buckets and what the CLI does with their objects. */
       buckets: { bucket: IBucket; actions: string[] }[];

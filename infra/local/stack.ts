@@ -236,7 +236,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
     s3H.onEvent(forwardS3Events(sqs, queues, log));
     // SES: the local deployment's sender (MAIL_FROM, the example one by default) is its one verified identity, as
     // the CDK stack's is; in the sandbox (LOCAL_SES_SANDBOX=true) so are the addresses of LOCAL_SES_VERIFIED.
-    const mailFrom = process.env.MAIL_FROM ?? SPECIMEN_MAIL.from;
+    const mailFrom = process.env.MAIL_FROM ?? SPECIMEN_MAIL.from; // the templates' too (localMailContext)
     const sesH = await startLocalSes({
       port: sesPort,
       mailboxDir: join(stateDir, 'mailbox'),

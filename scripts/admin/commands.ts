@@ -380,7 +380,8 @@ export const COMMANDS: Record<string, Command> = {
   },
   'booking:cancel': {
     usage: 'booking:cancel --booking BOOKING_NUMBER [--reason TEXT]',
-    description: 'Cancel a booking on behalf of the service (full refund); the partner gets booking.cancelled.',
+    description:
+      "Cancel a booking on behalf of the service (full refund); the partner gets booking.cancelled, and the traveler's e-mail goes on the mail queue for the service to send.",
     output: '`{booking_number, status, cancellation}`.',
     flags: z.object({
       booking: z.string().min(1).describe('The booking number (PTB-XXXX-XXXX).'),

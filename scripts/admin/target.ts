@@ -32,10 +32,16 @@ export async function connect(): Promise<string> {
     if (outputs.WebhookDlqUrl) process.env.WEBHOOK_QUEUE_URL_DLQ = outputs.WebhookDlqUrl;
     if (outputs.SettlementQueueUrl) process.env.SETTLEMENT_QUEUE_URL = outputs.SettlementQueueUrl;
     if (outputs.SettlementBucketName) process.env.SETTLEMENT_BUCKET = outputs.SettlementBucketName;
+    if (outputs.MailQueueUrl) process.env.MAIL_QUEUE_URL = outputs.MailQueueUrl;
+    if (outputs.OperatorsEmail) process.env.OPERATORS_EMAIL = outputs.OperatorsEmail;
+    // The e-mails of a command (booking:cancel) go on the mail queue; the deployed consumer sends them.
+    process.env.MAIL_DELIVERY = 'queue';
     return `stack ${stackName}`;
   }
   const runtime = findRunningStack('set ADMIN_TARGET=aws to act on a deployed stack');
   Object.assign(process.env, runtime.env);
+  // The e-mails of a command go on the mail queue, for the stack's consumer to send, as in AWS.
+  process.env.MAIL_DELIVERY = 'queue';
   // As an operator whose role has the operators' policy of the templates (what the CLI may do in AWS).
   enforceForOperator(runtime.stateDir);
   return `local stack ${runtime.baseUrl}`;

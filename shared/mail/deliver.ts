@@ -6,6 +6,11 @@ import { traced } from '../kernel/tracing';
 import { type Mail, sendMail } from './send';
 
 const retryConfig = z.object({ MAIL_QUEUE_URL: z.string().min(1) });
+/**
+ * `queue`: every e-mail goes on the mail queue for its consumer to send, none is sent here. What an operator's
+ * shell (the admin CLI) does: e-mail goes out from the service's functions only, under their grant.
+ */
+const deliveryConfig = z.object({ MAIL_DELIVERY: z.enum(['send', 'queue']).default('send') });
 
 /** A message of the mail queue: one e-mail SES refused when it was first sent. */
 const retryMessage = z.object({
@@ -30,12 +35,15 @@ async function queueForRetry(mail: Mail): Promise<void> {
  * e-mails are about in the log lines (ids, never addresses).
  */
 export async function deliver(mails: Mail[], context: Record<string, string>): Promise<void> {
+  const queueOnly = loadConfig(deliveryConfig).MAIL_DELIVERY === 'queue';
   await Promise.all(
     mails.map(async (mail) => {
       try {
+        if (queueOnly) return await queueForRetry(mail);
         await sendMail(mail);
       } catch (e) {
         const error = (e as Error).message;
+        if (queueOnly) return logger.error('e-mail not queued: lost', { ...context, error });
         try {
           await queueForRetry(mail);
           logger.warn('e-mail not sent: queued for retry', { ...context, error });

@@ -2,8 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Authorizer } from '../../infra/local/iam/enforce';
 import { localResources } from '../../infra/local/iam/local';
 import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/local/iam/model';
-import type { IamRequest } from '../../infra/local/iam/requests';
+import { type IamRequest, iamRequestsFor } from '../../infra/local/iam/requests';
 import { synthesizeTemplates } from '../../infra/local/iam/templates';
+import { LOCAL_CONFIGURATION_SET, SPECIMEN_MAIL } from '../../infra/mail-address';
 import { accessKeys } from '../../shared/access/keys';
 import { bookingKeys } from '../../shared/bookings/keys';
 import { BUCKETS } from '../../shared/buckets';
@@ -68,6 +69,32 @@ describe('function roles', () => {
     expect(await allowed('operator', { action: 'dynamodb:Scan', resource: TABLE.data, context: {} })).toBe(false);
     expect(await allowed('operator', { action: 'sqs:SendMessage', resource: arn('sqs', QUEUES.settlements!.name), context: {} })).toBe(true);
     expect(await allowed('operator', { action: 'sqs:ReceiveMessage', resource: arn('sqs', QUEUES.settlements!.name), context: {} })).toBe(false);
+    // A command's e-mails go on the mail queue (MAIL_DELIVERY=queue): an operator's shell never sends as the service.
+    expect(await allowed('operator', { action: 'sqs:SendMessage', resource: arn('sqs', QUEUES.mail!.name), context: {} })).toBe(true);
+    expect(await allowed('operator', { action: 'ses:SendEmail', resource: arn('ses', 'identity/partner-travel.example'), context: {} })).toBe(false);
+  });
+
+  it('the functions that send e-mail may SendEmail from the local sender, through its identity and the configuration set, and no other', async () => {
+    const send = (from: string, configurationSet = LOCAL_CONFIGURATION_SET) =>
+      iamRequestsFor('SESv2Client', 'SendEmailCommand', {
+        FromEmailAddress: from,
+        Destination: { ToAddresses: ['traveler@bank-atlas.ma'] },
+        ConfigurationSetName: configurationSet,
+      })!;
+    const allAllowed = async (principal: string, rs: IamRequest[]) => (await Promise.all(rs.map((r) => allowed(principal, r)))).every(Boolean);
+    const senders = [
+      routeFunction('createBooking'),
+      routeFunction('cancelBooking'),
+      `function:${QUEUES.webhooks!.consumer}`,
+      `function:${QUEUES.mail!.consumer}`,
+    ];
+    for (const f of senders) {
+      expect(await allAllowed(f, send(SPECIMEN_MAIL.from)), f).toBe(true);
+      expect(await allAllowed(f, send('bookings@other-sender.ma')), f).toBe(false);
+      expect(await allAllowed(f, send(SPECIMEN_MAIL.from, 'another-set')), f).toBe(false);
+      expect(await allowed(f, { action: 'sqs:SendMessage', resource: arn('sqs', QUEUES.mail!.name), context: {} }), f).toBe(true);
+    }
+    expect(await allAllowed(routeFunction('getMe'), send(SPECIMEN_MAIL.from))).toBe(false);
   });
 
   it('no function may Scan', async () => {

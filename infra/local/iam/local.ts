@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { BUCKETS } from '../../../shared/buckets';
 import { TABLES } from '../../../shared/db/tables';
 import { QUEUES } from '../../../shared/queues';
+import { LOCAL_CONFIGURATION_SET } from '../../mail-address';
 import type { ProvisionedQueue } from '../provision';
 import { enforceIam } from './enforce';
 import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION, type LocalResource } from './model';
@@ -25,6 +26,7 @@ export function localResources(queues: Record<string, ProvisionedQueue>, userPoo
   }
   for (const [key, b] of Object.entries(BUCKETS)) out[`bucket:${key}`] = { ref: b.name, attrs: { Arn: `arn:aws:s3:::${b.name}` } };
   out.userPool = { ref: userPoolId, attrs: { Arn: `arn:aws:cognito-idp:${LOCAL_REGION}:${LOCAL_ACCOUNT}:userpool/${userPoolId}` } };
+  out.configurationSet = { ref: LOCAL_CONFIGURATION_SET, attrs: {} };
   return out;
 }
 

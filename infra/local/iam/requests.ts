@@ -158,6 +158,10 @@ function ses(command: string, input: Input): IamRequest[] {
   const domain = from.split('@')[1] ?? from;
   const out: IamRequest[] = [{ action: 'ses:SendEmail', resource: arn('ses', `identity/${domain}`), context }];
   if (input.ConfigurationSetName) out.push({ action: 'ses:SendEmail', resource: arn('ses', `configuration-set/${input.ConfigurationSetName}`), context });
+  // In the SES sandbox (LOCAL_SES_SANDBOX) each recipient is an identity SES authorizes the send against too.
+  if (process.env.LOCAL_SES_SANDBOX === 'true') {
+    for (const r of to) out.push({ action: 'ses:SendEmail', resource: arn('ses', `identity/${r.replace(/^.*<([^>]+)>.*$/, '$1')}`), context });
+  }
   return out;
 }
 

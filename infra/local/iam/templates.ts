@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { localMailContext } from '../../mail-address';
 
 /** A CloudFormation template, as far as the IAM layer reads it. */
 export interface CfnTemplate {
@@ -35,9 +36,11 @@ function* files(path: string): Generator<string> {
   else if (s.isDirectory()) for (const e of readdirSync(path).sort()) yield* files(join(path, e));
 }
 
-/** A hash of the sources the templates are synthesized from (and of the stack name). */
+/** A hash of the sources the templates are synthesized from (and of the stack name and the local mail settings). */
 export function sourcesHash(): string {
-  const h = createHash('sha256').update(process.env.STACK_NAME ?? '');
+  const h = createHash('sha256')
+    .update(process.env.STACK_NAME ?? '')
+    .update(JSON.stringify(localMailContext()));
   for (const input of INPUTS) {
     const abs = join(ROOT, input);
     if (!existsSync(abs)) continue;
@@ -53,7 +56,8 @@ export function sourcesHash(): string {
 export async function synthesizeTemplates(): Promise<SynthesizedStack[]> {
   const { App, NestedStack, Stack } = await import('aws-cdk-lib');
   const { ServiceStack } = await import('../../stack');
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  // The local deployment's sender (MAIL_FROM), as a deploy's -c mailFrom.
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...localMailContext() } });
   const service = new ServiceStack(app, process.env.STACK_NAME ?? 'PartnerTravelService');
   const assembly = app.synth();
   const read = (file: string) => JSON.parse(readFileSync(join(assembly.directory, file), 'utf8')) as CfnTemplate;
