@@ -81,7 +81,12 @@ export class ServiceStack extends Stack {
       },
     });
     // The console (user pool, app client, its files behind CloudFront) calls the API, which knows its pool and origin.
-    this.console = new ConsoleConstruct(this, 'Console', { apiOrigin: this.api.api.apiEndpoint, logsBucket: uploads.accessLogs!, mail });
+    this.console = new ConsoleConstruct(this, 'Console', {
+      apiOrigin: this.api.api.apiEndpoint,
+      documentsBucket: uploads.buckets.settlementDocuments!,
+      logsBucket: uploads.accessLogs!,
+      mail,
+    });
     this.api.useConsole(this.console);
     // What the operators' admin CLI may do (a managed policy for their role; enforced on the CLI locally).
     new OperatorsConstruct(this, 'Operators', {

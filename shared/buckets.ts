@@ -6,6 +6,18 @@
  * validator, the file sweep).
  */
 export type BucketAccess = 'read' | 'put' | 'readwrite' | 'readwrite-multipart' | 'manage';
+
+/** A bucket's CORS rule (S3's CORSRule): which browser origins may call it, how, and what they may read of the answer. */
+export interface BucketCors {
+  allowedOrigins: string[];
+  allowedMethods: ('GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE')[];
+  /** Request headers a preflight may name (Access-Control-Request-Headers). */
+  allowedHeaders?: string[];
+  /** Response headers the page may read besides the CORS-safelisted ones. */
+  exposedHeaders?: string[];
+  maxAgeSeconds?: number;
+}
+
 export interface BucketDef {
   name: string;
   envVar: string;
@@ -22,7 +34,27 @@ export interface BucketDef {
    * with `headers` on every response (a CloudFront response headers policy; locally the S3 server adds them).
    */
   serve?: { prefix: string; headers: Record<string, string> };
+  /** The bucket's CORS rule (S3 CORS in AWS; the local S3 server applies the same, infra/local/provision.ts). No rule: S3 refuses every preflight. */
+  cors?: BucketCors;
 }
+
+/**
+ * What a browser may do with a presigned link to a settlement document: the console downloads a document too large
+ * to answer inline by following the API's 303 to it (shared/settlements/read.ts). That request is the console's
+ * fetch redirected from the API's origin to S3's, a third one, so the browser sends it with `Origin: null` (the
+ * Fetch standard's tainted origin), without its Authorization header, with its X-Environment: a preflight with
+ * `Origin: null`. A rule naming the console's origin never matches it, and one naming `null` would admit any
+ * sandboxed page just as well: `*` is the rule that works. It opens nothing: only a valid signature for one key reads
+ * it (the link, valid 5 minutes, is the capability, which any client holding it can use without a browser), the
+ * bucket is private and takes no cookies, and the rule allows GET and that one header only. The console reads the
+ * file's name from Content-Disposition.
+ */
+export const DOCUMENT_LINK_CORS: BucketCors = {
+  allowedOrigins: ['*'],
+  allowedMethods: ['GET'],
+  allowedHeaders: ['X-Environment'],
+  exposedHeaders: ['Content-Disposition'],
+};
 
 /**
  * What every served photo response carries: the browser never sniffs another type than the stored image/*, and
@@ -35,7 +67,7 @@ export const SERVED_PHOTO_HEADERS = {
 
 export const BUCKETS: Record<string, BucketDef> = {
   /** Issued settlement documents (PDF invoices, CSV statements): written once, kept 10 years (invoices are archived 10 years, CGI art. 211). */
-  settlementDocuments: { name: 'settlement-documents', envVar: 'SETTLEMENT_BUCKET', versioned: true, retainYears: 10 },
+  settlementDocuments: { name: 'settlement-documents', envVar: 'SETTLEMENT_BUCKET', versioned: true, retainYears: 10, cors: DOCUMENT_LINK_CORS },
   /**
    * Review photos. Partners upload with a presigned POST under pending/; the
    * validator checks each object and writes re-encoded renditions of the

@@ -11,22 +11,12 @@ import { TABLES, type TableName } from '../../shared/db/tables';
 import type { RouteDef } from '../../shared/http/route-def';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
 import { ROUTE_LIST } from '../../shared/routes';
+import { CONSOLE_CORS } from '../console-policy';
 import { deploymentOf } from '../environments';
 import { deployTimeHandler, functionLogGroup, type IdentityBinding, ServiceFunction, type TableBinding } from './service-function';
 
 /** API Gateway throttling (requests per second, and the burst above it): the whole stage, and each write route. */
 export const THROTTLE = { stage: { rate: 1000, burst: 500 }, write: { rate: 200, burst: 100 } };
-
-/**
- * CORS of the API for the console's origin (the only one): what the console sends, and the response headers
- * it reads besides the CORS-safelisted ones (the request id of an error, the rate limit, a download's name).
- */
-export const CONSOLE_CORS = {
-  methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-  headers: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Environment'],
-  exposeHeaders: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Content-Disposition'],
-  maxAgeSeconds: 3600,
-};
 
 export interface ApiProps {
   tables: Record<TableName, TableV2>;

@@ -27,6 +27,7 @@ import {
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { CONSOLE_PATH, consoleCsp } from '../console-policy';
 import { markLocal } from './local-names';
 import type { MailConstruct } from './mail';
 import { acknowledge, DEFAULT_CERTIFICATE_REASON } from './nag';
@@ -35,9 +36,6 @@ import { deployTimeHandler, type IdentityBinding, nagRef, REPO_ROOT } from './se
 /** Where `npm run -s console:build` writes the console. */
 export const CONSOLE_DIST = join(REPO_ROOT, 'console', 'dist');
 export const CONSOLE_DIST_MISSING = 'console/dist is missing: run npm run -s console:build';
-
-/** The console's path, as on the local stack: its build's base (console/vite.config.ts), its files' key prefix in the bucket. */
-export const CONSOLE_PATH = '/console/';
 
 /**
  * The viewer-request CloudFront Function (cloudfront-js-2.0) of the console's distribution: S3 has no
@@ -56,26 +54,11 @@ export const CONSOLE_PATH_FUNCTION = `function handler(event) {
 /** Cognito's regional endpoint, which the browser calls to sign in (InitiateAuth, RespondToAuthChallenge, ...). */
 export const cognitoEndpoint = (region: string) => `https://cognito-idp.${region}.amazonaws.com`;
 
-/**
- * The console's Content-Security-Policy: its own files only (no inline script or style, no eval), images
- * also as data: URLs (the TOTP QR code), requests to itself, the API and Cognito, never framed.
- */
-export const consoleCsp = (apiOrigin: string, region: string) =>
-  [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    `connect-src 'self' ${apiOrigin} ${cognitoEndpoint(region)}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "object-src 'none'",
-  ].join('; ');
-
 export interface ConsoleProps {
   /** The API's origin (https://<id>.execute-api.<region>.amazonaws.com): the CSP's connect-src and, with /v1, config.json's apiBaseUrl. */
   apiOrigin: string;
+  /** The settlement documents' bucket (its regional endpoint, where the API's presigned links point): the CSP's connect-src. */
+  documentsBucket: IBucket;
   /** The bucket of the S3 server access logs and CloudFront standard logs (ACLs enabled: CloudFront's log delivery needs them). */
   logsBucket: IBucket;
   /** The built console (default console/dist). */
@@ -114,7 +97,14 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
     const headers = new ResponseHeadersPolicy(this, 'Headers', {
       comment: 'Partner console: strict CSP, HSTS, no framing, no sniffing, no referrer',
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: consoleCsp(props.apiOrigin, region), override: true },
+        contentSecurityPolicy: {
+          contentSecurityPolicy: consoleCsp({
+            api: props.apiOrigin,
+            cognito: cognitoEndpoint(region),
+            documents: `https://${props.documentsBucket.bucketRegionalDomainName}`,
+          }),
+          override: true,
+        },
         strictTransportSecurity: { accessControlMaxAge: Duration.days(730), includeSubdomains: true, preload: true, override: true },
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
         contentTypeOptions: { override: true },

@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Distribution, ResponseHeadersPolicy, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -15,8 +15,9 @@ export const INCOMPLETE_UPLOAD_DAYS = 1;
 /**
  * The service's buckets (settlement documents; review photos), from shared/buckets.ts: encrypted, private, TLS only,
  * access-logged, incomplete multipart uploads aborted after a day. A bucket that notifies sends ObjectCreated events
- * of its prefix to its queue; one that expires a prefix has a lifecycle rule for it; one that serves a prefix has a
- * CloudFront distribution reading it through origin access control (the bucket stays private).
+ * of its prefix to its queue; one that expires a prefix has a lifecycle rule for it; one with a CORS rule has it (the
+ * local S3 server applies the same); one that serves a prefix has a CloudFront distribution reading it through origin
+ * access control (the bucket stays private).
  */
 export class UploadsConstruct extends Construct {
   readonly buckets: Record<string, Bucket> = {};
@@ -57,6 +58,19 @@ export class UploadsConstruct extends Construct {
             ? [{ id: `expire-${def.expire.prefix.replace(/\/$/, '')}`, prefix: def.expire.prefix, expiration: Duration.days(def.expire.days) }]
             : []),
         ],
+        ...(def.cors
+          ? {
+              cors: [
+                {
+                  allowedOrigins: def.cors.allowedOrigins,
+                  allowedMethods: def.cors.allowedMethods.map((m) => HttpMethods[m]),
+                  allowedHeaders: def.cors.allowedHeaders,
+                  exposedHeaders: def.cors.exposedHeaders,
+                  maxAge: def.cors.maxAgeSeconds,
+                },
+              ],
+            }
+          : {}),
       });
       markLocal(bucket, `bucket:${key}`);
       this.buckets[key] = bucket;

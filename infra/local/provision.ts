@@ -7,9 +7,9 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { type CORSRule, CreateBucketCommand, DeleteBucketCorsCommand, PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { BUCKETS } from '../../shared/buckets';
+import { BUCKETS, type BucketCors } from '../../shared/buckets';
 import { TABLES, type TableDef } from '../../shared/db/tables';
 import { QUEUES } from '../../shared/queues';
 
@@ -104,6 +104,16 @@ export async function provisionQueues(sqs: SQSClient): Promise<Record<string, Pr
   return out;
 }
 
+/** A bucket's CORS rule as the S3 API takes it (PutBucketCors). */
+const corsRule = (c: BucketCors): CORSRule => ({
+  AllowedOrigins: c.allowedOrigins,
+  AllowedMethods: c.allowedMethods,
+  AllowedHeaders: c.allowedHeaders,
+  ExposeHeaders: c.exposedHeaders,
+  MaxAgeSeconds: c.maxAgeSeconds,
+});
+
+/** Creates the buckets of shared/buckets.ts and gives each its CORS rule, or none (as the CDK does; a state directory follows edits). */
 export async function provisionBuckets(s3: S3Client): Promise<void> {
   for (const b of Object.values(BUCKETS)) {
     try {
@@ -112,5 +122,7 @@ export async function provisionBuckets(s3: S3Client): Promise<void> {
       const name = (e as { name?: string }).name;
       if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw e;
     }
+    if (b.cors) await s3.send(new PutBucketCorsCommand({ Bucket: b.name, CORSConfiguration: { CORSRules: [corsRule(b.cors)] } }));
+    else await s3.send(new DeleteBucketCorsCommand({ Bucket: b.name }));
   }
 }

@@ -4,7 +4,10 @@ import { BUCKETS } from '../../shared/buckets';
 interface Ctx {
   method: string;
   path: string;
+  get(field: string): string;
   set(field: string, value: string): void;
+  remove(field: string): void;
+  response: { get(field: string): string };
 }
 
 /**
@@ -21,5 +24,36 @@ export function servedHeaders() {
       for (const [field, value] of Object.entries(route?.headers ?? {})) ctx.set(field, value);
     }
     return next();
+  };
+}
+
+/** The headers of a CORS answer (S3's common response headers: https://docs.aws.amazon.com/AmazonS3/latest/API/RESTCommonResponseHeaders.html). */
+const CORS_ANSWER = [
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-expose-headers',
+  'access-control-max-age',
+  'vary',
+];
+
+/**
+ * s3rver applies a bucket's CORS rules (PutBucketCors) as S3 does where it decides a browser's verdict: a preflight
+ * is refused (403 CORSResponse) when the bucket has no rule or none matches its origin, method and headers, and a
+ * request of a matching origin gets Access-Control-Allow-Origin. It is looser than S3 in what it adds: a rule of
+ * origin `*` also matches a request with no Origin at all, so every GET (the functions' own) carries CORS headers,
+ * which a browser's cache could reuse for a cross-origin read S3 would refuse; S3 evaluates CORS only for a request
+ * that has an Origin. And it says Access-Control-Allow-Credentials: true beside Allow-Origin *, which S3 omits.
+ * This outermost middleware takes both back, on errors too (s3rver keeps the CORS headers of an error answer).
+ */
+export function corsAsS3() {
+  return async (ctx: Ctx, next: () => Promise<unknown>) => {
+    try {
+      await next();
+    } finally {
+      if (!ctx.get('origin')) for (const field of CORS_ANSWER) ctx.remove(field);
+      else if (ctx.response.get('access-control-allow-origin') === '*') ctx.remove('access-control-allow-credentials');
+    }
   };
 }

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createSqsServer } from 'local-aws-sqs';
-import { servedHeaders } from './s3-serve';
+import { corsAsS3, servedHeaders } from './s3-serve';
 
 const require = createRequire(import.meta.url);
 
@@ -122,8 +122,9 @@ export async function startS3(dir: string, port: number): Promise<ServerHandle &
   // s3rver verifies request signatures against its own accounts: give it the local stack's credentials (AWS_ACCESS_KEY_ID=local).
   require('s3rver/lib/models/account').DUMMY_ACCOUNT.createKeyPair('local', 'local');
   const s3 = new S3rver({ port, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [] });
-  // Outermost (Koa composes its middleware array when it starts listening): the served prefixes' response headers.
-  s3.middleware.unshift(servedHeaders());
+  // Outermost (Koa composes its middleware array when it starts listening): the served prefixes' response headers,
+  // and the CORS answers as S3 gives them.
+  s3.middleware.unshift(corsAsS3(), servedHeaders());
   await s3.run();
   return { endpoint: `http://127.0.0.1:${port}`, stop: () => s3.close(), onEvent: (fn) => s3.on('event', fn) };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_CORS } from '../../infra/constructs/api';
+import { CONSOLE_CORS } from '../../infra/console-policy';
 import { CONSOLE_DIST_MISSING, CONSOLE_PATH_FUNCTION, ConsoleConstruct } from '../../infra/constructs/console';
 import { MailConstruct } from '../../infra/constructs/mail';
 import { IDENTITY_ADMIN_ACTIONS, IDENTITY_READ_ACTIONS } from '../../infra/constructs/service-function';
@@ -22,6 +22,7 @@ const one = (type: string) => {
   return all[0]!;
 };
 const consoleDistribution = () => rootOf('AWS::CloudFront::Distribution').find(([id]) => id.startsWith('ConsoleCdn'))!;
+const documentsBucketId = () => rootOf('AWS::S3::Bucket').find(([id]) => id.startsWith('UploadssettlementDocumentsBucket'))![0];
 
 beforeAll(() => {
   s = synthService();
@@ -150,7 +151,8 @@ describe('console files', () => {
       'script-src': "'self'",
       'style-src': "'self'",
       'img-src': "'self' data:",
-      'connect-src': `'self' {${s.root.getResourceId('AWS::ApiGatewayV2::Api')}.ApiEndpoint} https://cognito-idp.{Ref:AWS::Region}.amazonaws.com`,
+      // The API, Cognito, and the settlement documents' bucket at its regional endpoint (a large document's presigned link).
+      'connect-src': `'self' {${s.root.getResourceId('AWS::ApiGatewayV2::Api')}.ApiEndpoint} https://cognito-idp.{Ref:AWS::Region}.amazonaws.com https://{${documentsBucketId()}.RegionalDomainName}`,
       'frame-ancestors': "'none'",
       'base-uri': "'none'",
       'form-action': "'self'",
@@ -193,7 +195,13 @@ describe('console files', () => {
     const make = (context: Record<string, unknown>, distDir: string) => {
       const stack = new Stack(new App({ context }), 'ConsoleOnly');
       const mail = new MailConstruct(stack, 'Mail', mailOf(stack));
-      return new ConsoleConstruct(stack, 'Console', { apiOrigin: 'https://api.example', logsBucket: new Bucket(stack, 'Logs'), distDir, mail });
+      return new ConsoleConstruct(stack, 'Console', {
+        apiOrigin: 'https://api.example',
+        documentsBucket: new Bucket(stack, 'Documents'),
+        logsBucket: new Bucket(stack, 'Logs'),
+        distDir,
+        mail,
+      });
     };
     expect(() => make({}, missing)).toThrow(CONSOLE_DIST_MISSING);
     expect(() => make({ 'aws:cdk:bundling-stacks': [] }, missing)).not.toThrow();

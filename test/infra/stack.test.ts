@@ -234,6 +234,16 @@ describe('CDK stack', () => {
     expect(JSON.stringify(policy)).toContain('aws:SecureTransport');
   });
 
+  it('lets a browser follow a presigned link to a settlement document (one CORS rule: any origin, GET, X-Environment), and no other bucket', () => {
+    const buckets = Object.entries(template.findResources('AWS::S3::Bucket')) as [string, Resource][];
+    const withCors = buckets.filter(([, b]) => b.Properties?.CorsConfiguration);
+    expect(withCors.map(([id]) => id)).toEqual([expect.stringMatching(/^UploadssettlementDocumentsBucket/)]);
+    // The console's fetch redirected from the API reaches S3 with Origin: null (a tainted origin): only * matches it.
+    expect(withCors[0]![1].Properties.CorsConfiguration).toEqual({
+      CorsRules: [{ AllowedOrigins: ['*'], AllowedMethods: ['GET'], AllowedHeaders: ['X-Environment'], ExposedHeaders: ['Content-Disposition'] }],
+    });
+  });
+
   it('grants the settlement documents least privilege: read routes GetObject, the writers GetObject, PutObject and AbortMultipartUpload, nobody List or Delete', () => {
     expect(s3Actions(statementsOf('getSettlementInvoice'))).toEqual(['s3:GetObject']);
     expect(s3Actions(statementsOf('getSettlementStatement'))).toEqual(['s3:GetObject']);

@@ -179,9 +179,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readRuntime } from '../../infra/local/runtime-info';
 
+/** The test stack's runtime file: the endpoints of its servers. */
+export const stackRuntime = () => readRuntime(inject('stateDir'), inject('port'))!;
+
 /** Direct access to the test stack's DynamoDB, for tests that stage what HTTP cannot (a dead worker, an aged record). */
 export function testDb() {
-  const runtime = readRuntime(inject('stateDir'), inject('port'))!;
+  const runtime = stackRuntime();
   const ddb = DynamoDBDocumentClient.from(
     new DynamoDBClient({
       region: 'us-east-1',
