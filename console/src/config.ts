@@ -1,12 +1,12 @@
 /** The runtime configuration: ./config.json beside index.html, so one build serves every deployment. */
 export interface ConsoleConfig {
-  /** `/v1` (same origin) or `https://…/v1`. */
+  /** The API's `/v1`, on its own origin (`https://<id>.execute-api.<region>.amazonaws.com/v1`; locally `http://127.0.0.1:<PORT>/v1`). */
   apiBaseUrl: string;
   cognito: {
     region: string;
     userPoolId: string;
     clientId: string;
-    /** `/cognito/` (the local stack's same-origin proxy) or `https://cognito-idp.<region>.amazonaws.com/`. */
+    /** `https://cognito-idp.<region>.amazonaws.com/` (locally `http://127.0.0.1:<port>/cognito/`, another origin too). */
     endpoint: string;
   };
 }

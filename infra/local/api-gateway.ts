@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse, S
 import { TextDecoder } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { matchRoute } from '../../shared/http/router';
+import { CONSOLE_CORS } from '../console-policy';
 import {
   BODY_MAX_BYTES,
   EVENT_MAX_BYTES,
@@ -112,16 +113,16 @@ export interface GatewayOptions {
   integrationTimeoutMs?: number;
 }
 
-export const CORS_HEADERS = 'authorization, content-type, idempotency-key, x-environment';
+const list = (names: string[]) => names.map((n) => n.toLowerCase()).join(', ');
 
-/** The HTTP API's CORS preflight answer: only for the allowed origin, as API Gateway answers it. */
+/** The HTTP API's CORS preflight answer (its CORS configuration, CONSOLE_CORS): only for the allowed origin, as API Gateway answers it. */
 function preflight(req: IncomingMessage, res: ServerResponse, origin: string | undefined): boolean {
   if (req.method !== 'OPTIONS' || !origin || req.headers.origin !== origin || !req.headers['access-control-request-method']) return false;
   res.writeHead(204, {
     'access-control-allow-origin': origin,
-    'access-control-allow-methods': 'GET, POST, PATCH, DELETE',
-    'access-control-allow-headers': CORS_HEADERS,
-    'access-control-max-age': '3600',
+    'access-control-allow-methods': CONSOLE_CORS.methods.join(', '),
+    'access-control-allow-headers': list(CONSOLE_CORS.headers),
+    'access-control-max-age': String(CONSOLE_CORS.maxAgeSeconds),
   });
   res.end();
   return true;
@@ -165,7 +166,11 @@ export function startApiGateway(port: number, host = '127.0.0.1', opts: GatewayO
     if (opts.beside?.some((serve) => serve(req, res, path))) return;
     if (headBytes(req) > HEAD_MAX_BYTES) return refuseUnread(req, res, GATEWAY_ANSWERS.headTooLarge);
     if (preflight(req, res, opts.corsOrigin)) return;
-    if (opts.corsOrigin && req.headers.origin === opts.corsOrigin) res.setHeader('access-control-allow-origin', opts.corsOrigin);
+    // A CORS request's answer carries the configured headers, as API Gateway adds them to the function's.
+    if (opts.corsOrigin && req.headers.origin === opts.corsOrigin) {
+      res.setHeader('access-control-allow-origin', opts.corsOrigin);
+      res.setHeader('access-control-expose-headers', list(CONSOLE_CORS.exposeHeaders));
+    }
     // A declared length over the quota is refused before a byte of the body is read.
     if (Number(req.headers['content-length'] ?? 0) > BODY_MAX_BYTES) return refuseUnread(req, res, GATEWAY_ANSWERS.bodyTooLarge);
     const chunks: Buffer[] = [];

@@ -12,6 +12,8 @@ export interface RuntimeInfo {
   entry?: string;
   port: number;
   baseUrl: string;
+  /** The console's address, on its own origin (http://127.0.0.1:<console port>/console/). */
+  consoleUrl: string;
   stateDir: string;
   /** Environment a process needs to act on this stack (the admin CLI applies it). */
   env: Record<string, string>;

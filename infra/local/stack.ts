@@ -16,7 +16,7 @@ import { domainOf, LOCAL_CONFIGURATION_SET, SPECIMEN_MAIL } from '../mail-addres
 import { buildReferenceHtml } from '../reference-docs';
 import { startApiGateway } from './api-gateway';
 import { startLocalCognito } from './cognito';
-import { serveConsole } from './console-serve';
+import { startConsoleServer } from './console-serve';
 import { startCron, verboseLevel } from './cron';
 import { startIam } from './iam/local';
 import { functionPrincipal, runAs } from './iam/principal';
@@ -34,6 +34,8 @@ export { defaultStateDir, type RuntimeInfo, readRuntime, runningStacks, runtimeF
 
 export interface LocalStackOptions {
   port: number;
+  /** The console's port, its own origin as CloudFront's is in AWS (default: port + 1, or a free one when that is taken). */
+  consolePort?: number;
   stateDir: string;
   reset?: boolean;
   log?: (line: string) => void;
@@ -195,6 +197,9 @@ export async function startLocalStack(opts: LocalStackOptions) {
   };
 
   try {
+    // The console's origin, needed from now on (the functions' CONSOLE_ORIGIN, invitations); it serves once the stack is ready.
+    const consoleH = await startConsoleServer(opts.consolePort ?? (opts.port ? opts.port + 1 : 0), opts.consolePort === undefined);
+    stops.push(consoleH.stop);
     const dynamoP = startDynamo(join(stateDir, 'dynamodb'), ddbPort);
     // The policies of the synthesized templates, which the IAM layer enforces (synthesized meanwhile, or cached).
     const iamP = startIam.prepare();
@@ -246,9 +251,10 @@ export async function startLocalStack(opts: LocalStackOptions) {
       sandbox: process.env.LOCAL_SES_SANDBOX === 'true',
     });
     stops.push(sesH.stop);
-    // The console's user pool (cognito-local behind a layer that restores Cognito's rules), served at /cognito/ on the API's port.
+    // The console's user pool (cognito-local behind a layer that restores Cognito's rules), on a port of its own
+    // (the browser's and the service's endpoint) and at /cognito/ on the API's port (its tokens' issuer, the JWKS).
     const origin = `http://127.0.0.1:${opts.port}`;
-    const cognito = await startLocalCognito(stateDir, origin, `${origin}/console/`);
+    const cognito = await startLocalCognito(stateDir, origin, consoleH.url);
     const cognitoH = await cognito.listen(cognitoPort);
     stops.push(cognitoH.stop);
     // From here on, every AWS call a function makes is authorized as AWS would (infra/local/iam).
@@ -260,7 +266,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
       USER_POOL_ID: cognito.userPoolId,
       USER_POOL_CLIENT_ID: cognito.clientId,
       COGNITO_ISSUER: cognito.issuer,
-      CONSOLE_ORIGIN: origin,
+      CONSOLE_ORIGIN: consoleH.origin,
       AWS_ENDPOINT_URL_DYNAMODB: dynamoH.endpoint,
       AWS_ENDPOINT_URL_SQS: sqsH.endpoint,
       AWS_ENDPOINT_URL_S3: s3H.endpoint,
@@ -355,16 +361,29 @@ export async function startLocalStack(opts: LocalStackOptions) {
     process.env.REFERENCE_HTML = env.REFERENCE_HTML;
     env.GUIDES_DIR = guides.dir;
     process.env.GUIDES_DIR = guides.dir;
-    const consoleConfig = {
-      apiBaseUrl: '/v1',
-      cognito: { region: LOCAL_CREDENTIALS.AWS_REGION, userPoolId: cognito.userPoolId, clientId: cognito.clientId, endpoint: '/cognito/' },
-    };
-    const api: Server = await startApiGateway(opts.port, '127.0.0.1', { beside: [cognito.handle, serveConsole(consoleConfig)], corsOrigin: origin });
+    const baseUrl = `${origin}/v1`;
+    // The console calls the API, Cognito and S3 (a large document's presigned link) across origins, as in AWS.
+    consoleH.open(
+      {
+        apiBaseUrl: baseUrl,
+        cognito: { region: LOCAL_CREDENTIALS.AWS_REGION, userPoolId: cognito.userPoolId, clientId: cognito.clientId, endpoint: `${cognitoH.endpoint}/` },
+      },
+      { api: origin, cognito: new URL(cognitoH.endpoint).origin, documents: s3H.endpoint },
+    );
+    const api: Server = await startApiGateway(opts.port, '127.0.0.1', { beside: [cognito.handle], corsOrigin: consoleH.origin });
     stops.push(() => closeServer(api));
-    const baseUrl = `http://127.0.0.1:${opts.port}/v1`;
-    const runtime: RuntimeInfo = { pid: process.pid, javaPid: dynamoH.process.pid, entry: lock.entry, port: opts.port, baseUrl, stateDir, env };
+    const runtime: RuntimeInfo = {
+      pid: process.pid,
+      javaPid: dynamoH.process.pid,
+      entry: lock.entry,
+      port: opts.port,
+      baseUrl,
+      consoleUrl: consoleH.url,
+      stateDir,
+      env,
+    };
     writeFileSync(runtimeFile(stateDir, opts.port), JSON.stringify(runtime, null, 2));
-    return { baseUrl, runtime, queues, recovered, stop: stopAll };
+    return { baseUrl, consoleUrl: consoleH.url, runtime, queues, recovered, stop: stopAll };
   } catch (e) {
     await stopAll();
     throw e;

@@ -33,6 +33,7 @@ try {
   let demo: Awaited<ReturnType<typeof ensureDemoPartner>> | undefined;
   stack = await startLocalStack({
     port,
+    consolePort: process.env.CONSOLE_PORT ? Number(process.env.CONSOLE_PORT) : undefined,
     stateDir,
     reset,
     onFatal: (message) => {
@@ -54,7 +55,7 @@ try {
       `  Sandbox key  ${demo!.test_key}   (Demo Bank, PARTNER_ADMIN)`,
       `  Live key     ${demo!.live_key}   (live writes are signed: docs/guides/authentication.md)`,
       `  Try          curl -s -H "Authorization: Bearer ${demo!.test_key}" ${stack.baseUrl}/me`,
-      `  Console      ${new URL(stack.baseUrl).origin}/console/   sign in as ${demo!.console_email} with ${demo!.console_password}`,
+      `  Console      ${stack.consoleUrl}   sign in as ${demo!.console_email} with ${demo!.console_password}`,
       '               (the first sign-in enrols an authenticator app: docs/guides/console.md)',
       `  Catalog      ${catalog}`,
       `  State        ${stateDir}   (npm start -- --reset starts empty)`,

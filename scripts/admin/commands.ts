@@ -132,7 +132,7 @@ export const COMMANDS: Record<string, Command> = {
           test_key: demo.test_key,
           live_key: demo.live_key,
           base_url: runtime.baseUrl,
-          console_url: `${new URL(runtime.baseUrl).origin}/console/`,
+          console_url: runtime.consoleUrl,
           console_email: demo.console_email ?? null,
           console_password: demo.console_password ?? null,
         },
@@ -142,7 +142,7 @@ export const COMMANDS: Record<string, Command> = {
               `Demo Bank, partner ${demo.partner_id}, on ${runtime.baseUrl}`,
               `  Sandbox key  ${demo.test_key}`,
               `  Live key     ${demo.live_key}   (live writes are signed: docs/guides/authentication.md)`,
-              `  Console      ${new URL(runtime.baseUrl).origin}/console/   ${demo.console_email ?? '(no console user yet: restart npm start)'} / ${demo.console_password ?? ''}`,
+              `  Console      ${runtime.consoleUrl}   ${demo.console_email ?? '(no console user yet: restart npm start)'} / ${demo.console_password ?? ''}`,
             ].join('\n'),
       };
     },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { CONSOLE_CORS } from '../../infra/console-policy';
 import { accessKeys } from '../../shared/access/keys';
 import {
   cognito,
@@ -16,7 +17,7 @@ import {
   strongPassword,
   totpCode,
 } from './console-session';
-import { admin, api, baseUrl, newPartner, testDb, write } from './helpers';
+import { admin, api, baseUrl, newPartner, stackRuntime, testDb, write } from './helpers';
 
 describe('console sign-in through the local Cognito (MFA required, as in AWS)', () => {
   it('an invited member signs in with the e-mailed temporary password, sets a strong one, enrols TOTP, then signs in with a code', async () => {
@@ -267,8 +268,9 @@ describe('the API with a console session', () => {
     expect((await api('GET', '/me', { headers: sessionHeaders(again, 'live') })).status).toBe(200);
   });
 
-  it('answers CORS preflights for the console origin only', async () => {
-    const origin = new URL(baseUrl()).origin;
+  it("answers CORS for the console's origin only (its own, not the API's), exposing what the console reads", async () => {
+    const origin = new URL(stackRuntime().consoleUrl).origin;
+    expect(origin).not.toBe(new URL(baseUrl()).origin);
     const ok = await fetch(`${baseUrl()}/me`, {
       method: 'OPTIONS',
       headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, x-environment' },
@@ -276,7 +278,14 @@ describe('the API with a console session', () => {
     expect(ok.status).toBe(204);
     expect(ok.headers.get('access-control-allow-origin')).toBe(origin);
     expect(ok.headers.get('access-control-allow-headers')).toContain('x-environment');
-    const other = await fetch(`${baseUrl()}/me`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
-    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    // The answer itself carries the configured headers, as API Gateway adds them: the console reads the request id of an error.
+    const answer = await fetch(`${baseUrl()}/me`, { headers: { origin } });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(answer.headers.get('access-control-expose-headers')?.split(', ')).toEqual(CONSOLE_CORS.exposeHeaders.map((h) => h.toLowerCase()));
+    for (const other of ['https://evil.example', new URL(baseUrl()).origin]) {
+      const refused = await fetch(`${baseUrl()}/me`, { method: 'OPTIONS', headers: { origin: other, 'access-control-request-method': 'GET' } });
+      expect(refused.headers.get('access-control-allow-origin'), other).toBeNull();
+    }
   });
 });

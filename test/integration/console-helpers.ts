@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { bookingBody, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
 import { strongPassword } from './console-session';
-import { admin, api, baseUrl, type newPartner, write } from './helpers';
+import { admin, api, baseUrl, type newPartner, stackRuntime, write } from './helpers';
 
 export { cognito, consoleClientId as clientId, invitationPassword, resign, strongPassword } from './console-session';
 
@@ -24,8 +24,14 @@ export { cognito, consoleClientId as clientId, invitationPassword, resign, stron
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SHOTS = resolve(import.meta.dirname, '..', '..', 'test-output', 'console');
 
-export const origin = () => new URL(baseUrl()).origin;
-export const consoleUrl = (hash = '') => `${origin()}/console/${hash ? `#/${hash}` : ''}`;
+/** The console's address: its own origin, as CloudFront's is in AWS (the API, Cognito and S3 are others). */
+export const consoleUrl = (hash = '') => `${stackRuntime().consoleUrl}${hash ? `#/${hash}` : ''}`;
+export const consoleOrigin = () => new URL(stackRuntime().consoleUrl).origin;
+/** The origins the console calls (its CSP's connect-src): itself, the API, the local Cognito, the local S3 (a large document). */
+const consoleReaches = () => {
+  const env = stackRuntime().env;
+  return [consoleOrigin(), new URL(baseUrl()).origin, env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER!, env.AWS_ENDPOINT_URL_S3!].map((u) => new URL(u).origin);
+};
 
 export async function launch(): Promise<Browser> {
   return chromium.launch({
@@ -57,7 +63,7 @@ export function browserForFile(): () => Browser {
 export interface ConsolePage {
   context: BrowserContext;
   page: Page;
-  /** Uncaught page errors and requests to other origins: both must stay empty. */
+  /** Uncaught page errors and requests to origins the console has no business with: both must stay empty. */
   problems: string[];
   /** The X-Environment of every API request the page made, in order. */
   apiCalls: { method: string; path: string; environment: string | undefined; idempotencyKey: string | undefined }[];
@@ -65,23 +71,27 @@ export interface ConsolePage {
   cognitoCalls: string[];
 }
 
-/** A fresh browser context (its own sessionStorage) at 1280×800, that may load nothing from another origin. */
+/**
+ * A fresh browser context (its own sessionStorage) at 1280×800. Requests are watched, never intercepted: while
+ * page.route is on, Playwright answers every CORS preflight itself (allowing all), so the API's, Cognito's and
+ * S3's CORS would go untested. The console's CSP is what stops a request to another origin.
+ */
 export async function openConsole(browser: Browser): Promise<ConsolePage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin() });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: consoleOrigin() });
   const page = await context.newPage();
   const problems: string[] = [];
   const apiCalls: ConsolePage['apiCalls'] = [];
   const cognitoCalls: string[] = [];
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin()}/`) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
-    problems.push(`request to another origin: ${url}`);
-    return route.abort();
-  });
+  const reaches = consoleReaches();
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  // What the browser refuses, its CSP or another origin's CORS, it says on the console.
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|CORS policy/.test(m.text())) problems.push(`refused: ${m.text()}`);
+  });
   page.on('request', (r) => {
     const u = new URL(r.url());
+    if (!['data:', 'blob:'].includes(u.protocol) && !reaches.includes(u.origin)) problems.push(`request to another origin: ${r.url()}`);
     const h = r.headers();
     if (u.pathname === '/cognito/')
       cognitoCalls.push(`${(h['x-amz-target'] ?? '').split('.').pop()} ${JSON.parse(r.postData() ?? '{}').AuthFlow ?? ''}`.trim());
@@ -262,9 +272,9 @@ export const clipboardText = (page: Page) => page.evaluate(() => navigator.clipb
 /** A console session's request made from the page itself, with the token the console holds (what a curious member could do). */
 export async function fetchAsPage(page: Page, method: string, path: string, environment: 'sandbox' | 'live', body?: unknown) {
   return page.evaluate(
-    async ({ method, path, environment, body }) => {
+    async ({ method, path, environment, body, apiBaseUrl }) => {
       const s = JSON.parse(sessionStorage.getItem('console.session') ?? 'null') as { accessToken: string } | null;
-      const res = await fetch(`/v1${path}`, {
+      const res = await fetch(`${apiBaseUrl}${path}`, {
         method,
         headers: {
           Authorization: `Bearer ${s?.accessToken ?? ''}`,
@@ -276,7 +286,7 @@ export async function fetchAsPage(page: Page, method: string, path: string, envi
       });
       return { status: res.status, body: (await res.json()) as { code?: string; message?: string } };
     },
-    { method, path, environment, body },
+    { method, path, environment, body, apiBaseUrl: baseUrl() },
   );
 }
 

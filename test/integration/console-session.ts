@@ -2,7 +2,7 @@ import { createPrivateKey, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { decodeJwt, SignJWT } from 'jose';
 import { Secret, TOTP } from 'otpauth';
-import { admin, api, baseUrl, type newPartner } from './helpers';
+import { admin, api, baseUrl, type newPartner, stackRuntime } from './helpers';
 
 /**
  * Console sessions for integration tests: a member signs in through the local
@@ -25,7 +25,7 @@ export async function cognito(op: string, body: unknown): Promise<{ status: numb
 
 let clientId: string | undefined;
 export async function consoleClientId(): Promise<string> {
-  clientId ??= ((await (await fetch(`${new URL(baseUrl()).origin}/console/config.json`)).json()) as { cognito: { clientId: string } }).cognito.clientId;
+  clientId ??= ((await (await fetch(`${stackRuntime().consoleUrl}config.json`)).json()) as { cognito: { clientId: string } }).cognito.clientId;
   return clientId;
 }
 

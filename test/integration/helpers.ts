@@ -179,7 +179,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readRuntime } from '../../infra/local/runtime-info';
 
-/** The test stack's runtime file: the endpoints of its servers. */
+/** The test stack's runtime file: its console's address, the endpoints of its servers. */
 export const stackRuntime = () => readRuntime(inject('stateDir'), inject('port'))!;
 
 /** Direct access to the test stack's DynamoDB, for tests that stage what HTTP cannot (a dead worker, an aged record). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { cognito, consoleAdmin, consoleClientId, consoleMember, sessionApi, signIn } from './console-session';
-import { admin, api, baseUrl, memberWithRole, newPartner, write } from './helpers';
+import { admin, api, memberWithRole, newPartner, stackRuntime, write } from './helpers';
 
 /**
  * The team routes that manage members and their console users (Cognito):
@@ -33,7 +33,7 @@ async function initiate(email: string, password: string) {
 }
 
 const userPoolId = async () =>
-  ((await (await fetch(`${new URL(baseUrl()).origin}/console/config.json`)).json()) as { cognito: { userPoolId: string } }).cognito.userPoolId;
+  ((await (await fetch(`${stackRuntime().consoleUrl}config.json`)).json()) as { cognito: { userPoolId: string } }).cognito.userPoolId;
 
 const members = async (p: Partner) => (await api('GET', '/team/members', { key: p.test_key })).body.data as { id: string; email: string; status: string }[];
 
