@@ -1,7 +1,7 @@
 import '../scripts/quiet-sdk';
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { ledgerLines, stageDraft } from './ledger';
 
 /** The bound the job's peak heap must stay under, whatever the number of bookings (the consumer's memory is set well above it). */
 export const HEAP_BOUND_MB = 256;
@@ -26,14 +26,11 @@ export async function benchSettlements(sizes = (process.env.BENCH_SETTLEMENT_BOO
 /** `around` runs the job (the cost bench counts what it calls); by default it just runs it. */
 export async function benchSettlement(n = 10_000, around: <T>(job: () => Promise<T>) => Promise<T> = (job) => job()) {
   const { accessStore } = await import('../shared/access/store');
-  const { batchWrite } = await import('../shared/db/batch');
   const { dataTable } = await import('../shared/db/client');
-  const { settlementKeys } = await import('../shared/settlements/keys');
   const { settleTenant } = await import('../shared/settlements/issue');
   const { PART_BYTES } = await import('../shared/settlements/documents');
-  const { periodOf, periodStart, previousPeriod } = await import('../shared/settlements/period');
+  const { periodOf, previousPeriod } = await import('../shared/settlements/period');
   const { settlementSettings } = await import('../shared/settlements/config');
-  type LedgerLine = import('../shared/settlements/model').LedgerLine;
 
   const { partner } = await accessStore.createPartner({ name: 'Bench Settlement Bank' });
   await accessStore.setLegalIdentity(partner.partner_id, {
@@ -42,65 +39,12 @@ export async function benchSettlement(n = 10_000, around: <T>(job: () => Promise
     legal_ice: '002345678000012',
   });
   const period = previousPeriod(periodOf(new Date()));
-  const start = Date.parse(`${periodStart(period)}T00:00:00Z`);
-  const titles = [
-    'Marrakech medina and souks guided walking tour',
-    'Erg Chebbi overnight camel trek',
-    'Randonnée à Imlil, déjeuner berbère',
-    'رحلة إلى الصحراء',
-  ];
-  let total = 0;
-  const lines: LedgerLine[] = Array.from({ length: n }, (_, i) => {
-    const charged = 20_000 + ((i * 7919) % 180_000);
-    const cancelled = i % 10 === 0;
-    const refund = cancelled ? Math.floor(charged / 2) : 0;
-    total += charged - refund;
-    return {
-      kind: 'BOOKING',
-      // Unique at any size (a line's key holds it): the index in base 36, then 4 random characters.
-      booking_number: `PTB-${i.toString(36).toUpperCase().padStart(4, '0')}-${randomUUID().slice(0, 4).toUpperCase()}`,
-      partner_reference: `BANK-${period}-${String(i).padStart(6, '0')}`,
-      travel_date: periodStart(period),
-      confirmed_at: new Date(start + (i * 86_400_000 * 27) / n + 3_600_000).toISOString(),
-      adventure: titles[i % titles.length]!,
-      status: cancelled ? 'CANCELLED' : i % 3 === 0 ? 'COMPLETED' : 'CONFIRMED',
-      amount_minor: charged - refund,
-      charged_minor: charged,
-      refund_minor: refund,
-      updated_at: new Date(start).toISOString(),
-    };
+  const lines = ledgerLines(n, period, {
+    titles: ['Marrakech medina and souks guided walking tour', 'Erg Chebbi overnight camel trek', 'Randonnée à Imlil, déjeuner berbère', 'رحلة إلى الصحراء'],
+    reference: (i) => `BANK-${period}-${String(i).padStart(6, '0')}`,
   });
   let t = performance.now();
-  await batchWrite(
-    dataTable,
-    lines.map((l) => ({
-      PutRequest: { Item: { ...settlementKeys.bookingLine(partner.partner_id, 'live', period, l.booking_number), type: 'ledger_line', ...l } },
-    })),
-  );
-  const now = new Date().toISOString();
-  const id = randomUUID();
-  await batchWrite(dataTable, [
-    {
-      PutRequest: {
-        Item: {
-          ...settlementKeys.header(partner.partner_id, 'live', period),
-          ...settlementKeys.byId(id),
-          type: 'settlement',
-          id,
-          partner_id: partner.partner_id,
-          env: 'live',
-          period,
-          status: 'DRAFT',
-          currency: 'MAD',
-          total_minor: total,
-          line_count: n,
-          booking_count: n,
-          created_at: now,
-          updated_at: now,
-        },
-      },
-    },
-  ]);
+  const { total } = await stageDraft(dataTable, partner.partner_id, 'live', period, lines);
   const stageSecs = (performance.now() - t) / 1000;
 
   // The job, with memory sampled every 20 ms.

@@ -125,7 +125,12 @@ export function call<K extends OperationId>(env: Environment, id: K, args?: Call
   return request<Result<K>>(op.method, path, env, a);
 }
 
-/** A file the API answers as an attachment, with the name it gives in Content-Disposition. */
+/**
+ * A file the API answers as an attachment, with the name it gives in Content-Disposition. A document too large to
+ * answer inline is a 303 to a presigned S3 URL, which fetch follows: the browser sends that request with
+ * `Origin: null` (redirected from the API's origin to a third one) and without the Authorization header, and the
+ * bucket's CORS rule lets the console read the answer and its Content-Disposition (shared/buckets.ts).
+ */
 export async function download(env: Environment, path: string, fallbackName: string): Promise<{ blob: Blob; filename: string }> {
   const res = await send('GET', path, env);
   const cd = res.headers.get('content-disposition') ?? '';
