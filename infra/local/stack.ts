@@ -18,6 +18,7 @@ import { startApiGateway } from './api-gateway';
 import { startLocalCognito } from './cognito';
 import { startConsoleServer } from './console-serve';
 import { startCron, verboseLevel } from './cron';
+import { startGsiLag } from './gsi-lag';
 import { startIam } from './iam/local';
 import { functionPrincipal, runAs } from './iam/principal';
 import { ROOT, withinInvocation } from './lambda';
@@ -46,6 +47,11 @@ export interface LocalStackOptions {
    * partner): it runs before the API listens, so /v1/health answers only once the stack is ready.
    */
   beforeListen?: () => Promise<void>;
+  /**
+   * How far behind its table a global secondary index reads, in ms (infra/local/gsi-lag.ts); 0 or unset:
+   * immediate, as DynamoDB Local alone. `npm start` and the integration tests set it (LOCAL_GSI_LAG_MS).
+   */
+  gsiLagMs?: number;
 }
 
 const LOCAL_CREDENTIALS = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' };
@@ -176,7 +182,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
   };
   process.once('exit', dropLock);
 
-  const [ddbPort, sqsPort, s3Port, schedPort, cognitoPort, sesPort] = await Promise.all([
+  const [ddbPort, sqsPort, s3Port, schedPort, cognitoPort, sesPort, lagPort] = await Promise.all([
+    freePort(),
     freePort(),
     freePort(),
     freePort(),
@@ -235,6 +242,9 @@ export async function startLocalStack(opts: LocalStackOptions) {
     const sqs = new SQSClient({ ...clientConfig, endpoint: sqsH.endpoint });
     const s3 = new S3Client({ ...clientConfig, endpoint: s3H.endpoint, forcePathStyle: true });
     await provisionTables(ddb);
+    // Index reads lag their table as in AWS: the service reaches DynamoDB Local through this layer.
+    const gsiLag = await startGsiLag({ target: dynamoH.endpoint, port: lagPort, lagMs: opts.gsiLagMs ?? 0, ddb });
+    if (gsiLag) stops.push(gsiLag.stop);
     const queues = await provisionQueues(sqs);
     await provisionBuckets(s3);
     // S3 -> SQS event notifications: s3rver's object events, forwarded as S3 sends them (bucket and prefix as in shared/buckets.ts).
@@ -267,7 +277,9 @@ export async function startLocalStack(opts: LocalStackOptions) {
       USER_POOL_CLIENT_ID: cognito.clientId,
       COGNITO_ISSUER: cognito.issuer,
       CONSOLE_ORIGIN: consoleH.origin,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamoH.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: gsiLag?.endpoint ?? dynamoH.endpoint,
+      // What the stack runs with, for the scripts and tests that read its runtime file (the handlers never read it).
+      LOCAL_GSI_LAG_MS: String(gsiLag?.lagMs ?? 0),
       AWS_ENDPOINT_URL_SQS: sqsH.endpoint,
       AWS_ENDPOINT_URL_S3: s3H.endpoint,
       AWS_ENDPOINT_URL_SCHEDULER: `http://127.0.0.1:${schedPort}`,

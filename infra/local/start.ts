@@ -1,5 +1,6 @@
 import '../../scripts/quiet-sdk';
 import { ensureCatalog, ensureDemoPartner } from './demo';
+import { gsiLagFromEnv } from './gsi-lag';
 import { MissingJavaError } from './services';
 import { defaultStateDir, startLocalStack } from './stack';
 
@@ -31,11 +32,14 @@ process.on('SIGHUP', () => void shutdown('SIGHUP'));
 try {
   let catalog = '';
   let demo: Awaited<ReturnType<typeof ensureDemoPartner>> | undefined;
+  // On by default, as AWS's indexes are never immediate: a quarter of a second unless LOCAL_GSI_LAG_MS says otherwise (0: off).
+  const gsiLagMs = gsiLagFromEnv(250);
   stack = await startLocalStack({
     port,
     consolePort: process.env.CONSOLE_PORT ? Number(process.env.CONSOLE_PORT) : undefined,
     stateDir,
     reset,
+    gsiLagMs,
     onFatal: (message) => {
       console.error(message);
       process.exit(1);

@@ -39,6 +39,8 @@ export default async function setup(project: TestProject) {
       LOCAL_STATE_DIR: stateDir,
       WEBHOOK_WAIT_SCALE: process.env.WEBHOOK_WAIT_SCALE ?? '0.0001',
       FAULT_INJECTION: 'on',
+      // Index reads lag their writes by 750 ms (AWS: usually under a second): no test may pass because an index is immediate.
+      LOCAL_GSI_LAG_MS: process.env.LOCAL_GSI_LAG_MS ?? '750',
       // Trust the test CA as a developer trusts mkcert's: the stack verifies receivers' certificates as in AWS.
       NODE_EXTRA_CA_CERTS: tls.caFile,
     },
