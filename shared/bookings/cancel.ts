@@ -71,6 +71,7 @@ export async function cancelBooking(
       dataTable.client,
       {
         booking: bookingStore.cancel(b.booking_number, cancellation, now),
+        row: bookingStore.listRow(result),
         seats: inventoryStore.releaseSeats(b.inventory, b.rate_pack.id, slot, b.travelers.length),
         ...(await settlementLedger.cancelled(b, refund, now)),
       },

@@ -36,7 +36,7 @@ export async function completeBooking(b: BookingRecord, seal: Seal<BookingRecord
     const result: BookingRecord = { ...b, status: 'COMPLETED', completed_at: now.toISOString(), updated_at: now.toISOString() };
     const cancelled = await transact(
       dataTable.client,
-      { booking: bookingStore.complete(b.booking_number, now), ...(await settlementLedger.completed(b, now)) },
+      { booking: bookingStore.complete(b.booking_number, now), row: bookingStore.listRow(result), ...(await settlementLedger.completed(b, now)) },
       [event.item],
       seal.items(result),
     );

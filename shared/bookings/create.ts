@@ -169,6 +169,7 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
         quote: quoteStore.consume(quote.id, number, now),
         reference: bookingStore.reserveReference(t.partnerId, t.env, input.partner_reference, number),
         booking: bookingStore.put(booking),
+        row: bookingStore.listRow(booking),
         ...ledger.items,
       },
       [event.item],

@@ -6,16 +6,20 @@ import type { Env } from '../kernel/tenant';
  */
 export const bookingKeys = {
   booking: (bookingNumber: string) => ({ pk: `BOOKING#${bookingNumber}`, sk: 'BOOKING' }),
-  /** gsi1: a partner's bookings in one environment, newest first. */
-  byTenantPartition: (partnerId: string, env: Env) => `BOOKINGS#${partnerId}#${env}`,
-  byTenant: (partnerId: string, env: Env, createdAt: string, bookingNumber: string) => ({
-    gsi1pk: bookingKeys.byTenantPartition(partnerId, env),
-    gsi1sk: `${createdAt}#${bookingNumber}`,
+  /**
+   * A partner's bookings in one environment, newest first: one row per booking in the data table (what the
+   * list shows and filters on), put by every transaction that changes the booking, so the list reads its
+   * own writes (strongly consistent), which an index would not.
+   */
+  listPartition: (partnerId: string, env: Env) => `BOOKINGS#${partnerId}#${env}`,
+  listRow: (partnerId: string, env: Env, createdAt: string, bookingNumber: string) => ({
+    pk: bookingKeys.listPartition(partnerId, env),
+    sk: `${createdAt}#${bookingNumber}`,
   }),
-  /** The table key of the booking whose gsi1 sort key is `gsi1sk` (to resume a page). */
-  fromTenantSort: (gsi1sk: string) => bookingKeys.booking(gsi1sk.split('#')[1]!),
-  /** gsi1 sort-key bounds of bookings created between two instants, inclusive. */
+  /** Sort-key bounds of bookings created between two instants, inclusive. */
   createdRange: (from: string, to: string) => ({ from, to: `${to}#~` }),
+  /** gsi1, before the list rows: a partner's bookings (what data:list-rows moves to rows, and takes out of the index). */
+  legacyIndexPartition: (partnerId: string, env: Env) => `BOOKINGS#${partnerId}#${env}`,
   /** gsi2 (sparse): CONFIRMED bookings by travel date, for the completion job; removed when they leave CONFIRMED. */
   byTravelDatePartition: (travelDate: string) => `BKDATE#${travelDate}`,
   byTravelDate: (travelDate: string, createdAt: string, bookingNumber: string) => ({

@@ -42,6 +42,12 @@ export interface BookingRecord {
   settlement_period?: string;
 }
 
+/** A booking's row in its tenant's list: what GET /bookings shows and filters on, traveler names as initials. */
+export type BookingListRow = Pick<
+  BookingRecord,
+  'booking_number' | 'env' | 'partner_reference' | 'customer_ref_hash' | 'status' | 'quote_id' | 'travel_date' | 'start_time' | 'net_amount' | 'created_at'
+> & { adventure_slug: string; travelers: { initials: string }[] };
+
 export interface CreateBookingInput {
   quote_id: string;
   partner_reference: string;

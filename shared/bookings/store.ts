@@ -4,9 +4,11 @@ import type { JWK } from 'jose';
 import { dataTable, type Table, type TransactItem } from '../db/client';
 import { isConditionFailed } from '../db/errors';
 import { clean, inList, newestFirst, queryPages } from '../db/query';
+import { moveIndexToRows } from '../db/rows';
 import type { Env } from '../kernel/tenant';
 import { bookingKeys } from './keys';
-import type { BookingRecord, BookingStatus, Cancellation } from './model';
+import type { BookingListRow, BookingRecord, BookingStatus, Cancellation } from './model';
+import { bookingListRow } from './views';
 
 export interface BookingFilter {
   limit: number;
@@ -33,13 +35,19 @@ export function makeBookingStore(table: Table = dataTable) {
     },
   });
 
+  const rowItem = (b: BookingRecord) => ({
+    ...bookingKeys.listRow(b.partner_id, b.env, b.created_at, b.booking_number),
+    type: 'booking_row',
+    ...bookingListRow(b),
+  });
+
   const store = {
     async get(bookingNumber: string): Promise<BookingRecord | undefined> {
       const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: bookingKeys.booking(bookingNumber), ConsistentRead: true }));
       return r.Item ? clean<BookingRecord>(r.Item) : undefined;
     },
 
-    /** A new booking; fails if the number is taken. */
+    /** A new booking; fails if the number is taken. Its list row goes in the same transaction (`listRow`). */
     put(b: BookingRecord): TransactItem {
       return {
         Put: {
@@ -48,10 +56,28 @@ export function makeBookingStore(table: Table = dataTable) {
             ...bookingKeys.booking(b.booking_number),
             type: 'booking',
             ...b,
-            ...bookingKeys.byTenant(b.partner_id, b.env, b.created_at, b.booking_number),
             ...bookingKeys.byTravelDate(b.travel_date, b.created_at, b.booking_number),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      };
+    },
+
+    /**
+     * The booking's row in its tenant's list, as of `b`: put by every transaction that creates or changes the
+     * booking. A new booking's row is new; a change moves it only out of CONFIRMED, as the booking's own update
+     * does (a booking from before data:list-rows gets its row there).
+     */
+    listRow(b: BookingRecord): TransactItem {
+      const Item = rowItem(b);
+      if (b.status === 'CONFIRMED') return { Put: { TableName: TableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' } };
+      return {
+        Put: {
+          TableName: TableName(),
+          Item,
+          ConditionExpression: 'attribute_not_exists(pk) OR #s = :confirmed',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':confirmed': 'CONFIRMED' },
         },
       };
     },
@@ -81,7 +107,16 @@ export function makeBookingStore(table: Table = dataTable) {
       return leaveConfirmed(bookingNumber, '#s = :done, completed_at = :now, updated_at = :now', { ':done': 'COMPLETED', ':now': now.toISOString() });
     },
 
-    /** A partner's bookings in one environment, newest first; `after` is the index sort key of the last row of the previous page. */
+    /** Bookings listed through gsi1 before the list rows: their rows, and out of the index (data:list-rows). */
+    moveToRows(partnerId: string, env: Env): Promise<number> {
+      return moveIndexToRows(table, {
+        index: 'gsi1',
+        partition: bookingKeys.legacyIndexPartition(partnerId, env),
+        row: (r) => rowItem(clean<BookingRecord>(r)),
+      });
+    },
+
+    /** A partner's bookings in one environment, newest first, from their list rows; `after` is the sort key of the last row of the previous page. */
     async listForTenant(partnerId: string, env: Env, f: BookingFilter, after?: string) {
       const names: Record<string, string> = {};
       const values: Record<string, unknown> = {};
@@ -97,16 +132,14 @@ export function makeBookingStore(table: Table = dataTable) {
       const { items, next } = await newestFirst(
         table,
         {
-          index: 'gsi1',
-          partition: bookingKeys.byTenantPartition(partnerId, env),
-          itemKey: bookingKeys.fromTenantSort,
+          partition: bookingKeys.listPartition(partnerId, env),
           between: bookingKeys.createdRange(f.createdFrom, f.createdTo),
           ...(filters.length ? { filter: { expression: filters.join(' AND '), names, values } } : {}),
         },
         f.limit,
         after,
       );
-      return { items: items.map((i) => clean<BookingRecord>(i)), next };
+      return { items: items.map((i) => clean<BookingListRow>(i)), next };
     },
 
     /** CONFIRMED bookings travelling on a date, a page at a time. */

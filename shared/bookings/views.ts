@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { money, toMinor } from '../kernel/money';
-import type { BookingRecord } from './model';
+import type { BookingListRow, BookingRecord } from './model';
 import { initials, refundPreview } from './rules';
 import type { Booking, BookingListItem, CancellationQuote } from './schemas';
 
@@ -9,7 +9,7 @@ export type BookingListView = z.input<typeof BookingListItem>;
 export type CancellationQuoteView = z.input<typeof CancellationQuote>;
 
 /** Fields shown both in the list and in the detail. */
-function bookingCore(b: BookingRecord) {
+function bookingCore(b: BookingRecord | BookingListRow) {
   return {
     booking_number: b.booking_number,
     partner_reference: b.partner_reference,
@@ -38,9 +38,23 @@ export function bookingView(b: BookingRecord): BookingView {
   };
 }
 
-export function bookingListView(b: BookingRecord): BookingListView {
+export function bookingListView(row: BookingListRow): BookingListView {
+  return { ...bookingCore(row), adventure_slug: row.adventure_slug, travelers: row.travelers };
+}
+
+/** The booking's row in its tenant's list, as of this record. */
+export function bookingListRow(b: BookingRecord): BookingListRow {
   return {
-    ...bookingCore(b),
+    booking_number: b.booking_number,
+    env: b.env,
+    partner_reference: b.partner_reference,
+    customer_ref_hash: b.customer_ref_hash,
+    status: b.status,
+    quote_id: b.quote_id,
+    travel_date: b.travel_date,
+    start_time: b.start_time,
+    net_amount: b.net_amount,
+    created_at: b.created_at,
     adventure_slug: b.adventure.slug,
     travelers: b.travelers.map((t) => ({ initials: initials(t.first_name, t.last_name) })),
   };

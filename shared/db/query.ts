@@ -62,7 +62,8 @@ export async function newestFirst(table: Table, q: NewestFirstQuery, limit: numb
   const { items, hasMore } = await queryPage(
     table,
     {
-      ...(q.index ? { IndexName: q.index } : {}),
+      // The table itself is read strongly consistent: a list shows the caller's own writes (an index cannot).
+      ...(q.index ? { IndexName: q.index } : { ConsistentRead: true }),
       KeyConditionExpression: `${pkName} = :p${q.between ? ` AND ${skName} BETWEEN :from AND :to` : ''}`,
       ExpressionAttributeValues: values,
       ...(q.filter ? { FilterExpression: q.filter.expression } : {}),

@@ -268,6 +268,21 @@ describe('reading bookings', () => {
     expect((await api('GET', '/bookings?customer_reference=CUST-A', { key: (await newPartner()).test_key })).body.data).toEqual([]);
   });
 
+  it('lists a booking the moment it is created, and its cancellation the moment it is answered (the list reads its rows, never an index)', async () => {
+    const p = await newPartner();
+    const jwk = await sandboxPaymentKey(p.partner_id);
+    const q = await quoteFor(p.test_key, P.FLEXIBLE, addDays(today, 12));
+    const b = (await write('POST', '/bookings', p.test_key, bookingBody(q, await signPayment(jwk, paidClaims(q))))).body;
+    const listed = async (query = '') =>
+      (await api('GET', `/bookings${query}`, { key: p.test_key })).body.data.map(
+        (x: { booking_number: string; status: string }) => `${x.booking_number} ${x.status}`,
+      );
+    expect(await listed()).toEqual([`${b.booking_number} CONFIRMED`]);
+    expect((await write('POST', `/bookings/${b.booking_number}/cancel`, p.test_key, {})).status).toBe(200);
+    expect(await listed()).toEqual([`${b.booking_number} CANCELLED`]);
+    expect(await listed('?status=CONFIRMED')).toEqual([]);
+  });
+
   it('stores the customer reference only as a keyed hash', async () => {
     const p = await newPartner();
     const jwk = await sandboxPaymentKey(p.partner_id);
