@@ -124,7 +124,7 @@ export async function createQuote(t: Tenant, input: CreateQuoteInput, seal: Seal
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + QUOTE_TTL_MS).toISOString(),
   };
-  const cancelled = await transact(dataTable.client, { quote: quoteStore.put(quote) }, [], seal.items(quote));
+  const cancelled = await transact(dataTable.client, { quote: quoteStore.put(quote), row: quoteStore.listRow(quote) }, [], seal.items(quote));
   if (cancelled) throw new Error(`quote creation was cancelled (${cancelled.codes.join(', ')})`);
   countEvent('QuotesCreated', t.env);
   return quote;

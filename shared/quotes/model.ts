@@ -34,3 +34,9 @@ export interface QuoteRecord {
   /** Set when a booking consumes the quote. */
   booking_number?: string;
 }
+
+/** A quote's row in its tenant's list: what GET /quotes shows (none of it changes). */
+export type QuoteListRow = Pick<
+  QuoteRecord,
+  'id' | 'adventure_slug' | 'rate_pack_id' | 'start_date' | 'start_time' | 'net_amount' | 'created_at' | 'expires_at'
+>;

@@ -10,5 +10,5 @@ export async function getQuote(t: Tenant, id: string): Promise<QuoteRecord> {
   return q;
 }
 
-/** Most recent first; `after` is the index sort key of the last row of the previous page. */
+/** Most recent first; `after` is the sort key of the last row of the previous page. */
 export const listQuotes = (t: Tenant, limit: number, after?: string) => quoteStore.listForTenant(t.partnerId, t.env, limit, after);

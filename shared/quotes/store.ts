@@ -2,9 +2,11 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { inventoryKeys } from '../catalog/keys';
 import { dataTable, type Table, type TransactItem } from '../db/client';
 import { clean, newestFirst, queryAll } from '../db/query';
+import { moveIndexToRows } from '../db/rows';
 import type { Env } from '../kernel/tenant';
 import { quoteKeys } from './keys';
-import type { QuoteRecord } from './model';
+import type { QuoteListRow, QuoteRecord } from './model';
+import { quoteListRow } from './views';
 
 /** An unexpired, unbooked quote, as the catalog sees it when something stops being sellable. */
 export interface OpenQuote {
@@ -14,13 +16,14 @@ export interface OpenQuote {
 }
 
 export function makeQuoteStore(table: Table = dataTable) {
+  const rowItem = (q: QuoteRecord) => ({ ...quoteKeys.listRow(q.partner_id, q.env, q.created_at, q.id), type: 'quote_row', ...quoteListRow(q) });
   return {
     async get(id: string): Promise<QuoteRecord | undefined> {
-      const r = await table.client.send(new GetCommand({ TableName: table.name(), Key: quoteKeys.quote(id) }));
+      const r = await table.client.send(new GetCommand({ TableName: table.name(), Key: quoteKeys.quote(id), ConsistentRead: true }));
       return r.Item ? clean<QuoteRecord>(r.Item) : undefined;
     },
 
-    /** A new quote, with its entries in the tenant's list and in its adventure's open quotes. */
+    /** A new quote, with its entry in its adventure's open quotes; its list row goes in the same transaction (`listRow`). */
     put(q: QuoteRecord): TransactItem {
       return {
         Put: {
@@ -29,7 +32,6 @@ export function makeQuoteStore(table: Table = dataTable) {
             ...quoteKeys.quote(q.id),
             type: 'quote',
             ...q,
-            ...quoteKeys.byTenant(q.partner_id, q.env, q.created_at, q.id),
             ...quoteKeys.onAdventure(q.inventory, q.adventure_id, inventoryKeys.slot({ date: q.start_date, start_time: q.start_time }), q.id),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
@@ -37,15 +39,20 @@ export function makeQuoteStore(table: Table = dataTable) {
       };
     },
 
-    /** A partner's quotes in one environment, most recent first; `after` is the index sort key of the last row of the previous page. */
+    /** The quote's row in its tenant's list. */
+    listRow(q: QuoteRecord): TransactItem {
+      return { Put: { TableName: table.name(), Item: rowItem(q), ConditionExpression: 'attribute_not_exists(pk)' } };
+    },
+
+    /** Quotes listed through gsi1 before the list rows: their rows, and out of the index (data:list-rows). */
+    moveToRows(partnerId: string, env: Env): Promise<number> {
+      return moveIndexToRows(table, { index: 'gsi1', partition: quoteKeys.legacyIndexPartition(partnerId, env), row: (r) => rowItem(clean<QuoteRecord>(r)) });
+    },
+
+    /** A partner's quotes in one environment, most recent first, from their list rows; `after` is the sort key of the last row of the previous page. */
     async listForTenant(partnerId: string, env: Env, limit: number, after?: string) {
-      const { items, next } = await newestFirst(
-        table,
-        { index: 'gsi1', partition: quoteKeys.byTenantPartition(partnerId, env), itemKey: quoteKeys.fromTenantSort },
-        limit,
-        after,
-      );
-      return { items: items.map((i) => clean<QuoteRecord>(i)), next };
+      const { items, next } = await newestFirst(table, { partition: quoteKeys.listPartition(partnerId, env) }, limit, after);
+      return { items: items.map((i) => clean<QuoteListRow>(i)), next };
     },
 
     /** Unexpired, unbooked quotes on an adventure in one inventory, optionally on one slot or rate pack. */

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import type { QuoteRecord } from './model';
+import type { QuoteListRow, QuoteRecord } from './model';
 import type { Quote, QuoteSummary } from './schemas';
 
 export type QuoteSummaryView = z.input<typeof QuoteSummary>;
 export type QuoteView = z.input<typeof Quote>;
 
-export function quoteSummaryView(q: QuoteRecord, now = new Date()): QuoteSummaryView {
+export function quoteSummaryView(q: QuoteListRow, now = new Date()): QuoteSummaryView {
   return {
     id: q.id,
     adventure_slug: q.adventure_slug,
@@ -32,4 +32,10 @@ export function quoteView(q: QuoteRecord, now = new Date()): QuoteView {
     test_mode: q.env === 'test',
     booking_number: q.booking_number ?? null,
   };
+}
+
+/** The quote's row in its tenant's list. */
+export function quoteListRow(q: QuoteRecord): QuoteListRow {
+  const { id, adventure_slug, rate_pack_id, start_date, start_time, net_amount, created_at, expires_at } = q;
+  return { id, adventure_slug, rate_pack_id, start_date, start_time, net_amount, created_at, expires_at };
 }

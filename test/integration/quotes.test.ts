@@ -230,18 +230,28 @@ describe('GET /v1/quotes', () => {
     expect((await api('GET', '/quotes', { key: p.live_key })).body.data.map((q: { id: string }) => q.id)).toEqual([liveQuote]);
   });
 
+  it('lists a quote the moment it is created (the list reads its rows, never an index)', async () => {
+    const p = await newPartner();
+    const q = (await quote(p.test_key, { rate_pack_id: ids.flexPack, start_date: addDays(today, 5), travelers: [{ age: 30 }, { age: 30 }] })).body;
+    expect((await api('GET', '/quotes', { key: p.test_key })).body.data.map((x: { id: string }) => x.id)).toEqual([q.id]);
+  });
+
   it('computes expired against the current time', async () => {
     const p = await newPartner();
     const q = (await quote(p.test_key, { rate_pack_id: ids.flexPack, start_date: addDays(today, 1), travelers: [{ age: 30 }, { age: 30 }] })).body;
     const { ddb, dataTable } = testDb();
-    await ddb.send(
-      new UpdateCommand({
-        TableName: dataTable,
-        Key: quoteKeys.quote(q.id),
-        UpdateExpression: 'SET expires_at = :t',
-        ExpressionAttributeValues: { ':t': new Date(Date.now() - 1000).toISOString() },
-      }),
-    );
+    // An aged quote: its record and its list row (expires_at never changes in the service).
+    for (const Key of [quoteKeys.quote(q.id), quoteKeys.listRow(p.partner_id, 'test', q.created_at, q.id)]) {
+      await ddb.send(
+        new UpdateCommand({
+          TableName: dataTable,
+          Key,
+          UpdateExpression: 'SET expires_at = :t',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':t': new Date(Date.now() - 1000).toISOString() },
+        }),
+      );
+    }
     expect((await api('GET', `/quotes/${q.id}`, { key: p.test_key })).body.expired).toBe(true);
     expect((await api('GET', '/quotes', { key: p.test_key })).body.data[0].expired).toBe(true);
   });
