@@ -17,11 +17,15 @@ export const accessKeys = {
   /** gsi1: every partner (operators' list), oldest first. */
   partnersIndex: (createdAt: string, partnerId: string) => ({ gsi1pk: 'PARTNERS', gsi1sk: `${createdAt}#${partnerId}` }),
   partnersPartition: 'PARTNERS',
-  /** gsi1: the keys of a partner and environment, newest first. */
-  keysIndex: (partnerId: string, env: Env, createdAt: string, keyId: string) => ({ gsi1pk: keysPartition(partnerId, env), gsi1sk: `${createdAt}#${keyId}` }),
-  keysPartition: (partnerId: string, env: Env) => keysPartition(partnerId, env),
-  /** The table key of the key whose index sort key is `gsi1sk` (to resume a page). */
-  keyFromIndexSort: (gsi1sk: string) => ({ pk: `KEY#${gsi1sk.split('#')[1]}`, sk: 'KEY' }),
+  /**
+   * The keys of a partner and environment, newest first: one row per key (its id, member and issuer, which
+   * never change), put in the key's own transaction, so the list reads its own writes (strongly
+   * consistent); the list reads each key's record for the rest (its revocation).
+   */
+  keyRowsPartition: (partnerId: string, env: Env) => keysPartition(partnerId, env),
+  keyRow: (partnerId: string, env: Env, createdAt: string, keyId: string) => ({ pk: keysPartition(partnerId, env), sk: `${createdAt}#${keyId}` }),
+  /** gsi1, before the key rows: the keys of a partner and environment (what data:list-rows moves to rows, and takes out of the index). */
+  legacyKeysIndexPartition: (partnerId: string, env: Env) => keysPartition(partnerId, env),
 };
 
 /**

@@ -4,6 +4,7 @@ import { accessTable, type Seal, type Table, type TransactItem, transact, unseal
 import { isConditionFailed, type TransactionCancelled } from '../db/errors';
 import { batchGet, newestFirst, queryAll } from '../db/query';
 import { backoff } from '../db/retry';
+import { moveIndexToRows } from '../db/rows';
 import type { Env } from '../kernel/tenant';
 import { formatKey, hashSecret, newKeyPrefix, newKeySecret } from './api-key';
 import { accessKeys } from './keys';
@@ -40,13 +41,35 @@ const strip = <T>(item: Record<string, unknown> | undefined): T | undefined => {
   return rest as T;
 };
 
-function newKeyItem(partnerId: string, memberId: string, env: Env, now: string) {
+function newKeyItem(partnerId: string, memberId: string, env: Env, now: string, opts: { expiresAt?: string; issuedBy?: string } = {}) {
   const keyId = newKeyPrefix();
   const secret = newKeySecret();
-  const record: ApiKeyRecord = { key_id: keyId, partner_id: partnerId, member_id: memberId, env, secret_hash: hashSecret(secret), created_at: now };
+  const record: ApiKeyRecord = {
+    key_id: keyId,
+    partner_id: partnerId,
+    member_id: memberId,
+    env,
+    secret_hash: hashSecret(secret),
+    created_at: now,
+    ...(opts.expiresAt ? { expires_at: opts.expiresAt } : {}),
+    ...(opts.issuedBy ? { issued_by: opts.issuedBy } : {}),
+  };
   return {
     issued: { key_id: keyId, key: formatKey(env, keyId, secret), env } satisfies IssuedKey,
-    item: { ...accessKeys.apiKey(keyId), type: 'api_key', ...accessKeys.keysIndex(partnerId, env, now, keyId), ...record },
+    record,
+    item: { ...accessKeys.apiKey(keyId), type: 'api_key', ...record },
+    row: keyRowItem(record),
+  };
+}
+
+/** A key's row in the partner's list of keys: what never changes, and what unrevokedKeys filters on. */
+function keyRowItem(k: ApiKeyRecord) {
+  return {
+    ...accessKeys.keyRow(k.partner_id, k.env, k.created_at, k.key_id),
+    type: 'api_key_row',
+    key_id: k.key_id,
+    member_id: k.member_id,
+    ...(k.issued_by ? { issued_by: k.issued_by } : {}),
   };
 }
 
@@ -98,6 +121,18 @@ export function makeAccessStore(table: Table = accessTable) {
       throw e;
     }
   };
+  /** The key records of key rows, in the rows' order (strongly consistent). */
+  const keysOf = async (rows: Record<string, unknown>[]): Promise<ApiKeyRecord[]> => {
+    const found = new Map<string, ApiKeyRecord>();
+    for (let i = 0; i < rows.length; i += 100) {
+      const items = await batchGet(
+        table,
+        rows.slice(i, i + 100).map((r) => accessKeys.apiKey(r.key_id as string)),
+      );
+      for (const item of items) found.set(item.key_id as string, strip<ApiKeyRecord>(item)!);
+    }
+    return rows.map((r) => found.get(r.key_id as string)).filter((k): k is ApiKeyRecord => k !== undefined);
+  };
   const store = {
     /** `sandboxCatalog`: the snapshot the new tenant's sandbox starts on (the current one), so its clone exists at once. */
     async createPartner(input: { name: string; email?: string; now?: Date; sandboxCatalog?: string; adminIdentityId?: string; adminEmail?: string }) {
@@ -131,7 +166,9 @@ export function makeAccessStore(table: Table = accessTable) {
         email: { Put: { TableName: TableName(), Item: { ...accessKeys.memberEmail(partnerId, email), type: 'member_email', member_id: member.member_id } } },
         ...identityPut(TableName(), member),
         live: { Put: { TableName: TableName(), Item: live.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        liveRow: { Put: { TableName: TableName(), Item: live.row, ConditionExpression: 'attribute_not_exists(pk)' } },
         test: { Put: { TableName: TableName(), Item: test.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        testRow: { Put: { TableName: TableName(), Item: test.row, ConditionExpression: 'attribute_not_exists(pk)' } },
       });
       if (cancelled) throw new Error(`partner creation was cancelled (${cancelled.codes.join(', ')})`);
       return { partner, member, liveKey: live.issued, testKey: test.issued };
@@ -190,13 +227,8 @@ export function makeAccessStore(table: Table = accessTable) {
       opts: { expiresAt?: string; issuedBy?: string } = {},
       seal: Seal<IssuedKey & { record: ApiKeyRecord }> = unsealed,
     ): Promise<IssuedKey & { record: ApiKeyRecord }> {
-      const k = newKeyItem(partnerId, memberId, env, new Date().toISOString());
-      const item: Record<string, unknown> = {
-        ...k.item,
-        ...(opts.expiresAt ? { expires_at: opts.expiresAt } : {}),
-        ...(opts.issuedBy ? { issued_by: opts.issuedBy } : {}),
-      };
-      const result = { ...k.issued, record: strip<ApiKeyRecord>(item)! };
+      const k = newKeyItem(partnerId, memberId, env, new Date().toISOString(), opts);
+      const result = { ...k.issued, record: k.record };
       const cancelled = await transact(
         table.client,
         {
@@ -208,7 +240,8 @@ export function makeAccessStore(table: Table = accessTable) {
               ExpressionAttributeValues: { ':t': true },
             },
           },
-          key: { Put: { TableName: TableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          key: { Put: { TableName: TableName(), Item: k.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          row: { Put: { TableName: TableName(), Item: k.row, ConditionExpression: 'attribute_not_exists(pk)' } },
         },
         [],
         seal.items(result),
@@ -249,15 +282,19 @@ export function makeAccessStore(table: Table = accessTable) {
       }
     },
 
-    /** Keys of one partner and environment, most recent first. */
+    /** Keys listed through gsi1 before their rows: their rows, and out of the index (data:list-rows). */
+    moveKeysToRows(partnerId: string, env: Env): Promise<number> {
+      return moveIndexToRows(table, {
+        index: 'gsi1',
+        partition: accessKeys.legacyKeysIndexPartition(partnerId, env),
+        row: (r) => keyRowItem(strip<ApiKeyRecord>(r)!),
+      });
+    },
+
+    /** Keys of one partner and environment, most recent first, from their rows. */
     async listKeys(partnerId: string, env: Env, limit: number, after?: string) {
-      const { items, next } = await newestFirst(
-        table,
-        { index: 'gsi1', partition: accessKeys.keysPartition(partnerId, env), itemKey: accessKeys.keyFromIndexSort },
-        limit,
-        after,
-      );
-      return { items: items.map((i) => strip<ApiKeyRecord>(i)!), next };
+      const { items, next } = await newestFirst(table, { partition: accessKeys.keyRowsPartition(partnerId, env) }, limit, after);
+      return { items: await keysOf(items), next };
     },
 
     async getMember(partnerId: string, memberId: string): Promise<Member | undefined> {
@@ -307,17 +344,17 @@ export function makeAccessStore(table: Table = accessTable) {
     /** The member's live and sandbox keys not yet revoked: all of them, or only those another member issued. */
     async unrevokedKeys(partnerId: string, memberId: string, which: 'all' | 'others' = 'all'): Promise<ApiKeyRecord[]> {
       const others = which === 'others' ? ' AND attribute_exists(issued_by) AND issued_by <> :m' : '';
-      const pages = await Promise.all(
+      const rows = await Promise.all(
         (['live', 'test'] as const).map((env) =>
           queryAll(table, {
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :p',
-            FilterExpression: `member_id = :m${others} AND attribute_not_exists(revoked_at)`,
-            ExpressionAttributeValues: { ':p': accessKeys.keysPartition(partnerId, env), ':m': memberId },
+            KeyConditionExpression: 'pk = :p',
+            FilterExpression: `member_id = :m${others}`,
+            ExpressionAttributeValues: { ':p': accessKeys.keyRowsPartition(partnerId, env), ':m': memberId },
+            ConsistentRead: true,
           }),
         ),
       );
-      return pages.flat().map((i) => strip<ApiKeyRecord>(i)!);
+      return (await keysOf(rows.flat())).filter((k) => !k.revoked_at);
     },
 
     /**
@@ -415,6 +452,8 @@ export function makeAccessStore(table: Table = accessTable) {
           TableName: TableName(),
           KeyConditionExpression: 'pk = :p AND begins_with(sk, :m)',
           ExpressionAttributeValues: { ':p': pk, ':m': skPrefix },
+          // The team list shows an invitation or a change the moment it is answered.
+          ConsistentRead: true,
         }),
       );
       return (r.Items ?? []).map((i) => strip<Member>(i)!);

@@ -97,6 +97,26 @@ describe('environments', () => {
   });
 });
 
+describe('GET /api-keys after your own writes (the list reads its rows, never an index)', () => {
+  it('lists a key the moment it is issued, and REVOKED the moment its revocation is answered', async () => {
+    const p = await newPartner();
+    const created = (await write('POST', '/api-keys', p.test_key, { member_id: p.member_id })).body;
+    const listed = async () => (await api('GET', '/api-keys', { key: p.test_key })).body.data.map((k: { id: string; status: string }) => `${k.id} ${k.status}`);
+    expect(await listed()).toEqual([`${created.id} ACTIVE`, `${p.test_key_id} ACTIVE`]);
+    expect((await write('DELETE', `/api-keys/${created.id}`, p.test_key)).status).toBe(200);
+    expect(await listed()).toEqual([`${created.id} REVOKED`, `${p.test_key_id} ACTIVE`]);
+  });
+
+  it('removing a member revokes the key issued for it a moment before', async () => {
+    const p = await newPartner();
+    const m = await memberWithRole('DEVELOPER', p);
+    const fresh = (await write('POST', '/api-keys', p.test_key, { member_id: m.memberId })).body;
+    expect((await write('DELETE', `/team/members/${m.memberId}`, p.live_key)).status).toBe(200);
+    const keys = (await api('GET', '/api-keys', { key: p.test_key })).body.data as { id: string; status: string }[];
+    expect(keys.find((k) => k.id === fresh.id)?.status).toBe('REVOKED');
+  });
+});
+
 describe('request signatures (live writes)', () => {
   const path = '/api-keys';
 
