@@ -338,7 +338,10 @@ export async function startLocalStack(opts: LocalStackOptions) {
       const swept = await runAs(functionPrincipal(sweeper), () => sweep(new Date(), 0, { releaseClaims: true, claimedBefore: bootedAt }));
       const { completeIssuedSettlements } = await import('../../shared/settlements/recover');
       const settled = await runAs(functionPrincipal(QUEUES.settlements!.consumer), () => completeIssuedSettlements());
-      return { ...swept, settlements: settled.length };
+      // A state directory from before the list rows gets them, as the operator's data:list-rows would (nothing to do after that).
+      const { moveListsToRows } = await import('../../shared/migrations/list-rows');
+      const listRows = await runAs('operator', () => moveListsToRows());
+      return { ...swept, settlements: settled.length, listRows };
     });
 
     const scheduler = await startScheduler({

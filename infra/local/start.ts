@@ -66,6 +66,11 @@ try {
       ...(stack.recovered.events || stack.recovered.deliveries
         ? [`  Recovered    ${stack.recovered.events} event(s) and ${stack.recovered.deliveries} webhook delivery(ies) left by the last run, re-driven now`]
         : []),
+      ...(stack.recovered.listRows.bookings || stack.recovered.listRows.quotes || stack.recovered.listRows.keys
+        ? [
+            `  Migrated     ${stack.recovered.listRows.bookings} booking(s), ${stack.recovered.listRows.quotes} quote(s) and ${stack.recovered.listRows.keys} key(s) to their list rows (data:list-rows)`,
+          ]
+        : []),
       ...(stack.recovered.settlements
         ? [`  Recovered    ${stack.recovered.settlements} settlement(s) issued by the last run without their documents, completed now`]
         : []),

@@ -620,6 +620,18 @@ export const COMMANDS: Record<string, Command> = {
       return { json: r, text: `Indexed ${r.endpoints} active endpoint(s) of ${r.partners} partner(s).` };
     },
   },
+  'data:list-rows': {
+    usage: 'data:list-rows',
+    description:
+      'Give every booking, quote and API key written before their lists became rows its list row, and take it out of the index the lists were read from (GET /bookings, /quotes and /api-keys now read rows, strongly consistent, where an index lags its writes). Run once after deploying the version that introduced the rows (until then those lists miss what was written before); idempotent. The local stack runs it at every start.',
+    output: '`{bookings, quotes, keys}`: how many were moved.',
+    flags: z.object({}),
+    async run() {
+      const { moveListsToRows } = await import('../../shared/migrations/list-rows');
+      const r = await moveListsToRows();
+      return { json: r, text: `Moved to list rows: ${r.bookings} booking(s), ${r.quotes} quote(s), ${r.keys} key(s).` };
+    },
+  },
   'webhooks:replay': {
     usage: 'webhooks:replay --delivery DELIVERY_ID',
     description:

@@ -88,6 +88,7 @@ const GROUPS: [prefix: string, title: string][] = [
   ['files', 'Files'],
   ['webhooks', 'Webhooks'],
   ['job', 'Jobs'],
+  ['data', 'Data'],
   ['metrics', 'Metrics'],
   ['mail', 'Local stack'],
   ['demo', 'Local stack'],
