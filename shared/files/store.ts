@@ -100,11 +100,19 @@ export function makeFileStore(table: Table = dataTable) {
       return indexBefore(table, 'gsi1', fileKeys.openPartition, now.toISOString());
     },
 
-    /** Deletes a file record unless it was attached in the meantime. */
-    async deleteIfOpen(id: string): Promise<boolean> {
+    /**
+     * Deletes a file record if it is still unattached and expired: the sweep found it through an index,
+     * which may show it as it was a moment ago (attached since, or detached with a later expiry).
+     */
+    async deleteIfOpen(id: string, now: Date): Promise<boolean> {
       try {
         await table.client.send(
-          new DeleteCommand({ TableName: TableName(), Key: fileKeys.file(id), ConditionExpression: 'attribute_not_exists(attached_to)' }),
+          new DeleteCommand({
+            TableName: TableName(),
+            Key: fileKeys.file(id),
+            ConditionExpression: 'attribute_not_exists(attached_to) AND expires_at <= :now',
+            ExpressionAttributeValues: { ':now': now.toISOString() },
+          }),
         );
         return true;
       } catch (e) {

@@ -15,7 +15,7 @@ export async function sweepFiles(now = new Date()): Promise<{ deleted: number }>
       const id = item.id as string;
       const objectKey = item.object_key as string | undefined;
       const renditions = item.renditions as FileRecord['renditions'];
-      if (!(await fileStore.deleteIfOpen(id))) continue;
+      if (!(await fileStore.deleteIfOpen(id, now))) continue;
       // The display size and the thumbnail (a photo accepted before re-encoding has only its object_key).
       for (const key of new Set([objectKey, renditions?.display.key, renditions?.thumbnail.key])) if (key) await photoObjects.delete(key);
       await photoObjects.delete(fileKeys.pendingObject(id));

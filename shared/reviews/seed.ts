@@ -39,8 +39,8 @@ const totalsOf = (reviews: ReviewRecord[]) => {
 /**
  * Imports consumer-site reviews into production (upsert by id), then sets the
  * rating aggregates of the reviewables it touched from their visible reviews
- * (a Query per reviewable). Run it before a sandbox snapshot is taken: the
- * snapshot clones them.
+ * (a Query per reviewable), once the index shows what it loaded. Run it before a
+ * sandbox snapshot is taken: the snapshot clones them from the index.
  */
 export async function importConsumerReviews(raw: unknown): Promise<{ reviews: number; reviewables: number }> {
   const file = ConsumerReviewFile.parse(raw);
@@ -55,11 +55,28 @@ export async function importConsumerReviews(raw: unknown): Promise<{ reviews: nu
     version: 1,
   }));
   await reviewStore.load(reviews);
+  // The recount below and a snapshot's clone read the space's index, which lags its table.
+  await untilIndexed(PROD, reviews);
   const touched = [...new Set(reviews.map((r) => r.reviewable_id))];
   const totals = new Map<string, { sum: number; count: number }>();
   for (const id of touched) totals.set(id, await reviewStore.recount(PROD, id));
   await reviewStore.setRatings(PROD, totals);
   return { reviews: reviews.length, reviewables: touched.length };
+}
+
+/** The fields of a consumer review the index must show as loaded (an upsert may change them). */
+const shown = (r: ReviewRecord) => JSON.stringify([r.rating, r.title, r.comment, r.helpful_count, r.agency_reply, r.photos.length]);
+
+/** Resolves once the space's index shows each of `reviews` as loaded; throws after `timeoutMs` (an index lags its table, usually by well under a second). */
+async function untilIndexed(space: string, reviews: ReviewRecord[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const indexed = new Map((await reviewStore.allVisible(space)).map((r) => [r.id, shown(r)]));
+    const missing = reviews.filter((r) => indexed.get(r.id) !== shown(r)).length;
+    if (!missing) return;
+    if (Date.now() > deadline) throw new Error(`${missing} imported review(s) still missing from the index after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Clones the visible consumer reviews of one content scope into a new snapshot scope, with their aggregates. */
