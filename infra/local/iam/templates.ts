@@ -56,8 +56,9 @@ export function sourcesHash(): string {
 export async function synthesizeTemplates(): Promise<SynthesizedStack[]> {
   const { App, NestedStack, Stack } = await import('aws-cdk-lib');
   const { ServiceStack } = await import('../../stack');
-  // The local deployment's sender (MAIL_FROM), as a deploy's -c mailFrom.
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...localMailContext() } });
+  // The local deployment's sender (MAIL_FROM), as a deploy's -c mailFrom. The deployment is named, not taken from
+  // DEPLOYMENT_ENV: the local runtime sets that to 'local', which no CDK deployment is (no policy depends on it).
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], deployment: 'production', ...localMailContext() } });
   const service = new ServiceStack(app, process.env.STACK_NAME ?? 'PartnerTravelService');
   const assembly = app.synth();
   const read = (file: string) => JSON.parse(readFileSync(join(assembly.directory, file), 'utf8')) as CfnTemplate;
