@@ -69,7 +69,7 @@ export class ServiceStack extends Stack {
     const photoBaseUrl = uploads.servedUrls.reviewPhotos!;
     webhooks.consumers.uploads!.addEnvironment('PHOTO_BASE_URL', photoBaseUrl);
     // Jobs record events (completion, refresh) and the sweeper re-drives deliveries; the settlement job fans out to its queue.
-    const jobs = new JobsConstruct(this, 'Jobs', { tables: this.data.tables, queues: [events], sendable: { settlements: settlementQueue }, bucket });
+    const jobs = new JobsConstruct(this, 'Jobs', { tables: this.data.tables, sendable: { webhooks: events, settlements: settlementQueue }, bucket });
     this.api = new ApiConstruct(this, 'Api', {
       tables: this.data.tables,
       bindRoute: (route, fn) => {

@@ -1,4 +1,6 @@
+import { PARTNER_LEADING_KEYS } from './access/keys';
 import type { BucketAccess } from './buckets';
+import { jobLeadingKeys } from './jobs/keys';
 
 /**
  * SQS queues and their consumers: used by the CDK (queue, DLQ, event source
@@ -129,8 +131,15 @@ export interface JobDef {
    * job watchdog reports it overdue (JobOverdue, alarmed). Default 60.
    */
   graceMinutes?: number;
-  /** Queues of QUEUES the job sends to, besides the webhook queue every job may nudge. */
+  /** Queues of QUEUES the job sends to: `webhooks` for a job that records events (their fan-out) or re-drives deliveries. */
   sendsTo?: string[];
+  /** The data table: read and write, or none (the default). */
+  dataTable?: 'readwrite' | 'none';
+  /**
+   * Access-table items the job may write besides its own run record (JOB#<id>), as dynamodb:LeadingKeys patterns
+   * (from the features' keys.ts). It may read the whole access table (the partners' list).
+   */
+  accessWrites?: string[];
   /** Buckets of shared/buckets.ts the job reads or writes. */
   buckets?: Record<string, BucketAccess>;
 }
@@ -141,6 +150,10 @@ export const JOBS: JobDef[] = [
     schedule: 'cron(0 3 ? * SUN *)',
     handler: 'functions/jobs/refresh-sandbox.ts',
     description: "Weekly refresh of every tenant's sandbox catalog from production (Sunday 03:00 UTC)",
+    // Each partner's sandbox catalog pointer (its PARTNER# item) moves to the new snapshot; withdrawn adventures are events.
+    accessWrites: PARTNER_LEADING_KEYS,
+    dataTable: 'readwrite',
+    sendsTo: ['webhooks'],
   },
   {
     id: 'webhookSweeper',
@@ -149,12 +162,16 @@ export const JOBS: JobDef[] = [
     description: 'Every 5 minutes: re-drives events not fanned out and webhook deliveries whose attempt is overdue',
     // Three missed runs: a single failed run is retried by EventBridge and re-driven by the next one.
     graceMinutes: 15,
+    dataTable: 'readwrite',
+    sendsTo: ['webhooks'],
   },
   {
     id: 'completeBookings',
     schedule: 'cron(30 0 * * ? *)',
     handler: 'functions/jobs/complete-bookings.ts',
     description: 'Daily 00:30 UTC: bookings whose travel date has passed become COMPLETED (booking.completed)',
+    dataTable: 'readwrite',
+    sendsTo: ['webhooks'],
   },
   {
     id: 'jobWatchdog',
@@ -162,6 +179,8 @@ export const JOBS: JobDef[] = [
     handler: 'functions/jobs/watchdog.ts',
     description: 'Every 15 minutes: checks that every job succeeded since its last scheduled time (the JobOverdue metric the job alarms watch)',
     graceMinutes: 30,
+    // It reads and marks every job's run record (first sightings), and nothing else.
+    accessWrites: jobLeadingKeys.all,
   },
   {
     id: 'issueSettlements',
@@ -169,6 +188,7 @@ export const JOBS: JobDef[] = [
     schedule: 'cron(30 1 1 * ? *)',
     handler: 'functions/jobs/issue-settlements.ts',
     description: "Monthly, the 1st at 01:30 UTC: one settlement-queue message per partner and environment issues the previous months' DRAFTs",
+    // It reads the partners' list and enqueues one message per tenant: the consumer does the rest.
     sendsTo: ['settlements'],
   },
   {
@@ -177,5 +197,6 @@ export const JOBS: JobDef[] = [
     handler: 'functions/jobs/sweep-files.ts',
     description: 'Hourly: uploaded files never attached to a review (or rejected) are deleted, records and objects, once they expire',
     buckets: { reviewPhotos: 'manage' },
+    dataTable: 'readwrite',
   },
 ];

@@ -5,6 +5,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
 import type { BucketAccess } from '../../shared/buckets';
 import { TABLES, type TableName } from '../../shared/db/tables';
+import { jobLeadingKeys } from '../../shared/jobs/keys';
 import { JOBS, type JobDef } from '../../shared/queues';
 import { type BucketBinding, type QueueBinding, ServiceFunction } from './service-function';
 
@@ -13,8 +14,9 @@ export class JobsConstruct extends Construct {
   readonly functions: Record<string, ServiceFunction> = {};
 
   /**
-   * `queues`: what every job may send to (the webhook queue, for the events it records);
-   * `sendable`: the other queues, bound only to the jobs that name them in `sendsTo`.
+   * `sendable`: the queues, each bound only to the jobs that name it in `sendsTo`. Every job writes its own run
+   * record in the access table (the watchdog's input) and may read that table; the data table and other
+   * access-table writes only as its JobDef says (least privilege: the watchdog touches nothing else).
    */
   constructor(
     scope: Construct,
@@ -22,7 +24,6 @@ export class JobsConstruct extends Construct {
     props: {
       tables: Record<TableName, TableV2>;
       jobs?: JobDef[];
-      queues?: QueueBinding[];
       sendable?: Record<string, QueueBinding>;
       /** The binding of a bucket of shared/buckets.ts, for the jobs that name buckets. */
       bucket?: (name: string, access: BucketAccess) => BucketBinding;
@@ -33,17 +34,19 @@ export class JobsConstruct extends Construct {
       const fn = new ServiceFunction(this, job.id, { entry: job.handler, description: job.description, timeout: Duration.minutes(15), memorySize: 1024 });
       fn.bind({
         tables: [
-          { table: props.tables.access, def: TABLES.access, access: 'readwrite' },
-          { table: props.tables.data, def: TABLES.data, access: 'readwrite' },
+          {
+            table: props.tables.access,
+            def: TABLES.access,
+            access: 'readwrite',
+            writeLeadingKeys: [...jobLeadingKeys.own(job.id), ...(job.accessWrites ?? [])],
+          },
+          ...(job.dataTable === 'readwrite' ? [{ table: props.tables.data, def: TABLES.data, access: 'readwrite' as const }] : []),
         ],
-        queues: [
-          ...(props.queues ?? []),
-          ...(job.sendsTo ?? []).map((q) => {
-            const b = props.sendable?.[q];
-            if (!b) throw new Error(`job ${job.id} sends to queue ${q}, which is not bound`);
-            return b;
-          }),
-        ],
+        queues: (job.sendsTo ?? []).map((q) => {
+          const b = props.sendable?.[q];
+          if (!b) throw new Error(`job ${job.id} sends to queue ${q}, which is not bound`);
+          return b;
+        }),
         buckets: Object.entries(job.buckets ?? {}).map(([name, access]) => {
           if (!props.bucket) throw new Error(`job ${job.id} uses bucket ${name}, which is not bound`);
           return props.bucket(name, access);

@@ -28,11 +28,14 @@ export const accessKeys = {
   legacyKeysIndexPartition: (partnerId: string, env: Env) => keysPartition(partnerId, env),
 };
 
+/** The partners' items as dynamodb:LeadingKeys patterns (the sandbox refresh moves each one's catalog pointer). */
+export const PARTNER_LEADING_KEYS = ['PARTNER#*'];
+
 /**
  * Partition keys the sign-out route may update in the access table (IAM dynamodb:LeadingKeys): its member's
  * item, whose sessions_revoked_at ends the member's console sessions (accessStore.endSessions).
  */
-export const SESSION_LEADING_KEYS = ['PARTNER#*'];
+export const SESSION_LEADING_KEYS = PARTNER_LEADING_KEYS;
 
 function keysPartition(partnerId: string, env: Env) {
   return `PARTNER#${partnerId}#KEYS#${env}`;

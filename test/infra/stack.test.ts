@@ -217,6 +217,32 @@ describe('CDK stack', () => {
     }
   });
 
+  it('grants each job only what its JobDef names: its own run record, the data table and queues only if listed', () => {
+    const dataId = 'DataDataTable';
+    const webhookQueueId = Object.keys(template.findResources('AWS::SQS::Queue')).find((id) => id.startsWith('WebhookswebhooksQueue'))!;
+    expect(webhookQueueId).toBeDefined();
+    for (const j of JOBS) {
+      const statements = policyOf(`Jobs${j.id}Role`);
+      const writes = statements.filter((st) => actions(st).includes('dynamodb:UpdateItem'));
+      // Every write statement is on the access table under leading keys (its run record first), or on the data table if listed.
+      for (const st of writes) {
+        if (JSON.stringify(st.Resource).includes(dataId)) expect(j.dataTable, `${j.id} writes the data table`).toBe('readwrite');
+        else {
+          expect(st.Condition, j.id).toEqual({
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`JOB#${j.id}`, ...(j.accessWrites ?? [])] },
+          });
+        }
+      }
+      const text = JSON.stringify(statements);
+      expect(text.includes(dataId), `${j.id} reaches the data table`).toBe(j.dataTable === 'readwrite');
+      expect(text.includes(webhookQueueId), `${j.id} sends to the webhook queue`).toBe((j.sendsTo ?? []).includes('webhooks'));
+    }
+    // The watchdog reads and marks run records, and nothing else.
+    const watchdog = JOBS.find((j) => j.id === 'jobWatchdog')!;
+    expect(watchdog.dataTable).toBeUndefined();
+    expect(watchdog.sendsTo).toBeUndefined();
+  });
+
   it('keeps settlement documents in an encrypted, versioned, object-locked bucket that blocks public access and refuses plain HTTP', () => {
     const buckets = template.findResources('AWS::S3::Bucket', { Properties: { ObjectLockEnabled: true } });
     expect(Object.keys(buckets)).toHaveLength(1);
