@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { PartnerApiError, PartnerNetworkError } from './errors';
 import { OPERATIONS, RESOURCES, TRANSIENT_CODES } from './generated/operations';
 import type { operations } from './generated/schema';
-import { isLiveKey, keySecret, signRequest } from './signing';
+import { isLiveKey, keySecret, type SignatureVersion, signRequestVersion } from './signing';
 
 export type OperationId = keyof typeof OPERATIONS & keyof operations;
 type Op<K extends OperationId> = operations[K];
@@ -79,6 +79,13 @@ export interface ClientOptions {
   now?: () => number;
   uuid?: () => string;
   userAgent?: string;
+  /**
+   * How live writes are signed (`X-Signature-Version`). Default 2: the signature also
+   * covers the Idempotency-Key, so identical writes from any number of processes never
+   * collide. 1 is the spec's signing, accepted once per signature: this client then moves
+   * a second identical write of the same second to the next second (within this process only).
+   */
+  signatureVersion?: SignatureVersion;
 }
 
 const sleepFor = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -129,6 +136,7 @@ export class PartnerClient {
       random: Math.random,
       now: Date.now,
       uuid: randomUUID,
+      signatureVersion: 2,
       ...options,
     };
     const groups: Record<string, Record<string, unknown>> = {};
@@ -146,12 +154,14 @@ export class PartnerClient {
   }
 
   /**
-   * The service accepts a signature once (a second use under another Idempotency-Key is
-   * 401 auth.signature.replayed), so two identical writes within one second are signed
-   * with distinct timestamps: the later one moves to the next second.
+   * Version 1: the service accepts a signature once (a second use under another
+   * Idempotency-Key is 401 auth.signature.replayed), so two identical writes within one
+   * second are signed with distinct timestamps: the later one moves to the next second.
+   * Version 2 signs the Idempotency-Key: the time is now.
    */
   private signingTime(request: string): string {
     const now = Math.floor(this.opts.now() / 1000);
+    if (this.opts.signatureVersion === 2) return String(now);
     const id = createHash('sha256').update(request).digest('base64');
     const ts = Math.max(now, (this.signedAt.get(id) ?? 0) + 1);
     this.signedAt.set(id, ts);
@@ -183,8 +193,20 @@ export class PartnerClient {
       if (live) {
         // A new timestamp for each attempt; the same Idempotency-Key makes it the same request to the service.
         const ts = this.signingTime(`${op.method}\n${pathWithQuery}\n${body}`);
+        const version = this.opts.signatureVersion;
+        if (version === 2) headers['x-signature-version'] = '2';
         headers['x-timestamp'] = ts;
-        headers['x-signature'] = signRequest(keySecret(this.opts.apiKey), ts, op.method, pathWithQuery, body);
+        headers['x-signature'] = signRequestVersion(
+          version,
+          keySecret(this.opts.apiKey),
+          {
+            timestamp: ts,
+            method: op.method,
+            pathWithQuery,
+            idempotencyKey: headers['idempotency-key'],
+          },
+          body,
+        );
       }
       const retriesLeft = attempt < this.opts.maxRetries;
       let res: Response;

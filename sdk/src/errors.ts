@@ -1,4 +1,5 @@
 import type { ErrorCode, OperationErrorCodes } from './generated/operations';
+import type { SignatureDiagnostics } from './signing';
 
 /**
  * Every error the API answers, as one class: the HTTP status, the stable
@@ -24,6 +25,18 @@ export class PartnerApiError<C extends string = ErrorCode> extends Error {
     this.details = init.details;
     this.operation = init.operation;
     this.headers = init.headers;
+  }
+
+  /**
+   * For 401 `auth.signature.invalid`: what the service signed (the parts as it received
+   * them, and its signing string with the body as its SHA-256). Compare it with
+   * `signatureDiagnostics(...)` of what you signed, or let `signatureMismatch` name the parts
+   * that differ. Undefined for any other error.
+   */
+  get signatureDiagnostics(): SignatureDiagnostics | undefined {
+    const d = this.details;
+    if (this.code !== 'auth.signature.invalid' || typeof d?.string_to_sign !== 'string') return undefined;
+    return d as unknown as SignatureDiagnostics;
   }
 
   /** Narrows the error to one operation's documented codes: `if (e.is('createBooking')) switch (e.code) { ... }`. */

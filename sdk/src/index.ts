@@ -15,5 +15,15 @@ export { WEBHOOK_EVENT_TYPES, type WebhookEvent, type WebhookEventOf, type Webho
 export { ERROR_CODES, type ErrorCode, OPERATIONS, type OperationErrorCodes, RESOURCES } from './generated/operations';
 export type { components, operations, paths } from './generated/schema';
 export { type PaymentConfirmationClaims, signPaymentConfirmation } from './payments';
-export { isLiveKey, keySecret, signRequest } from './signing';
+export {
+  isLiveKey,
+  keySecret,
+  type SignatureDiagnostics,
+  type SignatureVersion,
+  type SignedRequest,
+  signatureDiagnostics,
+  signatureMismatch,
+  signRequest,
+  signRequestVersion,
+} from './signing';
 export { type VerifyWebhookOptions, verifyWebhook } from './webhooks';

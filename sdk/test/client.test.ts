@@ -1,5 +1,15 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createClient, PartnerApiError, PartnerNetworkError, signRequest } from '../src/index';
+import {
+  createClient,
+  PartnerApiError,
+  PartnerNetworkError,
+  type SignatureVersion,
+  signatureDiagnostics,
+  signatureMismatch,
+  signRequest,
+  signRequestVersion,
+} from '../src/index';
 
 /** The README's worked example of a live signature (Signing live writes). */
 const README = {
@@ -39,7 +49,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 const err = (status: number, code: string, headers: Record<string, string> = {}) =>
   json(status, { code, message: `m ${code}`, request_id: `req-${status}` }, headers);
 
-function client(answers: (Response | Error)[], opts: { apiKey?: string; now?: number } = {}) {
+function client(answers: (Response | Error)[], opts: { apiKey?: string; now?: number; signatureVersion?: SignatureVersion } = {}) {
   const f = fakeFetch(answers);
   const sleeps: number[] = [];
   const c = createClient({
@@ -49,6 +59,7 @@ function client(answers: (Response | Error)[], opts: { apiKey?: string; now?: nu
     sleep: async (ms) => void sleeps.push(ms),
     random: () => 0.5,
     now: () => opts.now ?? 1_795_251_000_000,
+    ...(opts.signatureVersion ? { signatureVersion: opts.signatureVersion } : {}),
   });
   return { c, calls: f.calls, sleeps };
 }
@@ -59,24 +70,45 @@ describe('signing', () => {
     expect(signRequest(README.secret, README.ts, 'PATCH', README.path, new TextEncoder().encode(README.body))).toBe(README.signature);
   });
 
-  it('signs live writes over the exact bytes sent, with the path and query, and not sandbox ones', async () => {
+  it('signs live writes as version 2 by default, over the exact bytes sent, the path and query and the Idempotency-Key, and not sandbox ones', async () => {
     const live = client([json(200, { id: 'm' })], { apiKey: `sk_live_abcdefabcdef_${README.secret}` });
-    await live.c.team.updateMemberRole({ path: { user_id: '7c0e9c1e-2f57-4d0b-9a43-1f5b8f1f6a11' }, body: { role: 'FINANCE' } });
+    await live.c.team.updateMemberRole({ path: { user_id: '7c0e9c1e-2f57-4d0b-9a43-1f5b8f1f6a11' }, body: { role: 'FINANCE' }, idempotencyKey: 'k-1' });
     const sent = live.calls[0]!;
     expect(sent.url).toBe(`http://api.test${README.path}`);
     expect(sent.body).toBe(README.body);
     expect(sent.headers['x-timestamp']).toBe(README.ts);
-    expect(sent.headers['x-signature']).toBe(README.signature);
+    expect(sent.headers['x-signature-version']).toBe('2');
+    expect(sent.headers['x-signature']).toBe(
+      createHmac('sha256', README.secret).update(`v2\n${README.ts}\nPATCH\n${README.path}\nk-1\n${README.body}`).digest('hex'),
+    );
     expect(sent.headers.authorization).toBe(`Bearer sk_live_abcdefabcdef_${README.secret}`);
 
     const test = client([json(200, { id: 'm' })]);
     await test.c.team.updateMemberRole({ path: { user_id: 'u' }, body: { role: 'FINANCE' } });
     expect(test.calls[0]!.headers['x-signature']).toBeUndefined();
+    expect(test.calls[0]!.headers['x-signature-version']).toBeUndefined();
     expect(test.calls[0]!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('signs two identical live writes within one second with distinct timestamps, since the service accepts a signature once', async () => {
+  it('signs as the spec does with signatureVersion 1: no version header, the worked example', async () => {
+    const live = client([json(200, { id: 'm' })], { apiKey: `sk_live_abcdefabcdef_${README.secret}`, signatureVersion: 1 });
+    await live.c.team.updateMemberRole({ path: { user_id: '7c0e9c1e-2f57-4d0b-9a43-1f5b8f1f6a11' }, body: { role: 'FINANCE' } });
+    expect(live.calls[0]!.headers['x-signature-version']).toBeUndefined();
+    expect(live.calls[0]!.headers['x-signature']).toBe(README.signature);
+  });
+
+  it('version 2: two identical live writes of one second keep the second and differ by their Idempotency-Key', async () => {
     const live = client([json(201, { id: 'q1' }), json(201, { id: 'q2' })], { apiKey: `sk_live_abcdefabcdef_${README.secret}` });
+    const body = { rate_pack_id: 'r', start_date: '2026-12-01', start_time: null, travelers: [{ age: 30 }] };
+    await live.c.quotes.create({ body });
+    await live.c.quotes.create({ body });
+    const [a, b] = live.calls;
+    expect([a!.headers['x-timestamp'], b!.headers['x-timestamp']]).toEqual([README.ts, README.ts]);
+    expect(a!.headers['x-signature']).not.toBe(b!.headers['x-signature']);
+  });
+
+  it('version 1: two identical live writes within one second get distinct timestamps, since the service accepts such a signature once', async () => {
+    const live = client([json(201, { id: 'q1' }), json(201, { id: 'q2' })], { apiKey: `sk_live_abcdefabcdef_${README.secret}`, signatureVersion: 1 });
     const body = { rate_pack_id: 'r', start_date: '2026-12-01', start_time: null, travelers: [{ age: 30 }] };
     await live.c.quotes.create({ body });
     await live.c.quotes.create({ body });
@@ -85,6 +117,25 @@ describe('signing', () => {
     expect([a!.headers['x-timestamp'], b!.headers['x-timestamp']]).toEqual([README.ts, String(Number(README.ts) + 1)]);
     expect(a!.headers['x-signature']).not.toBe(b!.headers['x-signature']);
     expect(b!.headers['x-signature']).toBe(signRequest(README.secret, b!.headers['x-timestamp']!, 'POST', '/v1/quotes', b!.body!));
+  });
+
+  it("exposes auth.signature.invalid's diagnostics, which signatureMismatch compares with what was signed", async () => {
+    const signed = { timestamp: README.ts, method: 'PATCH', pathWithQuery: README.path, idempotencyKey: 'k-1' };
+    // What a proxy that re-serialized the body made the service sign.
+    const received = signatureDiagnostics(2, signed, '{"role": "FINANCE"}');
+    const { c } = client([json(401, { code: 'auth.signature.invalid', message: 'm', request_id: 'r', details: received })], {
+      apiKey: `sk_live_abcdefabcdef_${README.secret}`,
+    });
+    const e = await c.team.updateMemberRole({ path: { user_id: 'u' }, body: { role: 'FINANCE' } }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PartnerApiError);
+    const diagnostics = (e as PartnerApiError).signatureDiagnostics!;
+    expect(diagnostics).toEqual(received);
+    expect(signatureMismatch(diagnostics, signatureDiagnostics(2, signed, README.body)).map((m) => m.part)).toEqual(['body_length', 'body_sha256']);
+    expect(signatureMismatch(diagnostics, received)).toEqual([]);
+    expect(
+      new PartnerApiError({ status: 401, code: 'auth.api_key.invalid', message: 'm', request_id: 'r', operation: 'x', headers: new Headers() })
+        .signatureDiagnostics,
+    ).toBeUndefined();
   });
 
   it('signs nothing on reads, and sends lists comma-separated in the query', async () => {
@@ -108,7 +159,15 @@ describe('retries', () => {
     const keys = new Set(calls.map((x) => x.headers['idempotency-key']));
     expect(keys.size).toBe(1);
     expect(new Set(calls.map((x) => x.body)).size).toBe(1);
-    for (const x of calls) expect(x.headers['x-signature']).toBe(signRequest(README.secret, x.headers['x-timestamp']!, 'POST', '/v1/quotes', x.body!));
+    for (const x of calls)
+      expect(x.headers['x-signature']).toBe(
+        signRequestVersion(
+          2,
+          README.secret,
+          { timestamp: x.headers['x-timestamp']!, method: 'POST', pathWithQuery: '/v1/quotes', idempotencyKey: x.headers['idempotency-key'] },
+          x.body!,
+        ),
+      );
   });
 
   it('uses the Idempotency-Key given, on every attempt', async () => {

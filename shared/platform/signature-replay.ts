@@ -39,9 +39,13 @@ export async function acceptSignatureOnce(
   }
 }
 
-/** The refusal of a live write whose signature was already accepted under another Idempotency-Key. */
+/**
+ * The refusal of a version 1 live write whose signature was already accepted under
+ * another Idempotency-Key: a replay, or a second request identical to the first in
+ * everything version 1 signs (timestamp, method, path, body).
+ */
 export const signatureReplayed = () =>
   new ApiError(
     'auth.signature.replayed',
-    'This signature was already accepted with another Idempotency-Key: a new request needs a new signature (a new X-Timestamp). A retry keeps its Idempotency-Key.',
+    'This signature was already accepted with another Idempotency-Key. Version 1 signing (no X-Signature-Version) accepts a signature once, and two requests with the same method, path and body signed in the same second carry the same signature: the second is refused as a replay, though it changed nothing. Sign with X-Signature-Version: 2, which also signs the Idempotency-Key so two requests never collide; or sign the new request with a later X-Timestamp. A retry of the same operation keeps its Idempotency-Key and gets the stored answer.',
   );

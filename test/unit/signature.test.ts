@@ -1,5 +1,15 @@
+import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkTimestamp, sign, signatureMatches, signingString } from '../../shared/platform/signature';
+import {
+  checkTimestamp,
+  type SignedParts,
+  sign,
+  signatureDiagnostics,
+  signatureMatches,
+  signatureVersionOf,
+  signingString,
+  signParts,
+} from '../../shared/platform/signature';
 
 // The worked example of docs/guides/authentication.md, checked independently with `openssl dgst -sha256 -hmac`.
 const example = {
@@ -38,5 +48,51 @@ describe('request signatures', () => {
     expect(checkTimestamp('1000', 699).ok).toBe(false);
     expect(checkTimestamp('1e3', 1000).ok).toBe(false);
     expect(checkTimestamp(undefined, 1000).ok).toBe(false);
+  });
+});
+
+describe('signature version 2 and diagnostics', () => {
+  const parts = (over: Partial<SignedParts> = {}): SignedParts => ({
+    version: '2',
+    timestamp: example.timestamp,
+    method: 'PATCH',
+    pathWithQuery: example.path,
+    idempotencyKey: '5f0c3a52-1c1e-4d8e-9a8e-8d3c2b1a0f00',
+    ...over,
+  });
+
+  it('signs "v2" LF timestamp LF METHOD LF path LF Idempotency-Key LF body, apart from version 1', () => {
+    const expected = createHmac('sha256', example.secret)
+      .update(`v2\n${example.timestamp}\nPATCH\n${example.path}\n5f0c3a52-1c1e-4d8e-9a8e-8d3c2b1a0f00\n${example.body}`)
+      .digest('hex');
+    expect(signParts(example.secret, parts(), example.body)).toBe(expected);
+    expect(signParts(example.secret, parts({ idempotencyKey: 'another' }), example.body)).not.toBe(expected);
+    expect(signParts(example.secret, { ...parts(), version: '1' }, example.body)).toBe(example.signature);
+  });
+
+  it('reads X-Signature-Version: absent is 1, unknown values are undefined', () => {
+    expect(signatureVersionOf(undefined)).toBe('1');
+    expect(signatureVersionOf('2')).toBe('2');
+    expect(signatureVersionOf('3')).toBeUndefined();
+    expect(signatureVersionOf('v2')).toBeUndefined();
+  });
+
+  it('diagnoses with the body as its length and SHA-256, never the signature nor the secret', () => {
+    const d = signatureDiagnostics(parts(), example.body);
+    const sha = createHash('sha256').update(example.body).digest('hex');
+    expect(d).toEqual({
+      signature_version: 2,
+      timestamp: example.timestamp,
+      method: 'PATCH',
+      path: example.path,
+      idempotency_key: '5f0c3a52-1c1e-4d8e-9a8e-8d3c2b1a0f00',
+      body_length: 18,
+      body_sha256: sha,
+      string_to_sign: `v2\n${example.timestamp}\nPATCH\n${example.path}\n5f0c3a52-1c1e-4d8e-9a8e-8d3c2b1a0f00\n${sha}`,
+    });
+    const text = JSON.stringify(signatureDiagnostics({ ...parts(), version: '1' }, example.body));
+    expect(text).not.toContain(example.secret);
+    expect(text).not.toContain(example.signature);
+    expect(text).not.toContain('idempotency_key');
   });
 });

@@ -3,7 +3,15 @@ import { REAUTH_AFTER_SECONDS } from '../../identity/session';
 import { ApiError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
-import { checkTimestamp, sign, signatureMatches } from '../../platform/signature';
+import {
+  checkTimestamp,
+  type SignedParts,
+  signatureInvalid,
+  signatureMatches,
+  signatureVersionOf,
+  signParts,
+  unknownSignatureVersion,
+} from '../../platform/signature';
 import { acceptSignatureOnce } from '../../platform/signature-replay';
 import { authenticateRequest } from '../authenticate-request';
 import { type RouteContext, stateOf } from '../context';
@@ -23,12 +31,26 @@ function idempotencyKeyOf(event: ApiEvent): string {
   return key;
 }
 
+/** What a live write signs, as received; an X-Signature-Version the service does not know is refused. */
+function signedParts(event: ApiEvent, timestamp: string): SignedParts {
+  const announced = headerValue(event, 'x-signature-version');
+  const version = signatureVersionOf(announced);
+  if (!version) throw unknownSignatureVersion(announced!);
+  return {
+    version,
+    timestamp,
+    method: event.requestContext.http.method,
+    pathWithQuery: pathWithQuery(event),
+    idempotencyKey: version === '2' ? (headerValue(event, 'idempotency-key') ?? '') : undefined,
+  };
+}
+
 /**
  * The rules every keyed route shares, in order: API key and rate limit
  * (headers on every keyed response), sandbox-only routes (404 to live keys),
  * scope, the live-only rule, the request signature of live writes, the
- * Idempotency-Key of writes, and a live signature is accepted once (its retry
- * with the same Idempotency-Key aside).
+ * Idempotency-Key of writes, and a version 1 live signature is accepted once
+ * (its retry with the same Idempotency-Key aside).
  */
 export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   return {
@@ -72,13 +94,11 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
         const ts = headerValue(event, 'x-timestamp');
         const t = checkTimestamp(ts, Math.floor(now / 1000));
         if (!t.ok) throw new ApiError(t.missing ? 'auth.timestamp.missing' : 'auth.timestamp.skew', t.reason);
-        signature = headerValue(event, 'x-signature');
-        if (!signatureMatches(sign(secret, ts!, event.requestContext.http.method, pathWithQuery(event), state.bodyBytes), signature)) {
-          throw new ApiError(
-            'auth.signature.invalid',
-            'X-Signature does not match: expected 64 lowercase hex characters of HMAC-SHA256(secret, timestamp LF METHOD LF path?query LF body bytes).',
-          );
-        }
+        const parts = signedParts(event, ts!);
+        const given = headerValue(event, 'x-signature');
+        if (!signatureMatches(signParts(secret, parts, state.bodyBytes), given)) throw signatureInvalid(parts, state.bodyBytes);
+        // Version 2 signs the Idempotency-Key: its replay carries that key and gets the stored answer. Version 1 is accepted once.
+        if (parts.version === '1') signature = given;
       }
       state.idempotencyKey = idempotencyKeyOf(event);
       if (signature && principal.keyId) {
