@@ -61,6 +61,13 @@ const TAG_GROUPS: { name: string; tags: string[] }[] = [
   { name: 'Sandbox', tags: ['Test helpers'] },
 ];
 
+/** A write's alternatives: a live one signed as version 2 (recommended) or version 1, a sandbox one with the key alone. */
+export const WRITE_SECURITY = [
+  { ApiKey: [], LiveTimestamp: [], LiveSignature: [], LiveSignatureVersion: [] },
+  { ApiKey: [], LiveTimestamp: [], LiveSignature: [] },
+  { ApiKey: [] },
+];
+
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
 
 /**
@@ -120,6 +127,7 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
         { $ref: '#/components/parameters/IdempotencyKey' },
         { $ref: '#/components/parameters/XTimestamp' },
         { $ref: '#/components/parameters/XSignature' },
+        { $ref: '#/components/parameters/XSignatureVersion' },
       );
 
     const commonHeaders: Json = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
@@ -187,8 +195,8 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
-      // Live writes are signed (X-Timestamp, X-Signature); sandbox writes and reads carry the key alone.
-      security: r.access === 'public' ? [] : r.write ? [{ ApiKey: [], LiveTimestamp: [], LiveSignature: [] }, { ApiKey: [] }] : [{ ApiKey: [] }],
+      // Live writes are signed (X-Timestamp, X-Signature, version 2 announced); sandbox writes and reads carry the key alone.
+      security: r.access === 'public' ? [] : r.write ? WRITE_SECURITY : [{ ApiKey: [] }],
       ...(r.scope ? { 'x-required-scope': r.scope } : {}),
       ...(params.length ? { parameters: params } : {}),
       // The service takes an empty body as {} where the schema accepts {} (shared/http/middleware/parse-request.ts): such a body is optional.
@@ -251,7 +259,14 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
           in: 'header',
           name: 'X-Signature',
           description:
-            'Live writes: 64 lowercase hex characters of HMAC-SHA256 keyed with the secret of the key (the part after its last _), over timestamp LF METHOD LF path?query LF body, the body as the exact bytes sent. Accepted once: the same signature with another Idempotency-Key is 401 auth.signature.replayed. Sandbox keys are exempt.',
+            'Live writes: 64 lowercase hex characters of HMAC-SHA256 keyed with the secret of the key (the part after its last _), the body as the exact bytes sent, over the signing string of the version X-Signature-Version announces. Version 2: "v2" LF timestamp LF METHOD LF path?query LF Idempotency-Key LF body. Version 1 (no X-Signature-Version, the spec\'s): timestamp LF METHOD LF path?query LF body, accepted once: the same signature with another Idempotency-Key (a replay, or an identical request of the same second) is 401 auth.signature.replayed. A mismatch is 401 auth.signature.invalid with what the service signed in details. Sandbox keys are exempt.',
+        },
+        LiveSignatureVersion: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Signature-Version',
+          description:
+            'Live writes, recommended: 2, the signing version whose X-Signature also covers the Idempotency-Key, so that two requests never share a signature and a replay under another Idempotency-Key fails it. Absent: version 1. Any other value: 401 auth.signature.invalid.',
         },
       },
       parameters: {
@@ -275,6 +290,13 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
           required: false,
           description: 'Live writes only: 64 lowercase hex characters of HMAC-SHA256.',
           schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+        },
+        XSignatureVersion: {
+          name: 'X-Signature-Version',
+          in: 'header',
+          required: false,
+          description: 'Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1.',
+          schema: { type: 'string', enum: ['1', '2'] },
         },
         ...events.parameters,
       },

@@ -58,12 +58,12 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
   },
   'auth.signature.invalid': {
     retry: 'fix',
-    todo: 'Sign `timestamp LF METHOD LF path-with-query LF body` with the secret (the part after the last `_`), over the exact bytes you send; see authentication.md.',
+    todo: 'Compare `details.string_to_sign` (what the service signed, the body as its SHA-256) with the same string built from what you signed: the part that differs is the one changed on its way (or, if none, the secret). See authentication.md.',
   },
   'auth.timestamp.missing': { retry: 'fix', todo: 'Live writes need `X-Timestamp` and `X-Signature`; see authentication.md.' },
   'auth.signature.replayed': {
     retry: 'fix',
-    todo: 'Sign every new request with a new `X-Timestamp`. A retry of the same request must keep its Idempotency-Key (then it gets the replay, not this).',
+    todo: 'Sign with `X-Signature-Version: 2`, which signs the Idempotency-Key and never collides; under version 1, sign each new request with a later `X-Timestamp`. A retry keeps its Idempotency-Key (then it gets the replay, not this).',
   },
   'auth.environment.live_required': { retry: 'fix', todo: 'Team changes reach production: make them with a live key (signed) or a live console session.' },
   'auth.session.invalid': { retry: 'fix', todo: 'Console: sign in again. The session expired, was signed out, or its member was disabled or removed.' },

@@ -23,11 +23,16 @@ export const ERROR_CODES = {
   'auth.api_key.missing': { status: 401, description: 'The Authorization header is absent.' },
   'auth.api_key.invalid': { status: 401, description: 'The key is malformed, unknown, revoked or expired, or its member is disabled.' },
   'auth.timestamp.skew': { status: 401, description: 'Live write whose X-Timestamp is more than 300 seconds from server time, or not a Unix time in seconds.' },
-  'auth.signature.invalid': { status: 401, description: 'Live write whose X-Signature is absent or does not match.' },
+  'auth.signature.invalid': {
+    status: 401,
+    description:
+      'Live write whose X-Signature is absent or does not match, or whose X-Signature-Version is unknown. details holds what the service signed (each part as received, the body as its length and SHA-256, string_to_sign), never the secret nor the expected signature.',
+  },
   'auth.timestamp.missing': { status: 401, description: 'Live write without an X-Timestamp header.' },
   'auth.signature.replayed': {
     status: 401,
-    description: 'This signature was already accepted for another Idempotency-Key within the 300 s window: sign each new request.',
+    description:
+      'Version 1 signing only: this signature was already accepted with another Idempotency-Key within the 300 s window (a replay, or an identical request signed in the same second). Sign with X-Signature-Version: 2, which also signs the Idempotency-Key.',
   },
   'auth.environment.live_required': { status: 403, description: 'The change reaches production (team roles): it needs a live key, and a signature.' },
   'auth.session.invalid': {

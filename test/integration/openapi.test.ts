@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { WRITE_SECURITY } from '../../shared/openapi';
 import { ROUTE_LIST } from '../../shared/routes';
 import { api } from './helpers';
 
@@ -21,7 +22,7 @@ describe('GET /v1/openapi.json', () => {
       expect(success, `${route.id} has no 2xx response`).toBeDefined();
       expect((success![1] as { content?: unknown }).content, `${route.id} has no documented response schema`).toBeDefined();
       if (route.access === 'key') {
-        expect(op.security).toEqual(route.write ? [{ ApiKey: [], LiveTimestamp: [], LiveSignature: [] }, { ApiKey: [] }] : [{ ApiKey: [] }]);
+        expect(op.security).toEqual(route.write ? WRITE_SECURITY : [{ ApiKey: [] }]);
         expect(op.responses['429'].headers['Retry-After']).toBeDefined();
         expect(op.responses['401'].content['application/json'].schema.allOf[0].$ref).toBe('#/components/schemas/Error');
       }

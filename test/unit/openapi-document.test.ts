@@ -165,14 +165,21 @@ describe('the OpenAPI document (shared/openapi.ts)', () => {
     }
   });
 
-  it('requires the live signature headers of writes as a security scheme', () => {
-    const { LiveTimestamp, LiveSignature } = doc.components.securitySchemes;
+  it('requires the live signature headers of writes as a security scheme, version 2 first', () => {
+    const { LiveTimestamp, LiveSignature, LiveSignatureVersion } = doc.components.securitySchemes;
     expect(LiveTimestamp).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Timestamp' });
     expect(LiveSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Signature' });
+    expect(LiveSignature.description).toContain('"v2" LF timestamp LF METHOD LF path?query LF Idempotency-Key LF body');
+    expect(LiveSignatureVersion).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Signature-Version' });
     for (const r of ROUTE_LIST) {
       const security = opOf(r.id).security;
       if (r.access === 'public') expect(security, r.id).toEqual([]);
-      else if (r.write) expect(security, r.id).toEqual([{ ApiKey: [], LiveTimestamp: [], LiveSignature: [] }, { ApiKey: [] }]);
+      else if (r.write)
+        expect(security, r.id).toEqual([
+          { ApiKey: [], LiveTimestamp: [], LiveSignature: [], LiveSignatureVersion: [] },
+          { ApiKey: [], LiveTimestamp: [], LiveSignature: [] },
+          { ApiKey: [] },
+        ]);
       else expect(security, r.id).toEqual([{ ApiKey: [] }]);
     }
   });

@@ -2558,6 +2558,8 @@ export interface components {
         XTimestamp: string;
         /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
         XSignature: string;
+        /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+        XSignatureVersion: "1" | "2";
         /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
         WebhookSignature: string;
         /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
@@ -3187,6 +3189,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path?: never;
             cookie?: never;
@@ -3788,6 +3792,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path?: never;
             cookie?: never;
@@ -4035,6 +4041,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 /** @description Console user id, from GET /team/members */
@@ -4309,6 +4317,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 /** @description Console user id, from GET /team/members */
@@ -4574,6 +4584,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 /** @description Console user id, from GET /team/members */
@@ -4848,6 +4860,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 /** @description Console user id, from GET /team/members */
@@ -5305,6 +5319,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path?: never;
             cookie?: never;
@@ -5548,6 +5564,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 /** @description Key id (12 characters) */
@@ -6707,6 +6725,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path?: never;
             cookie?: never;
@@ -7493,6 +7513,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path?: never;
             cookie?: never;
@@ -8353,6 +8375,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 booking_number: string;
@@ -8683,6 +8707,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 booking_number: string;
@@ -9009,6 +9035,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 booking_number: string;
@@ -10224,6 +10252,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path?: never;
             cookie?: never;
@@ -10541,6 +10571,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 id: string;
@@ -11041,6 +11073,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path?: never;
             cookie?: never;
@@ -11753,6 +11787,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 id: string;
@@ -12242,6 +12278,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 id: string;
@@ -12499,6 +12537,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 id: string;
@@ -12812,6 +12852,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 id: string;
@@ -13094,6 +13136,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 id: string;
@@ -13381,6 +13425,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 id: string;
@@ -13662,6 +13708,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 id: string;
@@ -14529,6 +14577,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path?: never;
             cookie?: never;
@@ -15062,6 +15112,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 id: string;
@@ -15379,6 +15431,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path: {
                 id: string;
@@ -15667,6 +15721,8 @@ export interface operations {
                 "X-Timestamp"?: components["parameters"]["XTimestamp"];
                 /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
                 "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
             };
             path?: never;
             cookie?: never;
