@@ -72,11 +72,13 @@ public class ConfirmPayment {
     return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
-  /** Live writes are signed: the same function as SignRequest.sign. */
-  static String sign(String method, String pathWithQuery, byte[] body, String secret, long timestamp) throws Exception {
+  /** Live writes are signed: the same function as SignRequest.sign (version 2 with a key, version 1 with null). */
+  static String sign(String method, String pathWithQuery, byte[] body, String secret, long timestamp, String idempotencyKey) throws Exception {
     Mac mac = Mac.getInstance("HmacSHA256");
     mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-    mac.update((timestamp + "\n" + method + "\n" + pathWithQuery + "\n").getBytes(StandardCharsets.UTF_8));
+    String signed = timestamp + "\n" + method + "\n" + pathWithQuery + "\n";
+    if (idempotencyKey != null) signed = "v2\n" + signed + idempotencyKey + "\n";
+    mac.update(signed.getBytes(StandardCharsets.UTF_8));
     return HexFormat.of().formatHex(mac.doFinal(body));
   }
 
@@ -94,15 +96,18 @@ public class ConfirmPayment {
     byte[] body = (booking.substring(0, booking.length() - 1) + ",\"payment_confirmation\":\"" + jws + "\"}").getBytes(StandardCharsets.UTF_8);
     String apiKey = System.getenv("API_KEY");
     URI uri = URI.create(System.getenv("BASE_URL") + "/bookings");
+    String idempotencyKey = UUID.randomUUID().toString();
     HttpRequest.Builder request = HttpRequest.newBuilder(uri)
         .POST(HttpRequest.BodyPublishers.ofByteArray(body))
         .header("Authorization", "Bearer " + apiKey)
         .header("Content-Type", "application/json")
-        .header("Idempotency-Key", UUID.randomUUID().toString());
+        .header("Idempotency-Key", idempotencyKey);
     if (apiKey.startsWith("sk_live_")) {
       long timestamp = System.currentTimeMillis() / 1000;
-      request.header("X-Timestamp", Long.toString(timestamp))
-          .header("X-Signature", sign("POST", uri.getRawPath(), body, apiKey.substring(apiKey.lastIndexOf('_') + 1), timestamp));
+      boolean version1 = "1".equals(System.getenv("SIGNATURE_VERSION"));
+      if (!version1) request.header("X-Signature-Version", "2");
+      request.header("X-Timestamp", Long.toString(timestamp)).header("X-Signature",
+          sign("POST", uri.getRawPath(), body, apiKey.substring(apiKey.lastIndexOf('_') + 1), timestamp, version1 ? null : idempotencyKey));
     }
     HttpResponse<String> response = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
         .send(request.build(), HttpResponse.BodyHandlers.ofString());

@@ -23,7 +23,7 @@ async function runBlock(code: string) {
   );
 }
 
-const files = ['README.md', ...docsMarkdown()];
+const files = ['README.md', 'recipes/README.md', ...docsMarkdown()];
 const blocks = files.flatMap((file) => runnableBlocks(readFileSync(resolve(ROOT, file), 'utf8')).map((b) => ({ file, ...b, name: `${file}:${b.line}` })));
 
 describe('the runnable shell blocks of README.md and docs/, on another port and state directory', () => {

@@ -10,8 +10,9 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { recipesPython } from '../../scripts/recipes-python';
 import { addDays, localDate } from '../../shared/kernel/time';
+import { signParts } from '../../shared/platform/signature';
 import { bookingBody, livePaymentKey, packs, quoteFor } from './booking-helpers';
-import { api, baseUrl, newPartner, sign } from './helpers';
+import { api, baseUrl, newPartner } from './helpers';
 
 // The integration recipes of recipes/ (Java, Python, curl+openssl), run as a bank engineer runs them, against the test stack.
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -139,34 +140,54 @@ describe.concurrent('integration recipes (recipes/), against the local stack', (
       // 1. A signed live write: the receiver's endpoint, registered by the recipe with the live key.
       const endpointBody = JSON.stringify({ url: `${receiver}${path}`, event_types: ['booking.confirmed'] });
       const other = JSON.stringify({ url: `${receiver}/${lang}/other`, event_types: ['booking.confirmed'] });
-      const [created, signedOnly, workedExample] = await Promise.all([
+      const twin = JSON.stringify({ url: `${receiver}/${lang}/twin`, event_types: ['settlement.issued'] });
+      const now = String(Math.floor(Date.now() / 1000));
+      const example = { ...env, API_KEY: 'sk_live_example00000_S3cr3tS3cr3tS3cr3tS3cr3tS3cr3tAB', SIGN_ONLY: '1', TIMESTAMP: '1795251000' };
+      const examplePath = '/team/members/7c0e9c1e-2f57-4d0b-9a43-1f5b8f1f6a11/role';
+      const [created, signedOnly, workedExample, workedExampleV2, ...twins] = await Promise.all([
         recipe(lang, 'sign', ['POST', '/webhooks', endpointBody], env),
         recipe(lang, 'sign', ['post', '/webhooks', other], { ...env, SIGN_ONLY: '1' }),
-        // The worked example of docs/guides/authentication.md (Signing live writes), to the digit.
-        recipe(lang, 'sign', ['PATCH', '/team/members/7c0e9c1e-2f57-4d0b-9a43-1f5b8f1f6a11/role', '{"role":"FINANCE"}'], {
-          ...env,
-          API_KEY: 'sk_live_example00000_S3cr3tS3cr3tS3cr3tS3cr3tS3cr3tAB',
-          SIGN_ONLY: '1',
-          TIMESTAMP: '1795251000',
-        }),
+        // The worked examples of docs/guides/authentication.md (Signing live writes), to the digit.
+        recipe(lang, 'sign', ['PATCH', examplePath, '{"role":"FINANCE"}'], { ...example, SIGNATURE_VERSION: '1' }),
+        recipe(lang, 'sign', ['PATCH', examplePath, '{"role":"FINANCE"}'], { ...example, IDEMPOTENCY_KEY: '5f0c3a52-1c1e-4d8e-9a8e-8d3c2b1a0f00' }),
+        // Two app servers send the same live write at the same second: version 2 signs their keys apart, both succeed.
+        recipe(lang, 'sign', ['POST', '/webhooks', twin], { ...env, TIMESTAMP: now }),
+        recipe(lang, 'sign', ['POST', '/webhooks', twin], { ...env, TIMESTAMP: now }),
       ]);
       expect(workedExample.stdout.trim(), workedExample.stderr).toBe(
         'X-Timestamp: 1795251000\nX-Signature: 37f4004be0b5ed6b3bbc5a8dc8a3ef35fefff91d558fb6fbc896bdd450aa088b',
+      );
+      expect(workedExampleV2.stdout.trim(), workedExampleV2.stderr).toBe(
+        'X-Signature-Version: 2\nIdempotency-Key: 5f0c3a52-1c1e-4d8e-9a8e-8d3c2b1a0f00\nX-Timestamp: 1795251000\nX-Signature: bec9edcf91980ea1f46b2f0ea601fe95ad2add9398d6a681f3bfc9296a2c7ad5',
       );
       expect(created.code, created.stderr + created.stdout).toBe(0);
       const endpoint = answer(created);
       expect(endpoint.status).toBe(201);
       expect(endpoint.body.signing_secret).toMatch(/^whsec_/);
+      for (const t of twins) expect(t.code, t.stderr + t.stdout).toBe(0);
+      const [a, b] = twins.map(answer);
+      expect([a!.status, b!.status]).toEqual([201, 201]);
+      expect(a!.body.id).not.toBe(b!.body.id);
 
-      // The same signature as the service's own code, and a tampered body under it is refused with the spec's error.
-      const [, ts, sig] = /^X-Timestamp: (\d+)\nX-Signature: ([0-9a-f]{64})$/.exec(signedOnly.stdout.trim()) ?? [];
-      expect(sig, signedOnly.stderr + signedOnly.stdout).toBe(sign(p.live_key.split('_')[3]!, ts!, 'POST', '/v1/webhooks', other));
-      const tampered = await api('POST', '/webhooks', {
-        key: p.live_key,
-        rawBody: other.replace('other', 'elsewhere'),
-        headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID(), 'x-timestamp': ts!, 'x-signature': sig! },
-      });
+      // The same signature as the service's own code, and a tampered body or Idempotency-Key under it is refused with the spec's error.
+      const [, key, ts, sig] =
+        /^X-Signature-Version: 2\nIdempotency-Key: (\S+)\nX-Timestamp: (\d+)\nX-Signature: ([0-9a-f]{64})$/.exec(signedOnly.stdout.trim()) ?? [];
+      expect(sig, signedOnly.stderr + signedOnly.stdout).toBe(
+        signParts(p.live_key.split('_')[3]!, { version: '2', timestamp: ts!, method: 'POST', pathWithQuery: '/v1/webhooks', idempotencyKey: key }, other),
+      );
+      const signedHeaders = {
+        'content-type': 'application/json',
+        'idempotency-key': key!,
+        'x-timestamp': ts!,
+        'x-signature': sig!,
+        'x-signature-version': '2',
+      };
+      const [tampered, otherKey] = await Promise.all([
+        api('POST', '/webhooks', { key: p.live_key, rawBody: other.replace('other', 'elsewhere'), headers: signedHeaders }),
+        api('POST', '/webhooks', { key: p.live_key, rawBody: other, headers: { ...signedHeaders, 'idempotency-key': randomUUID() } }),
+      ]);
       expect([tampered.status, tampered.body.code]).toEqual([401, 'auth.signature.invalid']);
+      expect([otherKey.status, otherKey.body.code]).toEqual([401, 'auth.signature.invalid']);
 
       // 2. A live booking confirmed with the recipe's JWS, over a live payment key the bank registered.
       const quote = await quoteFor(p.live_key, pack, addDays(localDate(new Date()), 9));
