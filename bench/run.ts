@@ -21,6 +21,8 @@ if (process.argv.includes('--help')) {
                     send BENCH_SOAK_RATE=1 operation/s each (listings and details, quotes, bookings, cancellations) for BENCH_SOAK_SECONDS=300;
                     prints throughput, p50/p99 and 5xx/429 per operation, webhook dispatch delay, memory every 10 s and its growth per minute
                     (exits non-zero on any 5xx); the full bench runs it too (BENCH_SOAK=0 skips it)
+  --only latency    only the request latency tables: calls and sequential DynamoDB stages per request of reads and writes
+                    (sandbox, and live signed with each signature version), and the catalog listings (BENCH_N, BENCH_CATALOG)
   --only cost       only the cost counts: AWS usage of one booking, one webhook delivery and one settlement of BENCH_COST_SETTLEMENT=10000
                     bookings (Lambda invocations and ms, DynamoDB read/write units, SQS, S3, Scheduler, API requests, log bytes)
 Environment: BENCH_N, BENCH_CATALOG, BENCH_BOOKINGS, BENCH_EVENTS, BENCH_SETTLEMENT_BOOKINGS, BENCH_BUNDLES=0,
@@ -29,7 +31,8 @@ Environment: BENCH_N, BENCH_CATALOG, BENCH_BOOKINGS, BENCH_EVENTS, BENCH_SETTLEM
   process.exit(0);
 }
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-if (only !== undefined && !['catalog', 'soak', 'cost'].includes(only)) throw new Error(`--only ${only}: only 'catalog', 'soak' or 'cost' can run alone`);
+if (only !== undefined && !['catalog', 'soak', 'cost', 'latency'].includes(only))
+  throw new Error(`--only ${only}: only 'catalog', 'soak', 'cost' or 'latency' can run alone`);
 /** The catalog index at each size: published, loaded cold in a fresh process, then queried (bench/catalog.ts). */
 const catalogSizes = (process.env.BENCH_CATALOG_SIZES ?? '10000,100000').split(',').map(Number);
 // Local-only: shrink the webhook retry waits (5 min -> 30 ms ...) so the failing-receiver run finishes; the schedule's shape is unchanged.
@@ -73,7 +76,7 @@ const { GetCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
 const { accessStore } = await import('../shared/access/store');
 const { accessKeys } = await import('../shared/access/keys');
 const { inventoryKeys } = await import('../shared/catalog/keys');
-const { sign } = await import('../shared/platform/signature');
+const { signParts } = await import('../shared/platform/signature');
 
 // Calls, and sequential stages: a call that starts while none is in flight starts a new stage (requests run one at a time).
 let ddbCalls = 0;
@@ -138,15 +141,18 @@ async function expectOk(res: Response, what: string) {
 
 const roles = ['VIEWER', 'DEVELOPER'];
 let signed = 0;
-const patchRole = (key: string) => async (i: number) => {
-  // Trailing whitespace that never repeats makes each body (and so each signature) distinct: a signature is accepted once.
-  const body = JSON.stringify({ role: roles[Math.abs(i) % 2] }) + distinctWhitespace(signed++);
+const patchRole = (key: string, version: '1' | '2') => async (i: number) => {
+  // Version 1: trailing whitespace that never repeats makes each body (and so each signature) distinct, since such a
+  // signature is accepted once. Version 2 signs the Idempotency-Key, new for each request.
+  const body = JSON.stringify({ role: roles[Math.abs(i) % 2] }) + (version === '1' ? distinctWhitespace(signed++) : '');
   const path = `/v1/team/members/${other.member_id}/role`;
-  const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() };
+  const idempotencyKey = randomUUID();
+  const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
   if (key.startsWith('sk_live_')) {
-    const ts = String(Math.floor(Date.now() / 1000));
-    headers['x-timestamp'] = ts;
-    headers['x-signature'] = sign(key.split('_')[3]!, ts, 'PATCH', path, body);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    headers['x-timestamp'] = timestamp;
+    if (version === '2') headers['x-signature-version'] = '2';
+    headers['x-signature'] = signParts(key.split('_')[3]!, { version, timestamp, method: 'PATCH', pathWithQuery: path, idempotencyKey }, body);
   }
   await expectOk(await fetch(`${base.replace(/\/v1$/, '')}${path}`, { method: 'PATCH', headers, body }), 'patch role');
 };
@@ -240,7 +246,8 @@ async function latencyRun(): Promise<[Stats[], Stats[]]> {
     ),
   );
   results.push(await counted('PATCH /v1/webhooks/{id} (sandbox idempotent write)', writeN, patchHook));
-  results.push(await counted('PATCH role (live, signed idempotent write)', writeN, patchRole(liveKey)));
+  results.push(await counted('PATCH role (live, signed v1 idempotent write)', writeN, patchRole(liveKey, '1')));
+  results.push(await counted('PATCH role (live, signed v2 idempotent write)', writeN, patchRole(liveKey, '2')));
 
   const catalogRows: Stats[] = await countedInterleaved(
     (
@@ -287,6 +294,16 @@ const catalogRows = medianOfRuns(
   'bare DynamoDB GetItem',
 ).slice(1);
 const bareGet = results[0]!;
+const latencyTitle = `\nLatency through the full local stack (HTTP -> API Gateway emulation -> middy -> DynamoDB Local), sequential, n per row:\n`;
+if (only === 'latency') {
+  console.log(latencyTitle);
+  console.log(table(results, bareGet, RUNS));
+  console.log(`\nCatalog of ${CATALOG_N} adventures:\n`);
+  console.log(table(catalogRows, bareGet, RUNS));
+  await stack.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+  process.exit(process.exitCode ?? 0);
+}
 
 // Bookings: throughput and latency with 20 in flight, all on one slot (contention on its seat counter) or spread over many slots.
 const { generatePaymentKey } = await import('../shared/bookings/payment-keys');
@@ -478,7 +495,7 @@ receiver.close();
 const { benchSettlements } = await import('./settlements');
 const settlementReport = await benchSettlements();
 
-console.log(`\nLatency through the full local stack (HTTP -> API Gateway emulation -> middy -> DynamoDB Local), sequential, n per row:\n`);
+console.log(latencyTitle);
 console.log(table(results, bareGet, RUNS));
 console.log(`\n${await catalogIndexReport()}`);
 console.log(`\nCatalog of ${CATALOG_N} adventures: import ${importSecs.toFixed(1)} s; first listing after the import (index load) ${coldMs} ms.\n`);
