@@ -67,6 +67,8 @@ export interface DeliveryRecord {
   delivered_at: string | null;
   dead_lettered_at: string | null;
   replay_of: string | null;
+  /** The delivery a recover re-sent this FAILED one as (set once, conditionally: each failure is recovered once). */
+  recovered_by?: string;
   test: boolean;
   /** A POST /webhooks/{id}/test send: attempted once, never retried. */
   test_send?: boolean;

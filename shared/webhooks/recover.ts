@@ -3,7 +3,7 @@ import { ApiError } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { getEndpoint, updateEndpoint } from './endpoints';
 import type { DeliveryRecord, EndpointRecord } from './model';
-import { replay } from './replay';
+import { resendOnce } from './replay';
 import { webhookStore } from './store';
 
 /** At most this many deliveries of the endpoint are read, and this many events re-sent, per call. */
@@ -24,7 +24,9 @@ export interface RecoverResult {
  * recover does: the endpoint's deliveries since then are read newest first (one Query of the
  * partner's delivery index, bounded by its sort key), and an event is re-sent only if it has a
  * FAILED delivery and none PENDING or DELIVERED. So a second call, or a retry after a crash, sends
- * nothing twice. With `enable`, a DISABLED endpoint is set ACTIVE first.
+ * nothing twice. Each re-send claims the failed delivery in its own transaction (`recovered_by`), so parallel
+ * calls, or a call reading an index that lags, re-send each failure once between them. With `enable`, a
+ * DISABLED endpoint is set ACTIVE first.
  */
 export async function recoverEndpoint(
   t: Tenant,
@@ -50,7 +52,8 @@ export async function recoverEndpoint(
     const page = await webhookStore.listDeliveries(t.partnerId, t.env, { limit: 100, endpoint_id: id, created_from: since }, after);
     for (const d of page.items) {
       if (d.test_send) continue;
-      if (d.status === 'FAILED') failed.set(d.event_id, failed.get(d.event_id) ?? d);
+      // A failure a recover already re-sent is carried by its new delivery, even where the index does not show it yet.
+      if (d.status === 'FAILED' && !d.recovered_by) failed.set(d.event_id, failed.get(d.event_id) ?? d);
       else carried.add(d.event_id);
     }
     read += page.items.length;
@@ -58,8 +61,9 @@ export async function recoverEndpoint(
   } while (after && read < RECOVER_MAX_READ);
   const due = [...failed.values()].filter((d) => !carried.has(d.event_id));
   const batch = due.slice(0, RECOVER_MAX_EVENTS);
-  for (const d of batch) await replay(t, d.id, unsealed, now);
-  const result: RecoverResult = { endpoint, since, resent: batch.length, truncated: due.length > batch.length || after !== undefined };
+  let resent = 0;
+  for (const d of batch) if (await resendOnce(t, d, now)) resent++;
+  const result: RecoverResult = { endpoint, since, resent, truncated: due.length > batch.length || after !== undefined };
   const guards = seal.items(result);
   if (guards.length) {
     const cancelled = await transact(dataTable.client, {}, [], guards);

@@ -29,20 +29,44 @@ export async function replay(t: Tenant, id: string, seal: Seal<DeliveryRecord> =
       await enqueue([{ kind: 'attempt', delivery_id: redriven.id, attempt: redriven.attempts + 1 }]);
       return redriven;
     }
-    const [record, ep] = await Promise.all([
-      eventStore.get(original.event_ref),
-      webhookStore.getEndpoint(original.partner_id, original.env, original.endpoint_id),
-    ]);
-    const d = newDelivery(
-      record!.event,
-      original.event_ref,
-      ep ?? { partner_id: original.partner_id, env: original.env, id: original.endpoint_id, url: original.url },
-      now,
-      original.id,
-    );
+    const d = await newDeliveryOf(original, now);
     const cancelled = await transact(dataTable.client, { delivery: webhookStore.putDelivery(d) }, [], seal.items(d));
     if (cancelled) throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
     await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);
     return d;
+  }
+}
+
+/** A new delivery of the original's event to its endpoint, replaying it. */
+async function newDeliveryOf(original: DeliveryRecord, now: Date): Promise<DeliveryRecord> {
+  const [record, ep] = await Promise.all([
+    eventStore.get(original.event_ref),
+    webhookStore.getEndpoint(original.partner_id, original.env, original.endpoint_id),
+  ]);
+  return newDelivery(
+    record!.event,
+    original.event_ref,
+    ep ?? { partner_id: original.partner_id, env: original.env, id: original.endpoint_id, url: original.url },
+    now,
+    original.id,
+  );
+}
+
+/**
+ * Re-sends a FAILED delivery's event once, whatever the concurrency (a recover): the new delivery is put in the
+ * same transaction that claims the failed one (`recovered_by`). Undefined when another call claimed it first.
+ */
+export async function resendOnce(t: Tenant, failed: DeliveryRecord, now = new Date()): Promise<DeliveryRecord | undefined> {
+  for (let round = 0; ; round++) {
+    const d = await newDeliveryOf(failed, now);
+    const cancelled = await transact(dataTable.client, { claim: webhookStore.claimRecovery(failed.id, d.id), delivery: webhookStore.putDelivery(d) });
+    if (!cancelled) {
+      await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);
+      return d;
+    }
+    if (cancelled.failed('claim')) return undefined;
+    if (!cancelled.conflict || round >= 5) throw new Error(`recover's re-send was cancelled (${cancelled.codes.join(', ')})`);
+    // A concurrent recover's transaction: if it claimed the failure, it re-sends it.
+    if ((await getDelivery(t, failed.id)).recovered_by) return undefined;
   }
 }

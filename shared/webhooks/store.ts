@@ -352,6 +352,23 @@ export function makeWebhookStore(table: Table = dataTable) {
       return deliveryId ? store.getDelivery(deliveryId) : undefined;
     },
 
+    /**
+     * Marks a FAILED delivery as re-sent by a recover, once: whichever recover writes it first re-sends the
+     * event; a concurrent one (or one reading a lagging index) fails this condition and sends nothing.
+     */
+    claimRecovery(failedId: string, by: string): TransactItem {
+      return {
+        Update: {
+          TableName: TableName(),
+          Key: webhookKeys.delivery(failedId),
+          UpdateExpression: 'SET recovered_by = :by',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(recovered_by) AND #status = :failed',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':by': by, ':failed': 'FAILED' },
+        },
+      };
+    },
+
     /** A new delivery, PENDING and due at once. */
     putDelivery(d: DeliveryRecord): TransactItem {
       return { Put: { TableName: TableName(), Item: deliveryItem(d), ConditionExpression: 'attribute_not_exists(pk)' } };

@@ -950,4 +950,28 @@ describe('recover', () => {
     expect((await write('POST', `/webhooks/${e.id}/recover`, p.test_key, { since: 'yesterday' })).status).toBe(400);
     expect((await write('POST', `/webhooks/${e.id}/recover`, (await newPartner()).test_key, { since })).status).toBe(404);
   });
+
+  it('parallel recovers, each with its own key, re-send each failed event once between them', async () => {
+    const p = await newPartner();
+    const path = `/always-fail/recover-race-${randomUUID().slice(0, 8)}`;
+    const e = await endpoint(p.test_key, path);
+    const since = new Date(Date.now() - 1000).toISOString();
+    for (let i = 0; i < 3; i++) await book(p);
+    const failed = await until(
+      async () => (await api('GET', `/webhooks/deliveries?status=FAILED&endpoint_id=${e.id}`, { key: p.test_key })).body.data as { event_id: string }[],
+      (x) => x.length === 3,
+      55_000,
+    );
+    expect(failed).toHaveLength(3);
+    const answers = await Promise.all([0, 1, 2].map(() => write('POST', `/webhooks/${e.id}/recover`, p.test_key, { since })));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+    expect(answers.reduce((n, a) => n + (a.body.resent as number), 0)).toBe(3);
+    // Each event has its original delivery and exactly one re-send, once the (lagging) index shows them all.
+    const all = async () => (await api('GET', `/webhooks/deliveries?endpoint_id=${e.id}&limit=100`, { key: p.test_key })).body.data as { event_id: string }[];
+    await until(all, (x) => x.length >= 6);
+    await new Promise((r) => setTimeout(r, 1500));
+    const perEvent = new Map<string, number>();
+    for (const d of await all()) perEvent.set(d.event_id, (perEvent.get(d.event_id) ?? 0) + 1);
+    expect([...perEvent.values()]).toEqual([2, 2, 2]);
+  });
 });
