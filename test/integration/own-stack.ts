@@ -1,11 +1,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { JWK } from 'jose';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import { freePort } from '../../infra/local/services';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -62,7 +62,25 @@ export class OwnStack {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
       if (this.child.exitCode === null) this.child.kill('SIGKILL');
     }
+    this.handOverIam();
     rmSync(this.stateDir, { recursive: true, force: true });
+  }
+
+  /**
+   * What this stack's IAM layer recorded joins the shared stack's, so the run's least-privilege report counts
+   * its calls and a call it refused fails the run too (test/integration/global-setup.ts).
+   */
+  private handOverIam() {
+    const from = join(this.stateDir, 'iam');
+    if (!existsSync(from)) return;
+    const to = join(inject('stateDir'), 'iam');
+    mkdirSync(to, { recursive: true });
+    const tag = `${Date.now()}${process.pid}`;
+    for (const f of readdirSync(from)) {
+      const m = /^(usage|stats)-(\d+)\.json$/.exec(f);
+      if (m) copyFileSync(join(from, f), join(to, `${m[1]}-${tag}${m[2]}.json`));
+    }
+    if (existsSync(join(from, 'denies.jsonl'))) appendFileSync(join(to, 'denies.jsonl'), readFileSync(join(from, 'denies.jsonl')));
   }
 
   /** The admin CLI against this stack, `--json`. */
