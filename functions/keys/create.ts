@@ -4,5 +4,5 @@ import { createKey } from '../../shared/team/service';
 import { newKeyView } from '../../shared/team/views';
 
 export const handler = route(teamRoutes.createApiKey, async ({ tenant, body, seal }) => ({
-  body: newKeyView(await createKey(tenant, body.member_id, seal(newKeyView))),
+  body: newKeyView(await createKey(tenant, body.member_id, body.name, seal(newKeyView))),
 }));

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { ROLES } from '../../shared/access/roles';
 import { JOBS } from '../../shared/queues';
+import { KeyName } from '../../shared/team/schemas';
 import { UsageError } from './target';
 
 export interface Command {
@@ -728,7 +729,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'key:issue': {
-    usage: 'key:issue --partner ID --member MEMBER_ID --env live|test [--expires-at ISO_DATE_TIME]',
+    usage: 'key:issue --partner ID --member MEMBER_ID --env live|test [--name NAME] [--expires-at ISO_DATE_TIME]',
     description: 'Issue an API key for a member in one environment, optionally expiring. The secret is printed once.',
     output: '`{key_id, key, env}`: the secret is shown once.',
     flags: z.object({
@@ -740,10 +741,12 @@ export const COMMANDS: Record<string, Command> = {
         .refine((at) => Date.parse(at) > Date.now(), 'must be in the future: a key that expired already would never work')
         .optional()
         .describe('When the key stops working (ISO 8601, in the future; default never).'),
+      name: KeyName.optional().describe('What the partner calls the key, e.g. the system that holds it (1 to 64 characters, one line); shown in its key list.'),
     }),
     async run(f) {
       const k = await (await repo()).issueKey(f.partner as string, f.member as string, f.env as 'live' | 'test', {
         expiresAt: f['expires-at'] as string | undefined,
+        name: f.name as string | undefined,
       });
       return { json: { key_id: k.key_id, key: k.key, env: k.env }, text: `Key ${k.key_id} (${k.env}): ${k.key}\nThe secret is shown once: store it now.` };
     },

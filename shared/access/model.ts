@@ -62,6 +62,17 @@ export interface ApiKeyRecord {
   expires_at?: string;
   /** Member who issued the key through the API; absent for keys issued by operators. */
   issued_by?: string;
+  /** What the partner calls the key (which system holds it); absent if it gave none. */
+  name?: string;
 }
 
+/** A key as listed: its record, and when it was last used (from its rate-limit counters, never stored on the key). */
+export type ApiKeyInUse = ApiKeyRecord & { last_used_at?: string };
+
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+
+/**
+ * How long a rate-limit window's counter outlives its window: it also says when its key was last used
+ * (GET /v1/api-keys' last_used_at), so it is kept for as long as that answer should reach back.
+ */
+export const LAST_USE_RETENTION_DAYS = 90;

@@ -6,9 +6,10 @@ import { batchGet, newestFirst, queryAll } from '../db/query';
 import { backoff } from '../db/retry';
 import { moveIndexToRows } from '../db/rows';
 import type { Env } from '../kernel/tenant';
+import { lastUsedAt } from '../platform/rate-limit';
 import { formatKey, hashSecret, newKeyPrefix, newKeySecret } from './api-key';
 import { accessKeys } from './keys';
-import type { ApiKeyRecord, IdentityLink, Member, Partner } from './model';
+import type { ApiKeyInUse, ApiKeyRecord, IdentityLink, Member, Partner } from './model';
 import type { Role } from './roles';
 
 export class AccessError extends Error {
@@ -41,7 +42,13 @@ const strip = <T>(item: Record<string, unknown> | undefined): T | undefined => {
   return rest as T;
 };
 
-function newKeyItem(partnerId: string, memberId: string, env: Env, now: string, opts: { expiresAt?: string; issuedBy?: string } = {}) {
+export interface KeyOptions {
+  expiresAt?: string;
+  issuedBy?: string;
+  name?: string;
+}
+
+function newKeyItem(partnerId: string, memberId: string, env: Env, now: string, opts: KeyOptions = {}) {
   const keyId = newKeyPrefix();
   const secret = newKeySecret();
   const record: ApiKeyRecord = {
@@ -53,6 +60,7 @@ function newKeyItem(partnerId: string, memberId: string, env: Env, now: string, 
     created_at: now,
     ...(opts.expiresAt ? { expires_at: opts.expiresAt } : {}),
     ...(opts.issuedBy ? { issued_by: opts.issuedBy } : {}),
+    ...(opts.name ? { name: opts.name } : {}),
   };
   return {
     issued: { key_id: keyId, key: formatKey(env, keyId, secret), env } satisfies IssuedKey,
@@ -62,7 +70,7 @@ function newKeyItem(partnerId: string, memberId: string, env: Env, now: string, 
   };
 }
 
-/** A key's row in the partner's list of keys: what never changes, and what unrevokedKeys filters on. */
+/** A key's row in the partner's list of keys: what never changes (its name among it), and what unrevokedKeys filters on. */
 function keyRowItem(k: ApiKeyRecord) {
   return {
     ...accessKeys.keyRow(k.partner_id, k.env, k.created_at, k.key_id),
@@ -70,6 +78,7 @@ function keyRowItem(k: ApiKeyRecord) {
     key_id: k.key_id,
     member_id: k.member_id,
     ...(k.issued_by ? { issued_by: k.issued_by } : {}),
+    ...(k.name ? { name: k.name } : {}),
   };
 }
 
@@ -224,7 +233,7 @@ export function makeAccessStore(table: Table = accessTable) {
       partnerId: string,
       memberId: string,
       env: Env,
-      opts: { expiresAt?: string; issuedBy?: string } = {},
+      opts: KeyOptions = {},
       seal: Seal<IssuedKey & { record: ApiKeyRecord }> = unsealed,
     ): Promise<IssuedKey & { record: ApiKeyRecord }> {
       const k = newKeyItem(partnerId, memberId, env, new Date().toISOString(), opts);
@@ -255,11 +264,12 @@ export function makeAccessStore(table: Table = accessTable) {
      * Revokes a key at once; with `owner`, only if it belongs to that partner
      * and environment. Revoking a revoked key keeps its first revocation time.
      */
-    async revokeKey(keyId: string, owner?: { partnerId: string; env: Env }, seal: Seal<ApiKeyRecord> = unsealed, now = new Date()): Promise<ApiKeyRecord> {
+    async revokeKey(keyId: string, owner?: { partnerId: string; env: Env }, seal: Seal<ApiKeyInUse> = unsealed, now = new Date()): Promise<ApiKeyInUse> {
       for (let attempt = 0; ; attempt++) {
-        const key = await store.getKey(keyId);
+        // Its last use is read alongside the key: no stage of its own.
+        const [key, lastUsed] = await Promise.all([store.getKey(keyId), lastUsedAt(keyId, table)]);
         if (!key || (owner && (key.partner_id !== owner.partnerId || key.env !== owner.env))) throw new AccessError('not_found', `key ${keyId} does not exist`);
-        const revoked: ApiKeyRecord = { ...key, revoked_at: key.revoked_at ?? now.toISOString() };
+        const revoked: ApiKeyInUse = { ...key, revoked_at: key.revoked_at ?? now.toISOString(), ...(lastUsed ? { last_used_at: lastUsed } : {}) };
         const cancelled = await transact(
           table.client,
           {
@@ -291,10 +301,12 @@ export function makeAccessStore(table: Table = accessTable) {
       });
     },
 
-    /** Keys of one partner and environment, most recent first, from their rows. */
-    async listKeys(partnerId: string, env: Env, limit: number, after?: string) {
+    /** Keys of one partner and environment, most recent first, from their rows, each with its last use (read with the records: one stage). */
+    async listKeys(partnerId: string, env: Env, limit: number, after?: string): Promise<{ items: ApiKeyInUse[]; next?: string }> {
       const { items, next } = await newestFirst(table, { partition: accessKeys.keyRowsPartition(partnerId, env) }, limit, after);
-      return { items: await keysOf(items), next };
+      const [keys, uses] = await Promise.all([keysOf(items), Promise.all(items.map((r) => lastUsedAt(r.key_id as string, table)))]);
+      const used = new Map(items.map((r, i) => [r.key_id as string, uses[i]]));
+      return { items: keys.map((k) => ({ ...k, ...(used.get(k.key_id) ? { last_used_at: used.get(k.key_id) } : {}) })), next };
     },
 
     async getMember(partnerId: string, memberId: string): Promise<Member | undefined> {

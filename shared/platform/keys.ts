@@ -7,7 +7,9 @@ import type { Env } from '../kernel/tenant';
  */
 export const platformKeys = {
   /** One atomic counter per key and fixed one-minute window (TTL). */
-  rateCounter: (keyId: string, windowStart: number) => ({ pk: `RATE#${keyId}`, sk: String(windowStart) }),
+  rateCounter: (keyId: string, windowStart: number) => ({ pk: rateCounters(keyId), sk: String(windowStart) }),
+  /** A key's counters, one per window it was used in: the newest (highest sort key) says when it was last used. */
+  rateCounters: (keyId: string) => rateCounters(keyId),
   /** One record per (partner, environment, Idempotency-Key) (TTL 24 h). */
   idempotency: (partnerId: string, env: Env, idempotencyKey: string) => ({ pk: `IDEM#${partnerId}#${env}#${idempotencyKey}`, sk: 'IDEM' }),
   /** The audit trail of a partner and environment, newest first by sort key (TTL 400 days). */
@@ -23,6 +25,10 @@ export const platformKeys = {
   /** Service-wide settings, e.g. the cursor-signing key. */
   config: (name: string) => ({ pk: 'CONFIG', sk: name }),
 };
+
+function rateCounters(keyId: string) {
+  return `RATE#${keyId}`;
+}
 
 /** Partition keys the request pipeline may write in the access table (IAM dynamodb:LeadingKeys of keyed routes). */
 export const PLATFORM_LEADING_KEYS = ['RATE#*', 'AUTHFAIL#*', 'SIG#*', 'IDEM#*', 'AUDIT#*', 'CONFIG'];

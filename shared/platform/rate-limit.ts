@@ -1,4 +1,5 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { LAST_USE_RETENTION_DAYS } from '../access/model';
 import { accessTable, type Table } from '../db/client';
 import { platformKeys } from './keys';
 
@@ -32,8 +33,10 @@ export function evaluate(count: number, limit: number, nowMs: number): RateLimit
 
 /**
  * Counts one request for the key in the current fixed one-minute window with
- * a DynamoDB atomic counter, shared by every Lambda instance. The item expires
- * through TTL shortly after its window.
+ * a DynamoDB atomic counter, shared by every Lambda instance. The same write
+ * records the window's first request (used_at, set once per window, so at most
+ * once a minute per key): the key's last use, with no call of its own. The item
+ * expires through TTL LAST_USE_RETENTION_DAYS after its window.
  */
 export async function countRequest(keyId: string, nowMs = Date.now(), table: Table = accessTable): Promise<number> {
   const { start, reset } = windowOf(nowMs);
@@ -41,11 +44,29 @@ export async function countRequest(keyId: string, nowMs = Date.now(), table: Tab
     new UpdateCommand({
       TableName: table.name(),
       Key: platformKeys.rateCounter(keyId, start),
-      UpdateExpression: 'ADD #n :one SET #ttl = if_not_exists(#ttl, :ttl)',
+      UpdateExpression: 'ADD #n :one SET #ttl = if_not_exists(#ttl, :ttl), used_at = if_not_exists(used_at, :now)',
       ExpressionAttributeNames: { '#n': 'count', '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':one': 1, ':ttl': reset + 120 },
+      ExpressionAttributeValues: { ':one': 1, ':ttl': reset + LAST_USE_RETENTION_DAYS * 86_400, ':now': new Date(nowMs).toISOString() },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
   return Number(r.Attributes?.count ?? 1);
+}
+
+/**
+ * When the key was last used, to the minute: the first request of the newest window it was counted in
+ * (strongly consistent); undefined if it was not used in the last LAST_USE_RETENTION_DAYS days.
+ */
+export async function lastUsedAt(keyId: string, table: Table = accessTable): Promise<string | undefined> {
+  const r = await table.client.send(
+    new QueryCommand({
+      TableName: table.name(),
+      KeyConditionExpression: 'pk = :p',
+      ExpressionAttributeValues: { ':p': platformKeys.rateCounters(keyId) },
+      ScanIndexForward: false,
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  return r.Items?.[0]?.used_at as string | undefined;
 }

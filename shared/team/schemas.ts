@@ -1,6 +1,7 @@
 import * as z from 'zod';
+import { LAST_USE_RETENTION_DAYS } from '../access/model';
 import { Environment, Role } from '../access/schemas';
-import { singleLine } from '../http/bounds';
+import { label, singleLine } from '../http/bounds';
 import { page } from '../http/schemas';
 
 export const MEMBER_STATUSES = ['INVITED', 'ACTIVE', 'DISABLED'] as const;
@@ -46,22 +47,37 @@ export const UpdateMemberBody = z
   .meta({ id: 'UpdateMemberRequest' });
 export const UserIdParams = z.object({ user_id: z.uuid().describe('Console user id, from GET /team/members') });
 
+/** A key's name: what staff tell keys apart by, before revoking one. */
+export const KeyName = label(z.string()).trim().min(1).max(64);
+
 export const ApiKey = z
   .object({
     id: z.string().describe('Key id, the public prefix of the key'),
+    name: z.string().nullable().describe('What the partner calls the key, for example the system that holds it; null if it gave none'),
     member_id: z.uuid(),
     environment: Environment,
     status: z.enum(['ACTIVE', 'REVOKED']),
     created_at: z.iso.datetime(),
     revoked_at: z.iso.datetime().nullable(),
     issued_by: z.uuid().nullable().describe('Member who issued the key through the API; null for keys issued by the service operators'),
+    last_used_at: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        `When the key was last used, to the minute (its first request in the newest minute it made any); null if it made none in the last ${LAST_USE_RETENTION_DAYS} days. Revoked keys keep theirs.`,
+      ),
   })
   .meta({ id: 'ApiKey' });
 export const ApiKeyWithSecret = ApiKey.extend({
   key: z.string().nullable().describe('The full key, shown only in this response (null in an idempotent replay)'),
 }).meta({ id: 'ApiKeyWithSecret' });
 export const CreateApiKeyBody = z
-  .object({ member_id: z.uuid().describe('Member who will own the key; the key acts in the environment of the key that creates it') })
+  .object({
+    member_id: z.uuid().describe('Member who will own the key; the key acts in the environment of the key that creates it'),
+    name: KeyName.optional().describe(
+      'What you call the key, for example the system that will hold it ("payments-prod-eu1"): shown in the key list and the console. Optional; one line of 1 to 64 characters, without bidirectional controls; never changes.',
+    ),
+  })
   .strict()
   .meta({ id: 'CreateApiKeyRequest' });
 export const KeyIdParams = z.object({

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../access/model';
+import type { ApiKeyInUse, ApiKeyRecord } from '../access/model';
 import { AccessError, accessStore, type IssuedKey } from '../access/store';
 import { type Seal, unsealed } from '../db/client';
 import { ApiError, notFound } from '../kernel/errors';
@@ -11,7 +11,7 @@ export type NewKey = IssuedKey & { record: ApiKeyRecord };
  * PARTNER_ADMIN are refused: holding one would let an admin act as a peer
  * (and change their own role through it).
  */
-export async function createKey(t: Tenant, memberId: string, seal: Seal<NewKey> = unsealed): Promise<NewKey> {
+export async function createKey(t: Tenant, memberId: string, name: string | undefined, seal: Seal<NewKey> = unsealed): Promise<NewKey> {
   const member = await accessStore.getMember(t.partnerId, memberId);
   if (!member?.enabled) throw notFound('Enabled team member', memberId);
   if (member.role === 'PARTNER_ADMIN' && memberId !== t.memberId) {
@@ -20,14 +20,14 @@ export async function createKey(t: Tenant, memberId: string, seal: Seal<NewKey> 
     });
   }
   try {
-    return await accessStore.issueKey(t.partnerId, memberId, t.env, { issuedBy: t.memberId }, seal);
+    return await accessStore.issueKey(t.partnerId, memberId, t.env, { issuedBy: t.memberId, name }, seal);
   } catch (e) {
     if (e instanceof AccessError) throw notFound('Enabled team member', memberId);
     throw e;
   }
 }
 
-export async function revokeKey(t: Tenant, keyId: string, seal: Seal<ApiKeyRecord> = unsealed): Promise<ApiKeyRecord> {
+export async function revokeKey(t: Tenant, keyId: string, seal: Seal<ApiKeyInUse> = unsealed): Promise<ApiKeyInUse> {
   try {
     return await accessStore.revokeKey(keyId, { partnerId: t.partnerId, env: t.env }, seal);
   } catch (e) {

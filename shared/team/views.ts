@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ApiKeyRecord } from '../access/model';
+import type { ApiKeyInUse, ApiKeyRecord } from '../access/model';
 import type { Tenant } from '../kernel/tenant';
 import type { ConsoleMember } from './console-users';
 import type { ApiKey, TeamMember } from './schemas';
@@ -21,15 +21,17 @@ export function memberView(m: ConsoleMember, t: Tenant): MemberView {
   };
 }
 
-export function keyView(k: ApiKeyRecord): KeyView {
+export function keyView(k: ApiKeyInUse): KeyView {
   return {
     id: k.key_id,
+    name: k.name ?? null,
     member_id: k.member_id,
     environment: k.env,
     status: k.revoked_at ? 'REVOKED' : 'ACTIVE',
     created_at: k.created_at,
     revoked_at: k.revoked_at ?? null,
     issued_by: k.issued_by ?? null,
+    last_used_at: k.last_used_at ?? null,
   };
 }
 

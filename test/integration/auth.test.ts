@@ -1,6 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { accessKeys } from '../../shared/access/keys';
+import { LAST_USE_RETENTION_DAYS } from '../../shared/access/model';
+import { platformKeys } from '../../shared/platform/keys';
 import { admin, api, memberWithRole, newPartner, signatureHeaders, testDb, write } from './helpers';
 
 describe('authentication', () => {
@@ -114,6 +116,65 @@ describe('GET /api-keys after your own writes (the list reads its rows, never an
     expect((await write('DELETE', `/team/members/${m.memberId}`, p.live_key)).status).toBe(200);
     const keys = (await api('GET', '/api-keys', { key: p.test_key })).body.data as { id: string; status: string }[];
     expect(keys.find((k) => k.id === fresh.id)?.status).toBe('REVOKED');
+  });
+});
+
+describe('keys a bank can tell apart: name and last use', () => {
+  type Listed = { id: string; name: string | null; last_used_at: string | null; status: string };
+  const listed = async (key: string) => (await api('GET', '/api-keys', { key })).body.data as Listed[];
+
+  it('names a key at issue, and lists when each key was last used, from its rate-limit counter', async () => {
+    const p = await newPartner();
+    const before = Date.now();
+    const named = await write('POST', '/api-keys', p.test_key, { member_id: p.member_id, name: '  payments-prod-eu1 ' });
+    expect(named.status).toBe(201);
+    expect(named.body).toMatchObject({ name: 'payments-prod-eu1', last_used_at: null });
+    const unnamed = (await write('POST', '/api-keys', p.test_key, { member_id: p.member_id })).body;
+    expect(unnamed.name).toBeNull();
+
+    // Before any use of the new keys: the calling key has been used (these very requests), they have not.
+    let keys = await listed(p.test_key);
+    expect(keys.find((k) => k.id === named.body.id)).toMatchObject({ name: 'payments-prod-eu1', last_used_at: null });
+    expect(keys.find((k) => k.id === unnamed.id)).toMatchObject({ name: null, last_used_at: null });
+    expect(Date.parse(keys.find((k) => k.id === p.test_key_id)!.last_used_at!)).toBeGreaterThanOrEqual(before - 1000);
+
+    // One request with the named key: the list says so at once (the counter's write is read strongly consistent).
+    expect((await api('GET', '/me', { key: named.body.key })).status).toBe(200);
+    keys = await listed(p.test_key);
+    const used = keys.find((k) => k.id === named.body.id)!;
+    expect(Date.parse(used.last_used_at!)).toBeGreaterThanOrEqual(before - 1000);
+    expect(keys.find((k) => k.id === unnamed.id)!.last_used_at).toBeNull();
+
+    // Set once per minute window: a second request in the same minute leaves it as it was.
+    const { ddb, accessTable } = testDb();
+    const window = (
+      await ddb.send(
+        new QueryCommand({
+          TableName: accessTable,
+          KeyConditionExpression: 'pk = :p',
+          ExpressionAttributeValues: { ':p': platformKeys.rateCounters(named.body.id) },
+          ConsistentRead: true,
+        }),
+      )
+    ).Items!;
+    expect(window).toHaveLength(1);
+    expect(window[0]!.used_at).toBe(used.last_used_at);
+    expect(window[0]!.ttl).toBeGreaterThan(Date.now() / 1000 + (LAST_USE_RETENTION_DAYS - 1) * 86_400);
+
+    // Revoked, the key keeps its name and last use: staff see what they revoked and whether it was in use.
+    const revoked = await write('DELETE', `/api-keys/${named.body.id}`, p.test_key);
+    expect(revoked.body).toMatchObject({ status: 'REVOKED', name: 'payments-prod-eu1', last_used_at: used.last_used_at });
+  });
+
+  it('refuses a name that is empty, too long, multi-line or carries bidi controls, with 400 validation.field.invalid', async () => {
+    const p = await newPartner();
+    for (const name of ['', '   ', 'x'.repeat(65), 'payments\nprod', 'pay\u202Eue1-dorp', 'a\u2066b', 42]) {
+      const r = await write('POST', '/api-keys', p.test_key, { member_id: p.member_id, name });
+      expect(r.status, JSON.stringify(name)).toBe(400);
+      expect(r.body.code).toBe('validation.field.invalid');
+      expect(r.body.details.errors[0]).toMatchObject({ field: 'name', location: 'body' });
+    }
+    expect((await write('POST', '/api-keys', p.test_key, { member_id: p.member_id, name: 'Paiements – prod é1 ✓'.padEnd(64, '.') })).status).toBe(201);
   });
 });
 

@@ -73,6 +73,22 @@ describe('the SDK against the local stack', () => {
     expect(e3).toMatchObject({ status: 422, code: 'quote.start_date.in_past' });
   });
 
+  it('names a key and reads its last use; a name with a bidi control is a PartnerApiError 400 on the name', async () => {
+    const p = await newPartner();
+    const client = createClient({ apiKey: p.test_key, baseUrl: baseUrl() });
+    const issued = await client.team.createApiKey({ body: { member_id: p.member_id, name: 'payments-prod-eu1' } });
+    expect(issued).toMatchObject({ name: 'payments-prod-eu1', last_used_at: null });
+    await createClient({ apiKey: issued.key!, baseUrl: baseUrl() }).meta.getMe();
+    const listed: { id: string; name: string | null; last_used_at: string | null }[] = [];
+    for await (const k of client.paginate('listApiKeys', { query: { limit: 1 } })) listed.push(k);
+    expect(listed.find((k) => k.id === issued.id)).toMatchObject({ name: 'payments-prod-eu1', last_used_at: expect.stringMatching(/^\d{4}-/) });
+
+    const bad = await client.team.createApiKey({ body: { member_id: p.member_id, name: 'eu1\u202Edorp' } }).catch((e) => e);
+    expect(bad).toBeInstanceOf(PartnerApiError);
+    expect(bad).toMatchObject({ status: 400, code: 'validation.field.invalid' });
+    expect(bad.details.errors[0]).toMatchObject({ field: 'name' });
+  });
+
   it('runs the quickstart (sdk/examples/quickstart.ts) end to end', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'sdk/examples/quickstart.ts'], {
       cwd: ROOT,

@@ -1341,6 +1341,8 @@ export interface components {
         ApiKey: {
             /** @description Key id, the public prefix of the key */
             id: string;
+            /** @description What the partner calls the key, for example the system that holds it; null if it gave none */
+            name: string | null;
             /** Format: uuid */
             member_id: string;
             environment: components["schemas"]["Environment"];
@@ -1351,10 +1353,14 @@ export interface components {
             revoked_at: string | null;
             /** @description Member who issued the key through the API; null for keys issued by the service operators */
             issued_by: string | null;
+            /** @description When the key was last used, to the minute (its first request in the newest minute it made any); null if it made none in the last 90 days. Revoked keys keep theirs. */
+            last_used_at: string | null;
         };
         ApiKeyWithSecret: {
             /** @description Key id, the public prefix of the key */
             id: string;
+            /** @description What the partner calls the key, for example the system that holds it; null if it gave none */
+            name: string | null;
             /** Format: uuid */
             member_id: string;
             environment: components["schemas"]["Environment"];
@@ -1365,6 +1371,8 @@ export interface components {
             revoked_at: string | null;
             /** @description Member who issued the key through the API; null for keys issued by the service operators */
             issued_by: string | null;
+            /** @description When the key was last used, to the minute (its first request in the newest minute it made any); null if it made none in the last 90 days. Revoked keys keep theirs. */
+            last_used_at: string | null;
             /** @description The full key, shown only in this response (null in an idempotent replay) */
             key: string | null;
         };
@@ -1374,6 +1382,8 @@ export interface components {
              * @description Member who will own the key; the key acts in the environment of the key that creates it
              */
             member_id: string;
+            /** @description What you call the key, for example the system that will hold it ("payments-prod-eu1"): shown in the key list and the console. Optional; one line of 1 to 64 characters, without bidirectional controls; never changes. */
+            name?: string;
         };
         /** @enum {string} */
         Category: "DESERT" | "MOUNTAIN" | "CULTURE" | "FOOD" | "WATER" | "WELLNESS" | "ADVENTURE" | "NATURE";
@@ -5151,12 +5161,14 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "k3v9x2m7p4q8",
+                     *           "name": "<name>",
                      *           "member_id": "2cb05481-8472-4eaa-84ba-03585f7b4325",
                      *           "environment": "test",
                      *           "status": "ACTIVE",
                      *           "created_at": "2026-11-21T09:27:45.000Z",
                      *           "revoked_at": null,
-                     *           "issued_by": "842f6a7c-019b-4d3a-a889-b1edec77a5ed"
+                     *           "issued_by": "842f6a7c-019b-4d3a-a889-b1edec77a5ed",
+                     *           "last_used_at": "2026-11-21T09:27:45.000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -5329,7 +5341,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "member_id": "ced47a88-f216-45f0-b8d5-d3a14d5f81dd"
+                 *       "member_id": "ced47a88-f216-45f0-b8d5-d3a14d5f81dd",
+                 *       "name": "<name>"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateApiKeyRequest"];
@@ -5350,12 +5363,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "k3v9x2m7p4q8",
+                     *       "name": "<name>",
                      *       "member_id": "14861315-2c92-4c52-8da0-a5d841f57ce5",
                      *       "environment": "test",
                      *       "status": "ACTIVE",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "revoked_at": null,
                      *       "issued_by": "d4025410-07a7-4f5e-88dc-74618b5d5dfd",
+                     *       "last_used_at": "2026-11-21T09:27:45.000Z",
                      *       "key": "sk_test_k3v9x2m7p4q8_7Hq2Lx9Vb4Nc8Rt1Ws6Yk3Pz5Md0Fg2J"
                      *     }
                      */
@@ -5589,12 +5604,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "k3v9x2m7p4q8",
+                     *       "name": "<name>",
                      *       "member_id": "2cb05481-8472-4eaa-84ba-03585f7b4325",
                      *       "environment": "test",
                      *       "status": "ACTIVE",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "revoked_at": null,
-                     *       "issued_by": "842f6a7c-019b-4d3a-a889-b1edec77a5ed"
+                     *       "issued_by": "842f6a7c-019b-4d3a-a889-b1edec77a5ed",
+                     *       "last_used_at": "2026-11-21T09:27:45.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKey"];
