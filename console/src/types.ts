@@ -27,8 +27,8 @@ export type Me = Omit<S['Me'], 'key'> & { key: S['Me']['key'] | null; via?: 'api
 export type TeamMember = S['TeamMember'];
 
 /** An API key; `last_used_at` when the API reports it. */
-export type ApiKey = S['ApiKey'] & { last_used_at?: string | null };
-export type ApiKeyWithSecret = S['ApiKeyWithSecret'] & { last_used_at?: string | null };
+export type ApiKey = S['ApiKey'];
+export type ApiKeyWithSecret = S['ApiKeyWithSecret'];
 
 export const ROLES: readonly Role[] = ['PARTNER_ADMIN', 'FINANCE', 'DEVELOPER', 'VIEWER'];
 

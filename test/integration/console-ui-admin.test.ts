@@ -34,6 +34,7 @@ describe('the partner console in a real browser: an administrator', () => {
     await check(page, 'overview', findings);
 
     await visit(page, 'api-keys', 'API keys');
+    await page.getByLabel('Name (the system that will hold it)').fill('payments-prod-eu1');
     await page.getByRole('button', { name: 'Issue the key' }).click();
     const secret = page.getByTestId('secret');
     await secret.waitFor();
@@ -60,9 +61,14 @@ describe('the partner console in a real browser: an administrator', () => {
     const keyId = key.split('_')[2]!;
     const row = page.getByRole('row').filter({ hasText: keyId });
     await expect.poll(() => row.innerText()).toContain('ACTIVE');
+    // Named, and used (the /v1/me call above): staff see which system holds it and that it is in use.
+    expect(await row.innerText()).toContain('payments-prod-eu1');
+    expect(await page.locator('main').innerText()).not.toContain('not reported');
+    const used = await row.locator('time').last().getAttribute('datetime');
+    expect(Date.now() - Date.parse(used!)).toBeLessThan(5 * 60_000);
     await check(page, 'api-keys', findings);
 
-    await row.getByRole('button', { name: /^Revoke/ }).click();
+    await row.getByRole('button', { name: 'Revoke payments-prod-eu1' }).click();
     await row.getByRole('button', { name: 'Revoke', exact: true }).click();
     await expect.poll(() => row.innerText(), { timeout: 15_000 }).toContain('REVOKED');
     expect((await api('GET', '/me', { key })).status).toBe(401);

@@ -37,14 +37,15 @@ function IssueKey({ onIssued }: { onIssued: (k: ApiKeyWithSecret) => void }) {
   const can = useCan();
   const team = useApiQuery(['team'], (env, signal) => call(env, 'listTeamMembers', { signal }), { enabled: can('team:read') });
   const [memberId, setMemberId] = useState(me.member.id);
+  const [name, setName] = useState('');
   const issue = useWrite(
-    (body: { member_id: string }, { env, idempotencyKey }) => call(env, 'createApiKey', { body, idempotencyKey }) as Promise<ApiKeyWithSecret>,
+    (body: { member_id: string; name?: string }, { env, idempotencyKey }) => call(env, 'createApiKey', { body, idempotencyKey }) as Promise<ApiKeyWithSecret>,
     (k) => onIssued(k),
   );
   const members = (team.data?.data ?? []).filter((m) => m.enabled);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    issue.mutate({ member_id: memberId });
+    issue.mutate({ member_id: memberId, ...(name.trim() ? { name: name.trim() } : {}) });
   };
   return (
     <section aria-labelledby="keys-issue">
@@ -60,6 +61,10 @@ function IssueKey({ onIssued }: { onIssued: (k: ApiKeyWithSecret) => void }) {
               </option>
             ))}
         </SelectField>
+        <label>
+          Name (the system that will hold it)
+          <input type="text" maxLength={64} placeholder="payments-prod-eu1" value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
         <button type="submit" disabled={issue.isPending}>
           Issue the key
         </button>
@@ -84,7 +89,15 @@ function KeyList() {
         pagerLabel="Pages of keys"
         rowKey={(k) => k.id}
         columns={[
-          { header: 'Key id', cell: (k) => <code>{k.id}</code> },
+          {
+            header: 'Key',
+            cell: (k) => (
+              <>
+                {k.name ? <div>{k.name}</div> : <div className="muted">No name</div>}
+                <code>{k.id}</code>
+              </>
+            ),
+          },
           { header: 'Member', cell: (k) => names(k.member_id) },
           {
             header: 'Status',
@@ -102,24 +115,24 @@ function KeyList() {
           { header: 'Created', cell: (k) => <DateTime value={k.created_at} /> },
           {
             header: 'Last used',
-            cell: (k) =>
-              k.last_used_at === undefined ? <span className="muted">not reported</span> : k.last_used_at ? <DateTime value={k.last_used_at} /> : 'Never',
+            // Kept LAST_USE_RETENTION_DAYS (90): older use reads as none (docs/guides/console.md).
+            cell: (k) => (k.last_used_at ? <DateTime value={k.last_used_at} /> : <span className="muted">Not in 90 days</span>),
           },
           { header: 'Issued by', cell: (k) => (k.issued_by ? names(k.issued_by) : 'the operators') },
-          { header: 'Action', cell: (k) => (k.status === 'ACTIVE' ? <Revoke id={k.id} /> : null) },
+          { header: 'Action', cell: (k) => (k.status === 'ACTIVE' ? <Revoke id={k.id} name={k.name} /> : null) },
         ]}
       />
     </section>
   );
 }
 
-function Revoke({ id }: { id: string }) {
+function Revoke({ id, name }: { id: string; name: string | null }) {
   const revoke = useWrite((_: null, { env, idempotencyKey }) => call(env, 'revokeApiKey', { path: { key_id: id }, idempotencyKey }));
   return (
     <>
       <ConfirmButton
-        label={`Revoke ${id}`}
-        question={`Revoke key ${id}? It stops working at once.`}
+        label={`Revoke ${name ?? id}`}
+        question={`Revoke key ${name ? `${name} (${id})` : id}? It stops working at once.`}
         confirmLabel="Revoke"
         onConfirm={() => revoke.mutate(null)}
       />
