@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
+import { javaClientJarsMissing } from './java-client';
 import { recipesPython } from './recipes-python';
 
 /**
@@ -9,7 +10,8 @@ import { recipesPython } from './recipes-python';
  * anything starts: a Java runtime 17+ (DynamoDB Local is a Java program) and,
  * for the tests, Chromium (the reference page's browser test), openssl (the
  * HTTPS webhook test's certificates) and what the integration recipes run with
- * (recipes/: the Java source launcher, Python's cryptography, curl). What is missing
+ * (recipes/: the Java source launcher, Python's cryptography, curl), and the jars a
+ * generated Java client compiles against (scripts/java-client.ts). What is missing
  * is installed with apt-get where that can be done unattended (Debian or
  * Ubuntu, as root or with passwordless sudo), as .ci/run does; otherwise the
  * script stops at once with the exact command to run.
@@ -35,6 +37,8 @@ export interface Facts {
   openssl: boolean;
   /** The jdk.compiler module: `java File.java` (the Java recipes) compiles in memory with it; a bare JRE lacks it. */
   javaCompiler: boolean;
+  /** Debian packages of the jars the generated Java client compiles against that are not in /usr/share/java. */
+  javaClientJars: string[];
   /** The python the recipes run with (recipesPython()), and whether it imports cryptography. */
   python: string;
   pythonCryptography: boolean;
@@ -93,6 +97,15 @@ export function plan(need: Need, f: Facts): Plan {
   if (need === 'test' && !f.javaCompiler) {
     missing.push('the Java source launcher (module jdk.compiler, a JDK): the Java recipes run as java File.java');
     packages.push(f.jdkPackage);
+  }
+  if (need === 'test' && f.javaClientJars.length) {
+    missing.push(`the jars a generated Java client compiles against (test/unit/openapi-java.test.ts): ${f.javaClientJars.join(' ')}`);
+    if (f.apt || f.debian) packages.push(...f.javaClientJars);
+    else {
+      const where = `the Java client test compiles against Debian's /usr/share/java: run npm test on Debian or Ubuntu (${f.javaClientJars.join(' ')})`;
+      manual.push(where);
+      brew.push(where);
+    }
   }
   if (need === 'test' && !f.pythonCryptography) {
     missing.push(`Python 3 with the cryptography package (${f.python}: the Python recipes; RECIPES_PYTHON names another python)`);
@@ -176,6 +189,7 @@ function facts(): Facts {
     chromium,
     openssl: onPath('openssl'),
     javaCompiler: !modules.error && modules.status === 0 && /^jdk\.compiler@/m.test(modules.stdout),
+    javaClientJars: javaClientJarsMissing(),
     python,
     pythonCryptography: spawnSync(python, ['-c', 'import cryptography'], { stdio: 'ignore' }).status === 0,
     // No python at all: apt-get's python3-cryptography brings Debian's; a python of one's own gets pip's.

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ROLE_SCOPES } from './access/roles';
 import { webhooksSection } from './events/openapi';
 import type { RouteDef } from './http/route-def';
-import { ErrorBody, queryForm } from './http/schemas';
+import { ErrorFields, queryForm } from './http/schemas';
 import { ERROR_CODES, type ErrorCode } from './kernel/errors';
 import { sampleOf } from './openapi-examples';
 import { ROUTE_LIST } from './routes';
@@ -105,7 +105,8 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
     if (contentType && !contentType.startsWith('application/json')) return { schema: converted };
     return { schema: converted, example: given ?? sampleOf(converted, schemas) };
   };
-  const errorRef = { $ref: `#/components/schemas/${(convert(ErrorBody).$ref as string).split('/').pop()}` };
+  // An error response's schema is ErrorFields plus its own code enum (ErrorFields says why).
+  const errorFieldsRef = { $ref: `#/components/schemas/${(convert(ErrorFields).$ref as string).split('/').pop()}` };
 
   const paths: Record<string, Record<string, Json>> = {};
   for (const r of routes) {
@@ -164,7 +165,16 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
         content: {
           'application/json': {
             // The Error shape, its code narrowed to this response's codes, so that a generated client can switch on it.
-            schema: { allOf: [errorRef, { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: list } } }] },
+            schema: {
+              allOf: [
+                errorFieldsRef,
+                {
+                  type: 'object',
+                  required: ['code'],
+                  properties: { code: { type: 'string', description: 'Stable code of the form domain.subdomain.detail', enum: list } },
+                },
+              ],
+            },
             example: { code: list[0], message: ERROR_CODES[list[0]!].description, request_id: '6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15' },
           },
         },

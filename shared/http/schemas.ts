@@ -2,14 +2,21 @@ import * as z from 'zod';
 import { isCalendarDate } from '../kernel/time';
 import { MAX_CURSOR_LENGTH } from '../platform/cursor';
 
-export const ErrorBody = z
+/**
+ * Every error body but its code. Each error response of the document adds its
+ * code as the enum of the codes it can carry (shared/openapi.ts): a subclass
+ * that narrows an inherited String getter to an enum is what Java generators
+ * cannot compile, so the base has no code to narrow.
+ */
+export const ErrorFields = z
   .object({
-    code: z.string().describe('Stable code of the form domain.subdomain.detail'),
     message: z.string().describe('English text, never localized'),
     request_id: z.string().describe('Unique request id, also in the X-Request-Id header'),
     details: z.record(z.string(), z.unknown()).optional().describe('Structured details: offending field, expected value'),
   })
-  .meta({ id: 'Error' });
+  .meta({ id: 'ErrorFields' });
+
+export const ErrorBody = z.object({ code: z.string().describe('Stable code of the form domain.subdomain.detail'), ...ErrorFields.shape }).meta({ id: 'Error' });
 
 export const Money = z
   .object({

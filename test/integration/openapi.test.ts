@@ -24,7 +24,7 @@ describe('GET /v1/openapi.json', () => {
       if (route.access === 'key') {
         expect(op.security).toEqual(route.write ? WRITE_SECURITY : [{ ApiKey: [] }]);
         expect(op.responses['429'].headers['Retry-After']).toBeDefined();
-        expect(op.responses['401'].content['application/json'].schema.allOf[0].$ref).toBe('#/components/schemas/Error');
+        expect(op.responses['401'].content['application/json'].schema.allOf[0].$ref).toBe('#/components/schemas/ErrorFields');
       }
       if (route.write) expect(op.parameters.some((p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey')).toBe(true);
     }

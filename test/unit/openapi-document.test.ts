@@ -158,7 +158,9 @@ describe('the OpenAPI document (shared/openapi.ts)', () => {
       for (const [status, res] of Object.entries<any>(op.responses)) {
         if (Number(status) < 400) continue;
         const schema = res.content['application/json'].schema;
-        expect(schema.allOf[0], `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        // The fields every error has, without a code: a code enum narrowing a base's string code is what Java cannot compile.
+        expect(schema.allOf[0], `${where} ${status}`).toEqual({ $ref: '#/components/schemas/ErrorFields' });
+        expect(doc.components.schemas.ErrorFields.properties.code, `${where} ${status}`).toBeUndefined();
         expect(schema.allOf[1].properties.code.enum, `${where} ${status}`).toEqual(res['x-error-codes']);
         for (const code of res['x-error-codes']) expect(ERROR_CODES[code as keyof typeof ERROR_CODES].status, code).toBe(Number(status));
       }

@@ -11,6 +11,7 @@ const debianRoot: Facts = {
   chromium: true,
   openssl: true,
   javaCompiler: true,
+  javaClientJars: [],
   python: 'python3',
   pythonCryptography: true,
   systemPython: true,
@@ -84,6 +85,17 @@ describe('prerequisites of npm start and npm test', () => {
       undefined,
       [expect.stringMatching(/^\/opt\/py\/bin\/python3 -m pip install cryptography .*RECIPES_PYTHON/)],
     ]);
+  });
+
+  it("installs, for the tests only, Debian's jars that the generated Java client compiles against", () => {
+    const bare = { ...debianRoot, javaClientJars: ['libjaxrs-api-java', 'libswagger-core-java'] };
+    expect(plan('start', bare)).toEqual({ missing: [] });
+    expect(plan('test', bare)).toEqual({
+      missing: [expect.stringContaining('libjaxrs-api-java libswagger-core-java')],
+      install: { packages: ['libjaxrs-api-java', 'libswagger-core-java'], sudo: false },
+    });
+    const mac = plan('test', { ...bare, apt: false, debian: false, platform: 'darwin' });
+    expect(mac.commands).toEqual([expect.stringMatching(/^the Java client test compiles against Debian's/)]);
   });
 
   it('stops at once, before any test, saying what is missing and what to run, when it cannot install', () => {

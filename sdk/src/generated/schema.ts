@@ -1181,9 +1181,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        Error: {
-            /** @description Stable code of the form domain.subdomain.detail */
-            code: string;
+        ErrorFields: {
             /** @description English text, never localized */
             message: string;
             /** @description Unique request id, also in the X-Request-Id header */
@@ -2648,8 +2646,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown";
                     };
                 };
@@ -2672,8 +2673,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -2729,8 +2733,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown";
                     };
                 };
@@ -2753,8 +2760,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -2798,8 +2808,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown";
                     };
                 };
@@ -2822,8 +2835,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -2867,8 +2883,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown";
                     };
                 };
@@ -2891,8 +2910,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -2939,8 +2961,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -2963,8 +2988,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -2987,8 +3015,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -3072,8 +3103,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown";
                     };
                 };
@@ -3099,8 +3133,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -3126,8 +3163,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -3154,8 +3194,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -3181,8 +3224,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -3253,8 +3299,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -3280,8 +3329,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -3307,8 +3359,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -3334,8 +3389,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -3361,8 +3419,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -3389,8 +3450,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -3416,8 +3480,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -3498,8 +3565,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
                     };
                 };
@@ -3525,8 +3595,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -3552,8 +3625,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -3580,8 +3656,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -3607,8 +3686,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -3675,8 +3757,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown";
                     };
                 };
@@ -3702,8 +3787,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -3729,8 +3817,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -3757,8 +3848,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -3784,8 +3878,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -3870,8 +3967,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -3897,8 +3997,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -3924,8 +4027,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient" | "auth.environment.live_required";
                     };
                 };
@@ -3951,8 +4057,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "team.member.exists";
                     };
                 };
@@ -3978,8 +4087,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -4006,8 +4118,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -4033,8 +4148,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -4119,8 +4237,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -4146,8 +4267,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -4173,8 +4297,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient" | "auth.environment.live_required" | "team.role.self_change";
                     };
                 };
@@ -4200,8 +4327,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -4227,8 +4357,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "team.role.last_admin";
                     };
                 };
@@ -4254,8 +4387,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -4282,8 +4418,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -4309,8 +4448,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -4386,8 +4528,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -4413,8 +4558,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -4440,8 +4588,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient" | "auth.environment.live_required" | "team.member.self";
                     };
                 };
@@ -4467,8 +4618,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -4494,8 +4648,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "team.role.last_admin";
                     };
                 };
@@ -4521,8 +4678,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -4549,8 +4709,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -4576,8 +4739,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -4662,8 +4828,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -4689,8 +4858,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -4716,8 +4888,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient" | "auth.environment.live_required" | "team.member.self";
                     };
                 };
@@ -4743,8 +4918,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -4770,8 +4948,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "team.role.last_admin";
                     };
                 };
@@ -4797,8 +4978,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -4825,8 +5009,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -4852,8 +5039,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -4934,8 +5124,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -4961,8 +5154,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -4988,8 +5184,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient" | "auth.environment.live_required";
                     };
                 };
@@ -5015,8 +5214,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -5042,8 +5244,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "team.member.already_active" | "team.member.disabled";
                     };
                 };
@@ -5069,8 +5274,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -5097,8 +5305,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -5124,8 +5335,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -5204,8 +5418,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
                     };
                 };
@@ -5231,8 +5448,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -5258,8 +5478,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -5286,8 +5509,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -5313,8 +5539,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -5398,8 +5627,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -5425,8 +5657,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -5452,8 +5687,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient" | "team.key.other_admin";
                     };
                 };
@@ -5479,8 +5717,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -5506,8 +5747,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -5534,8 +5778,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -5561,8 +5808,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -5638,8 +5888,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -5665,8 +5918,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -5692,8 +5948,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -5719,8 +5978,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -5746,8 +6008,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -5773,8 +6038,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -5801,8 +6069,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -5828,8 +6099,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -5937,8 +6211,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
                     };
                 };
@@ -5964,8 +6241,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -5991,8 +6271,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -6019,8 +6302,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -6046,8 +6332,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -6183,8 +6472,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -6210,8 +6502,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -6237,8 +6532,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -6264,8 +6562,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -6292,8 +6593,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -6319,8 +6623,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -6396,8 +6703,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -6423,8 +6733,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -6450,8 +6763,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -6477,8 +6793,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -6505,8 +6824,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -6532,8 +6854,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -6615,8 +6940,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
                     };
                 };
@@ -6642,8 +6970,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -6669,8 +7000,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -6697,8 +7031,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -6724,8 +7061,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -6852,8 +7192,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -6879,8 +7222,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -6906,8 +7252,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -6933,8 +7282,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "quote.rate_pack.not_found";
                     };
                 };
@@ -6960,8 +7312,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -6987,8 +7342,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -7014,8 +7372,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "quote.start_date.in_past" | "quote.start_time.invalid" | "quote.slot.not_sellable" | "quote.party.too_large" | "quote.party.too_small" | "quote.traveler.age_out_of_range" | "quote.capacity.insufficient";
                     };
                 };
@@ -7042,8 +7403,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -7069,8 +7433,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -7170,8 +7537,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -7197,8 +7567,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -7224,8 +7597,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -7251,8 +7627,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -7279,8 +7658,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -7306,8 +7688,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -7403,8 +7788,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
                     };
                 };
@@ -7430,8 +7818,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -7457,8 +7848,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -7485,8 +7879,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -7512,8 +7909,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -7671,8 +8071,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
                     };
                 };
@@ -7698,8 +8101,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -7725,8 +8131,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -7752,8 +8161,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "booking.quote.not_found";
                     };
                 };
@@ -7779,8 +8191,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "booking.quote.expired" | "booking.quote.already_booked" | "booking.partner_reference.duplicate" | "booking.slot.contended";
                     };
                 };
@@ -7806,8 +8221,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -7833,8 +8251,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "booking.travelers.mismatch" | "booking.slot.unavailable" | "payment.key.unknown" | "payment.signature.invalid" | "payment.quote.mismatch" | "payment.amount.mismatch";
                     };
                 };
@@ -7861,8 +8282,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -7888,8 +8312,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -8011,8 +8438,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -8038,8 +8468,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -8065,8 +8498,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -8092,8 +8528,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -8120,8 +8559,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -8147,8 +8589,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -8238,8 +8683,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -8265,8 +8713,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -8292,8 +8743,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -8319,8 +8773,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -8347,8 +8804,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -8374,8 +8834,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -8516,8 +8979,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -8543,8 +9009,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -8570,8 +9039,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -8597,8 +9069,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -8624,8 +9099,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "booking.not_cancellable" | "booking.slot.contended";
                     };
                 };
@@ -8651,8 +9129,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -8679,8 +9160,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -8706,8 +9190,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -8844,8 +9331,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -8871,8 +9361,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -8898,8 +9391,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -8925,8 +9421,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.route.not_found" | "resource.not_found";
                     };
                 };
@@ -8952,8 +9451,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "booking.not_completable" | "booking.slot.contended";
                     };
                 };
@@ -8979,8 +9481,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -9007,8 +9512,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -9034,8 +9542,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -9176,8 +9687,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -9203,8 +9717,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -9230,8 +9747,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -9257,8 +9777,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.route.not_found" | "resource.not_found";
                     };
                 };
@@ -9284,8 +9807,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "booking.not_cancellable" | "booking.slot.contended";
                     };
                 };
@@ -9311,8 +9837,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -9339,8 +9868,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -9366,8 +9898,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -9467,8 +10002,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
                     };
                 };
@@ -9494,8 +10032,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -9521,8 +10062,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -9549,8 +10093,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -9576,8 +10123,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -9657,8 +10207,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -9684,8 +10237,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -9711,8 +10267,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -9738,8 +10297,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -9766,8 +10328,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -9793,8 +10358,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -9859,8 +10427,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -9886,8 +10457,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -9913,8 +10487,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -9940,8 +10517,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -9967,8 +10547,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "settlement.not_issued" | "settlement.documents.pending";
                     };
                 };
@@ -9995,8 +10578,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -10022,8 +10608,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -10088,8 +10677,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -10115,8 +10707,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -10142,8 +10737,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -10169,8 +10767,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -10196,8 +10797,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "settlement.not_issued" | "settlement.documents.pending";
                     };
                 };
@@ -10224,8 +10828,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -10251,8 +10858,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -10353,8 +10963,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -10380,8 +10993,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -10407,8 +11023,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -10434,8 +11053,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.route.not_found";
                     };
                 };
@@ -10461,8 +11083,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -10488,8 +11113,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -10515,8 +11143,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "settlement.period.not_closable";
                     };
                 };
@@ -10543,8 +11174,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -10570,8 +11204,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -10670,8 +11307,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -10697,8 +11337,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -10724,8 +11367,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -10751,8 +11397,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.route.not_found" | "resource.not_found";
                     };
                 };
@@ -10778,8 +11427,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "settlement.transition.invalid";
                     };
                 };
@@ -10805,8 +11457,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -10832,8 +11487,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "settlement.amount.mismatch";
                     };
                 };
@@ -10860,8 +11518,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -10887,8 +11548,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -10963,8 +11627,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown";
                     };
                 };
@@ -10990,8 +11657,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -11017,8 +11687,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -11045,8 +11718,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -11072,8 +11748,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -11168,8 +11847,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -11195,8 +11877,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -11222,8 +11907,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -11249,8 +11937,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -11276,8 +11967,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -11303,8 +11997,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "webhook.url.refused" | "webhook.endpoint.limit";
                     };
                 };
@@ -11331,8 +12028,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -11358,8 +12058,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -11454,8 +12157,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
                     };
                 };
@@ -11481,8 +12187,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -11508,8 +12217,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -11536,8 +12248,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -11563,8 +12278,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -11650,8 +12368,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -11677,8 +12398,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -11704,8 +12428,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -11731,8 +12458,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -11759,8 +12489,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -11786,8 +12519,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -11877,8 +12613,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -11904,8 +12643,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -11931,8 +12673,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -11958,8 +12703,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -11985,8 +12733,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -12012,8 +12763,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -12040,8 +12794,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -12067,8 +12824,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -12141,8 +12901,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -12168,8 +12931,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -12195,8 +12961,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -12222,8 +12991,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -12250,8 +13022,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -12277,8 +13052,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -12346,8 +13124,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -12373,8 +13154,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -12400,8 +13184,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -12427,8 +13214,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -12454,8 +13244,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -12481,8 +13274,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -12509,8 +13305,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -12536,8 +13335,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -12634,8 +13436,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -12661,8 +13466,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -12688,8 +13496,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -12715,8 +13526,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -12742,8 +13556,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -12769,8 +13586,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -12796,8 +13616,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "webhook.url.refused";
                     };
                 };
@@ -12824,8 +13647,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -12851,8 +13677,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -12945,8 +13774,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -12972,8 +13804,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -12999,8 +13834,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -13026,8 +13864,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -13053,8 +13894,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "webhook.secret.rotation_open";
                     };
                 };
@@ -13080,8 +13924,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -13108,8 +13955,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -13135,8 +13985,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -13234,8 +14087,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -13261,8 +14117,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -13288,8 +14147,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -13315,8 +14177,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -13342,8 +14207,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "webhook.endpoint.disabled";
                     };
                 };
@@ -13369,8 +14237,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -13397,8 +14268,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -13424,8 +14298,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -13517,8 +14394,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -13544,8 +14424,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -13571,8 +14454,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -13598,8 +14484,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.route.not_found" | "resource.not_found";
                     };
                 };
@@ -13625,8 +14514,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -13652,8 +14544,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -13680,8 +14575,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -13707,8 +14605,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -13790,8 +14691,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -13817,8 +14721,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -13844,8 +14751,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -13871,8 +14781,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -13898,8 +14811,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -13925,8 +14841,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -13953,8 +14872,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -13980,8 +14902,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -14062,8 +14987,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
                     };
                 };
@@ -14089,8 +15017,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -14116,8 +15047,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -14144,8 +15078,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -14171,8 +15108,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -14233,8 +15173,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -14260,8 +15203,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -14287,8 +15233,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -14314,8 +15263,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -14342,8 +15294,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -14369,8 +15324,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -14467,8 +15425,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
                     };
                 };
@@ -14494,8 +15455,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -14521,8 +15485,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -14549,8 +15516,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -14576,8 +15546,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -14680,8 +15653,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -14707,8 +15683,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -14734,8 +15713,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -14761,8 +15743,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "review.booking.not_found";
                     };
                 };
@@ -14788,8 +15773,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "review.booking.not_completed" | "review.already_exists" | "review.photo.not_ready" | "review.photo.in_use" | "review.write.conflict";
                     };
                 };
@@ -14815,8 +15803,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -14842,8 +15833,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "review.reviewable.mismatch" | "review.photo.not_found" | "review.photo.wrong_purpose";
                     };
                 };
@@ -14870,8 +15864,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -14897,8 +15894,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -14975,8 +15975,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -15002,8 +16005,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -15029,8 +16035,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -15056,8 +16065,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -15084,8 +16096,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -15111,8 +16126,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -15213,8 +16231,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -15240,8 +16261,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -15267,8 +16291,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -15294,8 +16321,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -15321,8 +16351,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "review.photo.not_ready" | "review.photo.in_use" | "review.write.conflict";
                     };
                 };
@@ -15348,8 +16381,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -15375,8 +16411,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "review.photo.not_found" | "review.photo.wrong_purpose";
                     };
                 };
@@ -15403,8 +16442,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -15430,8 +16472,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -15530,8 +16575,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -15557,8 +16605,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -15584,8 +16635,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -15611,8 +16665,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.route.not_found" | "resource.not_found";
                     };
                 };
@@ -15638,8 +16695,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress" | "review.moderation.invalid" | "review.write.conflict";
                     };
                 };
@@ -15665,8 +16725,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -15693,8 +16756,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -15720,8 +16786,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -15818,8 +16887,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
@@ -15845,8 +16917,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
                     };
                 };
@@ -15872,8 +16947,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -15899,8 +16977,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "idempotency.key.reused" | "idempotency.request.in_progress";
                     };
                 };
@@ -15926,8 +17007,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "request.body.too_large";
                     };
                 };
@@ -15954,8 +17038,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -15981,8 +17068,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
@@ -16049,8 +17139,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
                     };
                 };
@@ -16076,8 +17169,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.api_key.missing" | "auth.api_key.invalid";
                     };
                 };
@@ -16103,8 +17199,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "auth.scope.insufficient";
                     };
                 };
@@ -16130,8 +17229,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "resource.not_found";
                     };
                 };
@@ -16158,8 +17260,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "rate_limit.exceeded";
                     };
                 };
@@ -16185,8 +17290,11 @@ export interface operations {
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
                         code: "internal.error";
                     };
                 };
