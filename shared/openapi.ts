@@ -147,6 +147,7 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
         ...commonHeaders,
         ...(r.write ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
         ...(status.startsWith('3') ? { Location: header('Where the resource is (a short-lived presigned URL).', { type: 'string', format: 'uri' }) } : {}),
+        ...Object.fromEntries(Object.entries(res.headers ?? {}).map(([name, description]) => [name, header(description)])),
       };
       responses[status] = {
         description: res.description,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { BoundedInstant, singleLine } from '../http/bounds';
-import { csvOf, Money, PageMeta, pageQuery } from '../http/schemas';
+import { CalendarDate, csvOf, Money, PageMeta, pageQuery } from '../http/schemas';
 import { BOOKING_NUMBER_RE } from './rules';
 
 const Status = z.enum(['CONFIRMED', 'COMPLETED', 'CANCELLED']).meta({ id: 'BookingStatus' });
@@ -53,7 +53,7 @@ const BookingCore = z.object({
   status: Status,
   test_mode: z.boolean(),
   quote_id: z.uuid(),
-  travel_date: z.string(),
+  travel_date: CalendarDate,
   start_time: z.string().nullable(),
   net_amount: Money,
   created_at: z.iso.datetime(),

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { BoundedDate } from '../http/bounds';
-import { Money, PageMeta, pageQuery } from '../http/schemas';
+import { CalendarDate, Money, PageMeta, pageQuery } from '../http/schemas';
 import { CATEGORIES } from './import-format';
 
 const Mad = z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'an amount in MAD, e.g. 250 or 250.00 (at most 9 digits before the point)');
@@ -113,13 +113,13 @@ export const Availability = z
   .object({
     adventure_id: z.uuid(),
     adventure_slug: z.string(),
-    from: z.string(),
-    to: z.string(),
+    from: CalendarDate,
+    to: CalendarDate,
     data: z.array(
       z.object({
         rate_pack_id: z.uuid(),
         booking_mode: BookingMode,
-        date: z.string(),
+        date: CalendarDate,
         start_time: z.string().nullable().describe('null for FLEXIBLE: the slot is the day'),
         capacity: z.number().int(),
         remaining: z.number().int(),

@@ -16,13 +16,15 @@ const Money = z
     currency: z.literal('MAD').describe('ISO 4217 currency: Moroccan dirham, the only one'),
   })
   .strict();
-const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+// format: date, so that generated clients type it as a date (a Java LocalDate).
+const Day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .meta({ format: 'date' });
 const Time = z.string().regex(/^\d{2}:\d{2}$/);
 
 export const UNAVAILABLE_REASONS = ['WITHDRAWN', 'SLOT_CLOSED', 'RATE_PACK_REMOVED', 'SOLD_OUT', 'SANDBOX_REFRESH'] as const;
 export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
-
-const CalendarDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
 // Every field says what it means: the OpenAPI document's webhooks section (shared/events/openapi.ts) carries these descriptions.
 const bookingNumber = () => z.string().describe('The booking, as the service numbers it (PTB-XXXX-XXXX): GET /bookings/{booking_number}');
@@ -76,11 +78,11 @@ export const EVENT_PAYLOADS = {
       settlement_id: z.uuid().describe('The settlement: GET /settlements/{id}, its invoice PDF and statement CSV'),
       number: z.string().describe('The invoice number, to quote with your transfer (TEST- prefix in the sandbox)'),
       status: z.literal('ISSUED').describe("The settlement's status after the change"),
-      period_start: CalendarDay.describe('First day of the month invoiced (YYYY-MM-DD)'),
-      period_end: CalendarDay.describe('Last day of the month invoiced (YYYY-MM-DD), inclusive'),
+      period_start: Day.describe('First day of the month invoiced (YYYY-MM-DD)'),
+      period_end: Day.describe('Last day of the month invoiced (YYYY-MM-DD), inclusive'),
       total_due: Money.describe('What you owe: the exact sum of the lines'),
-      issue_date: CalendarDay.describe('The invoice date (YYYY-MM-DD)'),
-      due_date: CalendarDay.describe('Pay by this date (YYYY-MM-DD)'),
+      issue_date: Day.describe('The invoice date (YYYY-MM-DD)'),
+      due_date: Day.describe('Pay by this date (YYYY-MM-DD)'),
       booking_count: z.number().int().describe('Bookings the settlement covers'),
       line_count: z.number().int().describe('Lines of its statement: one per booking, plus ADJUSTMENT lines for refunds of bookings invoiced earlier'),
     })

@@ -17,6 +17,8 @@ export interface ResponseDef {
   schema?: z.ZodType;
   /** Defaults to application/json. */
   contentType?: string;
+  /** Headers of this response beyond the platform's, by name: their description (string values). */
+  headers?: Record<string, string>;
 }
 
 export interface RouteSpec {

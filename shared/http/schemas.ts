@@ -30,7 +30,7 @@ export const PageMeta = z
     count: z.number().int(),
     next_cursor: z.string().nullable(),
     page_size: z.number().int(),
-    total_results: z.number().int().nullable().optional(),
+    total_results: z.number().int().nullable().optional().meta({ format: 'int64' }),
     page_number: z.number().int().nullable().optional(),
   })
   .meta({ id: 'PageMeta' });
@@ -79,7 +79,8 @@ export const MAX_PAGE_SIZE = 100;
 /** `limit` and `cursor` of every list endpoint; extend with the endpoint's own filters. */
 export const pageQuery = z.object({
   limit: documentedAs(
-    { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+    // No maximum: the spec has the service clamp a larger limit (meta.page_size says what applied), so a validator must let it through.
+    { type: 'integer', minimum: 1, default: DEFAULT_PAGE_SIZE },
     z
       .string()
       .regex(/^\d+$/, 'an integer of at least 1')

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { BookingMode, CancellationPolicy } from '../catalog/schemas';
 import { BirthDate, BoundedDate } from '../http/bounds';
-import { Money, PageMeta } from '../http/schemas';
+import { CalendarDate, Money, PageMeta } from '../http/schemas';
 
 const TravelerIn = z.union([
   z.object({ age: z.number().int().min(0).max(120).describe('Age on the travel date') }).strict(),
@@ -28,7 +28,7 @@ export const QuoteSummary = z
     id: z.uuid(),
     adventure_slug: z.string(),
     rate_pack_id: z.uuid(),
-    start_date: z.string(),
+    start_date: CalendarDate,
     start_time: z.string().nullable(),
     net_amount: Money,
     expired: z.boolean(),

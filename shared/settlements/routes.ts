@@ -10,8 +10,13 @@ import {
   SettlementPage,
 } from './schemas';
 
-const documentResponses = (contentType: string, what: string) => ({
-  200: { description: `The ${what} as an attachment (Content-Disposition).`, schema: SettlementDocument, contentType },
+const documentResponses = (contentType: string, what: string, file: string) => ({
+  200: {
+    description: `The ${what} as an attachment (Content-Disposition).`,
+    schema: SettlementDocument,
+    contentType,
+    headers: { 'Content-Disposition': `attachment; filename="${file}", the settlement's number in the name to save it under.` },
+  },
   303: { description: `A ${what} too large for an inline answer: Location is a presigned S3 URL valid 5 minutes.` },
 });
 
@@ -52,7 +57,7 @@ export const settlementRoutes = defineRoutes({
     description: '409 settlement.not_issued for a DRAFT.',
     request: { params: SettlementIdParams },
     errors: ['settlement.not_issued', 'settlement.documents.pending'],
-    responses: documentResponses('application/pdf', 'PDF invoice'),
+    responses: documentResponses('application/pdf', 'PDF invoice', 'invoice-<number>.pdf'),
     buckets: { settlementDocuments: 'read' },
   },
   getSettlementStatement: {
@@ -68,7 +73,7 @@ export const settlementRoutes = defineRoutes({
       'total due), then one row per line with AmountToChargeClient. 409 settlement.not_issued for a DRAFT.',
     request: { params: SettlementIdParams },
     errors: ['settlement.not_issued', 'settlement.documents.pending'],
-    responses: documentResponses('text/csv', 'CSV statement'),
+    responses: documentResponses('text/csv', 'CSV statement', 'statement-<number>.csv'),
     buckets: { settlementDocuments: 'read' },
   },
   runSettlementsTestHelper: {

@@ -124,7 +124,8 @@ describe('the OpenAPI document (shared/openapi.ts)', () => {
   it('documents query integers as integers and dates with format date, while the service still parses them from text', () => {
     for (const { where, op } of operations) {
       for (const p of op.parameters ?? []) {
-        if (p.name === 'limit') expect(p.schema, where).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 25 });
+        // No maximum: the service clamps a larger limit to 100 (the spec), which a validator must let through.
+        if (p.name === 'limit') expect(p.schema, where).toEqual({ type: 'integer', minimum: 1, default: 25 });
         if (p.name === 'min_rating') expect(p.schema, where).toEqual({ type: 'integer', minimum: 1, maximum: 5 });
         if (['date', 'from', 'to'].includes(p.name)) expect(p.schema.format, `${where} ${p.name}`).toBe('date');
         // An integer written as a pattern of digits (^\d+$, ^[1-5]$) is a string to a generated client.
@@ -137,6 +138,25 @@ describe('the OpenAPI document (shared/openapi.ts)', () => {
     expect(pageQuery.parse({ limit: '2' }).limit).toBe(2);
     expect(pageQuery.parse({ limit: '500' }).limit).toBe(100);
     for (const bad of ['0', '-1', '1.5', 'abc', '', ' 2']) expect(pageQuery.safeParse({ limit: bad }).success, bad).toBe(false);
+  });
+
+  it('types response dates as format date, total_results as int64, and declares Content-Disposition on the document downloads', () => {
+    const s = doc.components.schemas;
+    const dates = {
+      'QuoteSummary.start_date': s.QuoteSummary.properties.start_date,
+      'Quote.start_date': s.Quote.properties.start_date,
+      'Booking.travel_date': s.Booking.properties.travel_date,
+      'BookingListItem.travel_date': s.BookingListItem.properties.travel_date,
+      'Availability.data[].date': s.Availability.properties.data.items.properties.date,
+      'AdventureUnavailableData.date': s.AdventureUnavailableData.properties.date.anyOf[0],
+    };
+    for (const [where, schema] of Object.entries<any>(dates)) expect(schema.format, where).toBe('date');
+    expect(s.PageMeta.properties.total_results.format).toBe('int64');
+    for (const id of ['getSettlementInvoice', 'getSettlementStatement']) {
+      const disposition = opOf(id).responses['200'].headers['Content-Disposition'];
+      expect(disposition?.schema, id).toEqual({ type: 'string' });
+      expect(disposition?.description, id).toMatch(/^attachment; filename="(invoice|statement)-<number>\.(pdf|csv)"/);
+    }
   });
 
   it('marks a body required only where the service refuses an empty one; complete and replay take {}', () => {

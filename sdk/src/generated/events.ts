@@ -232,7 +232,10 @@ export interface components {
              * @constant
              */
             status: "CONFIRMED";
-            /** @description The day of the adventure (YYYY-MM-DD, Morocco time) */
+            /**
+             * Format: date
+             * @description The day of the adventure (YYYY-MM-DD, Morocco time)
+             */
             travel_date: string;
             /** @description Start time on the travel date (HH:MM, Morocco time); null for a FLEXIBLE adventure, bookable any time that day */
             start_time: string | null;
@@ -276,7 +279,10 @@ export interface components {
              * @constant
              */
             status: "CANCELLED";
-            /** @description The day of the adventure (YYYY-MM-DD, Morocco time) */
+            /**
+             * Format: date
+             * @description The day of the adventure (YYYY-MM-DD, Morocco time)
+             */
             travel_date: string;
             /**
              * @description PARTNER: you cancelled it (POST /bookings/{booking_number}/cancel). SERVICE: the service cancelled it (an operator, e.g. the adventure cannot run), refunded in full
@@ -331,7 +337,10 @@ export interface components {
              * @constant
              */
             status: "COMPLETED";
-            /** @description The day the traveler took the adventure (YYYY-MM-DD, Morocco time), now past */
+            /**
+             * Format: date
+             * @description The day the traveler took the adventure (YYYY-MM-DD, Morocco time), now past
+             */
             travel_date: string;
             /**
              * Format: date-time
@@ -374,9 +383,15 @@ export interface components {
              * @constant
              */
             status: "ISSUED";
-            /** @description First day of the month invoiced (YYYY-MM-DD) */
+            /**
+             * Format: date
+             * @description First day of the month invoiced (YYYY-MM-DD)
+             */
             period_start: string;
-            /** @description Last day of the month invoiced (YYYY-MM-DD), inclusive */
+            /**
+             * Format: date
+             * @description Last day of the month invoiced (YYYY-MM-DD), inclusive
+             */
             period_end: string;
             /** @description What you owe: the exact sum of the lines */
             total_due: {
@@ -388,9 +403,15 @@ export interface components {
                  */
                 currency: "MAD";
             };
-            /** @description The invoice date (YYYY-MM-DD) */
+            /**
+             * Format: date
+             * @description The invoice date (YYYY-MM-DD)
+             */
             issue_date: string;
-            /** @description Pay by this date (YYYY-MM-DD) */
+            /**
+             * Format: date
+             * @description Pay by this date (YYYY-MM-DD)
+             */
             due_date: string;
             /** @description Bookings the settlement covers */
             booking_count: number;

@@ -1285,6 +1285,7 @@ export interface components {
             count: number;
             next_cursor: string | null;
             page_size: number;
+            /** Format: int64 */
             total_results?: number | null;
             page_number?: number | null;
         };
@@ -1506,12 +1507,15 @@ export interface components {
             /** Format: uuid */
             adventure_id: string;
             adventure_slug: string;
+            /** Format: date */
             from: string;
+            /** Format: date */
             to: string;
             data: {
                 /** Format: uuid */
                 rate_pack_id: string;
                 booking_mode: components["schemas"]["BookingMode"];
+                /** Format: date */
                 date: string;
                 /** @description null for FLEXIBLE: the slot is the day */
                 start_time: string | null;
@@ -1526,6 +1530,7 @@ export interface components {
             adventure_slug: string;
             /** Format: uuid */
             rate_pack_id: string;
+            /** Format: date */
             start_date: string;
             start_time: string | null;
             net_amount: components["schemas"]["Money"];
@@ -1588,6 +1593,7 @@ export interface components {
             adventure_slug: string;
             /** Format: uuid */
             rate_pack_id: string;
+            /** Format: date */
             start_date: string;
             start_time: string | null;
             net_amount: components["schemas"]["Money"];
@@ -1604,6 +1610,7 @@ export interface components {
             test_mode: boolean;
             /** Format: uuid */
             quote_id: string;
+            /** Format: date */
             travel_date: string;
             start_time: string | null;
             net_amount: components["schemas"]["Money"];
@@ -1703,6 +1710,7 @@ export interface components {
             test_mode: boolean;
             /** Format: uuid */
             quote_id: string;
+            /** Format: date */
             travel_date: string;
             start_time: string | null;
             net_amount: components["schemas"]["Money"];
@@ -2235,7 +2243,10 @@ export interface components {
              * @constant
              */
             status: "CONFIRMED";
-            /** @description The day of the adventure (YYYY-MM-DD, Morocco time) */
+            /**
+             * Format: date
+             * @description The day of the adventure (YYYY-MM-DD, Morocco time)
+             */
             travel_date: string;
             /** @description Start time on the travel date (HH:MM, Morocco time); null for a FLEXIBLE adventure, bookable any time that day */
             start_time: string | null;
@@ -2279,7 +2290,10 @@ export interface components {
              * @constant
              */
             status: "CANCELLED";
-            /** @description The day of the adventure (YYYY-MM-DD, Morocco time) */
+            /**
+             * Format: date
+             * @description The day of the adventure (YYYY-MM-DD, Morocco time)
+             */
             travel_date: string;
             /**
              * @description PARTNER: you cancelled it (POST /bookings/{booking_number}/cancel). SERVICE: the service cancelled it (an operator, e.g. the adventure cannot run), refunded in full
@@ -2334,7 +2348,10 @@ export interface components {
              * @constant
              */
             status: "COMPLETED";
-            /** @description The day the traveler took the adventure (YYYY-MM-DD, Morocco time), now past */
+            /**
+             * Format: date
+             * @description The day the traveler took the adventure (YYYY-MM-DD, Morocco time), now past
+             */
             travel_date: string;
             /**
              * Format: date-time
@@ -2377,9 +2394,15 @@ export interface components {
              * @constant
              */
             status: "ISSUED";
-            /** @description First day of the month invoiced (YYYY-MM-DD) */
+            /**
+             * Format: date
+             * @description First day of the month invoiced (YYYY-MM-DD)
+             */
             period_start: string;
-            /** @description Last day of the month invoiced (YYYY-MM-DD), inclusive */
+            /**
+             * Format: date
+             * @description Last day of the month invoiced (YYYY-MM-DD), inclusive
+             */
             period_end: string;
             /** @description What you owe: the exact sum of the lines */
             total_due: {
@@ -2391,9 +2414,15 @@ export interface components {
                  */
                 currency: "MAD";
             };
-            /** @description The invoice date (YYYY-MM-DD) */
+            /**
+             * Format: date
+             * @description The invoice date (YYYY-MM-DD)
+             */
             issue_date: string;
-            /** @description Pay by this date (YYYY-MM-DD) */
+            /**
+             * Format: date
+             * @description Pay by this date (YYYY-MM-DD)
+             */
             due_date: string;
             /** @description Bookings the settlement covers */
             booking_count: number;
@@ -10387,6 +10416,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description attachment; filename="invoice-<number>.pdf", the settlement's number in the name to save it under. */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10637,6 +10668,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description attachment; filename="statement-<number>.csv", the settlement's number in the name to save it under. */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
