@@ -109,6 +109,9 @@ describe('the integration journey through prism proxy --errors', () => {
       const quoteKey = randomUUID();
       const quote = (await call('quote', 201, 'POST', '/quotes', { key, body: quoteBody, idempotencyKey: quoteKey })).body;
       await call('quotes', 200, 'GET', '/quotes?limit=2', { key });
+      // Above 100: the service clamps it (the spec), so the document must not refuse it.
+      const clamped = (await call('quotes with limit=500', 200, 'GET', '/quotes?limit=500', { key })).body;
+      expect(clamped.meta?.page_size).toBe(100);
       const jwk = await sandboxPaymentKey(p.partner_id);
       const booking = (await call('booking', 201, 'POST', '/bookings', { key, body: bookingBody(quote, await signPayment(jwk, paidClaims(quote))) })).body;
       await call('bookings', 200, 'GET', '/bookings?limit=2&status=CONFIRMED', { key });
@@ -140,10 +143,11 @@ describe('the integration journey through prism proxy --errors', () => {
       await call('delivery', 200, 'GET', `/webhooks/deliveries/${test.delivery_id}`, { key });
       await call('replay with {}', 202, 'POST', `/webhooks/deliveries/${test.delivery_id}/replay`, { key, body: {} });
 
-      // Errors the service answers, as documented: 400, 404, 409.
+      // Errors the service answers, as documented: 400, 404, 409, 422.
       await call('400 sort=distance without lat and lng', 400, 'GET', '/adventures?sort=distance', { key });
       await call('400 a cursor of nothing', 400, 'GET', '/quotes?cursor=not-a-cursor', { key });
       await call('404 no such booking', 404, 'GET', '/bookings/PTB-0000-0000', { key });
+      await call('422 a period the run cannot close', 422, 'POST', '/test-helpers/settlements/run', { key, body: { period: '2099-01' } });
       await call('409 cancelled twice', 409, 'POST', `/bookings/${booking.booking_number}/cancel`, { key, body: { reason: 'twice' } });
       await call('409 an Idempotency-Key reused with another body', 409, 'POST', '/quotes', {
         key,

@@ -228,6 +228,9 @@ describe('settlements in the sandbox, through HTTP and the test helpers', () => 
     const r = await write('POST', '/test-helpers/settlements/run', p.test_key, { period: nextPeriod(next) });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('settlement.period.not_closable');
+    // Past the booking horizon too: still a month the run cannot close, as the guides say, not a 400.
+    const far = await write('POST', '/test-helpers/settlements/run', p.test_key, { period: '2099-01' });
+    expect([far.status, far.body.code, far.body.details?.latest_closable_period]).toEqual([422, 'settlement.period.not_closable', running]);
     expect((await write('POST', '/test-helpers/settlements/run', p.test_key, { period: '2026-13' })).status).toBe(400);
   });
 });
