@@ -78,9 +78,10 @@ Dates and text are bounded, each with a 400 \`validation.field.invalid\` that na
 field and the range:
 
 - every date, month and instant you send (\`date\`, \`from\`, \`to\`, \`start_date\`,
-  \`created_from\`, \`created_to\`, \`since\`, a settlement period) lies from 2000-01-01
+  \`created_from\`, \`created_to\`, \`since\`, \`period_from\`, \`period_to\`) lies from 2000-01-01
   to today plus 365 days (the booking horizon, Morocco time); a \`birth_date\` from
-  1900-01-01 to today;
+  1900-01-01 to today; the sandbox settlement run's \`period\` is any month, one it
+  cannot close yet being 422 \`settlement.period.not_closable\`;
 - text that can reach a document (the statement CSV, the invoice PDF, an e-mail) is one
   line, without control characters (line feed, carriage return, tab, DEL, C1):
   \`partner_reference\`, the contact's and travelers' names, a cancellation's \`reason\`,
