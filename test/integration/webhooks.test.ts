@@ -214,7 +214,11 @@ describe('webhook endpoints', () => {
     }
     expect((await write('POST', `/webhooks/${e.id}/test`, p.test_key, { event_type: 'booking.exploded' })).status).toBe(400);
 
-    const log = (await api('GET', `/webhooks/deliveries?endpoint_id=${e.id}&limit=100`, { key: p.test_key })).body.data;
+    // The delivery log reads an index that lags its writes (docs/guides/webhooks.md): wait for it, bounded.
+    const log = await until(
+      async () => (await api('GET', `/webhooks/deliveries?endpoint_id=${e.id}&limit=100`, { key: p.test_key })).body.data as { id: string; status: string }[],
+      (l) => l.length >= EVENT_TYPES.length && l.every((d) => d.status === 'DELIVERED'),
+    );
     expect(log).toHaveLength(EVENT_TYPES.length);
     expect(new Set(log.map((d: { id: string }) => d.id))).toEqual(new Set(results.map((r) => r.delivery_id)));
     for (const d of log) expect(d).toMatchObject({ test_send: true, test: true, status: 'DELIVERED', attempts: 1, last_http_status: 200 });
@@ -231,7 +235,10 @@ describe('webhook endpoints', () => {
     expect(failed.body).toMatchObject({ delivered: false, http_status: 500, error: 'HTTP 500' });
     await new Promise((r) => setTimeout(r, 3000));
     expect(at(failPath)).toHaveLength(1);
-    const failedLog = (await api('GET', `/webhooks/deliveries?endpoint_id=${f.id}`, { key: p.test_key })).body.data;
+    const failedLog = await until(
+      async () => (await api('GET', `/webhooks/deliveries?endpoint_id=${f.id}`, { key: p.test_key })).body.data as { status: string }[],
+      (l) => l.some((d) => d.status === 'FAILED'),
+    );
     expect(failedLog).toEqual([expect.objectContaining({ test_send: true, status: 'FAILED', attempts: 1, next_attempt_at: null, dead_lettered_at: null })]);
   });
 });
