@@ -170,10 +170,21 @@ export async function startGsiLag(o: { target: string; port: number; lagMs: numb
     timer = setTimeout(
       () => {
         timer = undefined;
-        draining = drain().finally(() => {
-          draining = undefined;
-          schedule();
-        });
+        // A failed drain (DynamoDB Local gone: the stack stops and says why) is logged, never left unhandled,
+        // and the queue is drained again a second later.
+        draining = drain()
+          .then(
+            () => 0,
+            (e: Error) => {
+              if (!stopped) console.error(`GSI lag: the lagged indexes were not updated, retrying: ${e.message}`);
+              return 1000;
+            },
+          )
+          .then((pause) => {
+            draining = undefined;
+            if (pause) setTimeout(schedule, pause).unref();
+            else schedule();
+          });
       },
       Math.max(0, queue[0]!.due - Date.now()),
     );
