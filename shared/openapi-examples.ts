@@ -203,6 +203,8 @@ const BY_NAME: [RegExp, string][] = [
   [/_at$|^valid_until$/, '2026-11-21T09:27:45.000Z'],
   [/time$/, '06:00'],
   [/email/, 'amina@example.com'],
+  // An API key's name (the only `name` without an example of its own): what a bank would call one system's key.
+  [/^name$/, 'payments-prod-eu1'],
   [/^currency$/, 'MAD'],
   [/phone/, '+212 600 000 000'],
 ];

@@ -6,6 +6,7 @@ import { retryScheduleGroupName } from '../../infra/constructs/webhooks';
 import { ServiceStack } from '../../infra/stack';
 import { BUCKETS, SERVED_PHOTO_HEADERS } from '../../shared/buckets';
 import { TABLES } from '../../shared/db/tables';
+import { jobLeadingKeys } from '../../shared/jobs/keys';
 import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
@@ -229,7 +230,7 @@ describe('CDK stack', () => {
         if (JSON.stringify(st.Resource).includes(dataId)) expect(j.dataTable, `${j.id} writes the data table`).toBe('readwrite');
         else {
           expect(st.Condition, j.id).toEqual({
-            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`JOB#${j.id}`, ...(j.accessWrites ?? [])] },
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...jobLeadingKeys.own(j.id), ...(j.accessWrites ?? [])] },
           });
         }
       }

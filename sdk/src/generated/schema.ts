@@ -5404,7 +5404,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "k3v9x2m7p4q8",
-                     *           "name": "<name>",
+                     *           "name": "payments-prod-eu1",
                      *           "member_id": "2cb05481-8472-4eaa-84ba-03585f7b4325",
                      *           "environment": "test",
                      *           "status": "ACTIVE",
@@ -5600,7 +5600,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "member_id": "ced47a88-f216-45f0-b8d5-d3a14d5f81dd",
-                 *       "name": "<name>"
+                 *       "name": "payments-prod-eu1"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateApiKeyRequest"];
@@ -5621,7 +5621,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "k3v9x2m7p4q8",
-                     *       "name": "<name>",
+                     *       "name": "payments-prod-eu1",
                      *       "member_id": "14861315-2c92-4c52-8da0-a5d841f57ce5",
                      *       "environment": "test",
                      *       "status": "ACTIVE",
@@ -5883,7 +5883,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "k3v9x2m7p4q8",
-                     *       "name": "<name>",
+                     *       "name": "payments-prod-eu1",
                      *       "member_id": "2cb05481-8472-4eaa-84ba-03585f7b4325",
                      *       "environment": "test",
                      *       "status": "ACTIVE",
