@@ -96,36 +96,23 @@ export class Authorizer {
 
   /** A principal's identity policies, validated at their first use (a CLI process uses a handful of the model's). */
   private identityOf(principal: string) {
-    let docs = this.identity.get(principal);
-    if (!docs) {
-      docs = (this.model.roles[principal]?.policies ?? []).map((p, i) => createValidatedPolicy(p.document, validateIdentityPolicy, { name: `${p.name}.${i}` }));
-      this.identity.set(principal, docs);
-    }
-    return docs;
+    return cached(this.identity, principal, () =>
+      (this.model.roles[principal]?.policies ?? []).map((p, i) => createValidatedPolicy(p.document, validateIdentityPolicy, { name: `${p.name}.${i}` })),
+    );
   }
 
   private resourcePolicy(target: string) {
     const docs = this.model.resourcePolicies[target];
     if (!docs) return undefined;
-    let v = this.resource.get(target);
-    if (!v) {
-      v = createValidatedPolicy({ Version: '2012-10-17', Statement: docs.flatMap(statements) }, validateResourcePolicy, {
-        name: `resource policy of ${target}`,
-      });
-      this.resource.set(target, v);
-    }
-    return v;
+    return cached(this.resource, target, () =>
+      createValidatedPolicy({ Version: '2012-10-17', Statement: docs.flatMap(statements) }, validateResourcePolicy, { name: `resource policy of ${target}` }),
+    );
   }
 
   private trustPolicy(role: string) {
     const doc = this.model.trustPolicies[role];
     if (!doc) return undefined;
-    let v = this.trust.get(role);
-    if (!v) {
-      v = createValidatedPolicy(doc, validateTrustPolicy, { name: `trust policy of ${role}` });
-      this.trust.set(role, v);
-    }
-    return v;
+    return cached(this.trust, role, () => createValidatedPolicy(doc, validateTrustPolicy, { name: `trust policy of ${role}` }));
   }
 
   /** The role ARN a principal calls as (a service principal has none). */
@@ -360,4 +347,14 @@ function presigning() {
     await installed?.authorize('S3Client', 'PutObjectCommand', params);
     return createPresignedPost(client, params);
   };
+}
+
+/** The map's value for `key`, made and kept at its first use. */
+function cached<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) {
+    v = make();
+    map.set(key, v);
+  }
+  return v;
 }
