@@ -3,6 +3,6 @@ import { bookingRoutes } from '../../shared/bookings/routes';
 import { bookingView } from '../../shared/bookings/views';
 import { route } from '../../shared/http/route';
 
-export const handler = route(bookingRoutes.createBooking, async ({ tenant, body, seal }) => ({
-  body: bookingView(await createBooking(tenant, body, seal(bookingView))),
+export const handler = route(bookingRoutes.createBooking, async ({ tenant, body, seal, deadline }) => ({
+  body: bookingView(await createBooking(tenant, body, seal(bookingView), new Date(), deadline)),
 }));

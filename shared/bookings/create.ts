@@ -4,7 +4,7 @@ import { checkSlot } from '../catalog/slots';
 import { catalogStore } from '../catalog/store';
 import { announceIfSoldOut } from '../catalog/unavailable';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
-import { backoff } from '../db/retry';
+import { backoffMs, sleep } from '../db/retry';
 import { recordEvent } from '../events/record';
 import { ApiError } from '../kernel/errors';
 import { logger } from '../kernel/logger';
@@ -23,7 +23,10 @@ import { findPaymentKey } from './payment-keys';
 import { customerRefHash, newBookingNumber } from './rules';
 import { bookingStore } from './store';
 
-/** Booking-number collisions and conflicting transactions are retried this many times before 409 booking.slot.contended. */
+/**
+ * Booking-number collisions and conflicting transactions are retried this many
+ * times, and never past the invocation's deadline, before 409 booking.slot.contended.
+ */
 export const MAX_BOOKING_ATTEMPTS = 26;
 
 const unavailable = (reason: string, message: string) => new ApiError('booking.slot.unavailable', message, { reason });
@@ -49,9 +52,15 @@ async function quoteToBook(t: Tenant, quoteId: string): Promise<QuoteRecord> {
  * the partner_reference reservation, the booking and its booking.confirmed
  * event. Status goes straight to CONFIRMED.
  */
-export async function createBooking(t: Tenant, input: CreateBookingInput, seal: Seal<BookingRecord> = unsealed, now = new Date()): Promise<BookingRecord> {
+export async function createBooking(
+  t: Tenant,
+  input: CreateBookingInput,
+  seal: Seal<BookingRecord> = unsealed,
+  now = new Date(),
+  deadline = Number.POSITIVE_INFINITY,
+): Promise<BookingRecord> {
   try {
-    const booking = await book(t, input, seal, now);
+    const booking = await book(t, input, seal, now, deadline);
     countEvent('BookingsConfirmed', t.env);
     return booking;
   } catch (e) {
@@ -64,7 +73,7 @@ export async function createBooking(t: Tenant, input: CreateBookingInput, seal: 
   }
 }
 
-async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingRecord>, now: Date): Promise<BookingRecord> {
+async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingRecord>, now: Date, deadline: number): Promise<BookingRecord> {
   const quote = await quoteToBook(t, input.quote_id);
   if (quote.booking_number) throw alreadyBooked(quote, quote.booking_number);
   if (Date.parse(quote.expires_at) <= now.getTime()) throw expired(quote);
@@ -215,11 +224,12 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
     if (!cancelled.failed('booking') && !cancelled.failed('line') && !cancelled.conflict)
       throw new Error(`booking was cancelled (${cancelled.codes.join(', ')})`);
     logger.info('booking retried', { booking_retry: true, attempt: attempt + 1, conflict: cancelled.conflict });
-    if (attempt + 1 >= MAX_BOOKING_ATTEMPTS) {
+    const wait = backoffMs(attempt);
+    if (attempt + 1 >= MAX_BOOKING_ATTEMPTS || Date.now() + wait >= deadline) {
       throw new ApiError('booking.slot.contended', 'This slot is taking many bookings right now; retry in a moment with the same Idempotency-Key.', undefined, {
         'retry-after': '1',
       });
     }
-    await backoff(attempt);
+    await sleep(wait);
   }
 }

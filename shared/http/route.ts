@@ -38,7 +38,16 @@ export interface RouteInput<R extends RouteDef> {
    * the operation's own transaction. Pass the same view the handler answers with.
    */
   seal: <T>(view: (result: T) => ResponseBody<R>) => Seal<T>;
+  /**
+   * Epoch ms after which a domain loop (retries of a lost race) must stop and
+   * answer: the invocation's own deadline less ANSWER_RESERVE_MS, so the
+   * caller gets a typed refusal rather than the timeout's 500.
+   */
+  deadline: number;
 }
+
+/** What an answer needs after the domain's last attempt: the idempotency record, the publish, the log line. */
+export const ANSWER_RESERVE_MS = 2_500;
 
 /** A non-JSON answer (CSV, PDF): the raw body and its content type. */
 export interface RawResult {
@@ -94,6 +103,7 @@ export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) =
             tenant: principal ? tenantOf(principal) : undefined,
             principal,
             seal: (view) => failAtCommit(event, sealFor(def, state, view)),
+            deadline: Date.now() + context.getRemainingTimeInMillis() - ANSWER_RESERVE_MS,
           } as RouteInput<R>)) as RouteResult<RouteDef>,
         );
         if (crashAfterCommit(event)) throw new SimulatedCrash();

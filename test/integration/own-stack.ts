@@ -92,10 +92,11 @@ export class OwnStack {
     return JSON.parse(stdout);
   }
 
-  async call(method: string, path: string, key: string, body?: unknown) {
+  /** One API call; a write gets a fresh Idempotency-Key unless `idempotencyKey` names the one to retry with. */
+  async call(method: string, path: string, key: string, body?: unknown, idempotencyKey: string = randomUUID()) {
     const res = await fetch(`${this.base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': randomUUID() }) },
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': idempotencyKey }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();

@@ -23,7 +23,7 @@ import { periodOf } from '../../shared/settlements/period';
  * they must never oversell). The bookings' transactions are the real ones,
  * built by the use cases against a mocked client and captured as sent.
  */
-vi.mock('../../shared/db/retry', async (original) => ({ ...(await original<object>()), backoff: async () => undefined }));
+vi.mock('../../shared/db/retry', async (original) => ({ ...(await original<object>()), backoff: async () => undefined, sleep: async () => undefined }));
 process.env.DATA_TABLE = 'data';
 process.env.ACCESS_TABLE = 'access';
 
@@ -73,64 +73,72 @@ const bracket = { code: 'ADULT', label: 'Adult', min_age: 18, max_age: 99 };
 /** The month's DRAFT exists: the ledger reads it before each transaction (never writes it there). */
 const draftExists = () => ddb.on(GetCommand, { Key: settlementKeys.header(partnerId, 'live', period) }).resolves({ Item: { status: 'DRAFT', period } });
 
+/** A paid booking of a quote `days` ahead, against the mocked catalog, quote and keys (each call mocks its own quote). */
+async function bookingFixture() {
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+  draftExists();
+  ddb.on(GetCommand, { Key: bookingKeys.paymentKey(partnerId, 'live', 'k1') }).resolves({ Item: { jwk: { ...(await exportJWK(publicKey)), kid: 'k1' } } });
+  ddb.on(GetCommand, { Key: bookingKeys.customerRefKey(partnerId) }).resolves({ Item: { key: Buffer.alloc(32).toString('base64') } });
+  ddb.on(GetCommand, { Key: catalogKeys.ratePack('PROD', ratePackId) }).resolves({
+    Item: {
+      rate_pack: {
+        id: ratePackId,
+        name: 'Day',
+        booking_mode: 'FLEXIBLE',
+        age_brackets: [{ ...bracket, price: '100.00' }],
+        min_travelers: 1,
+        max_travelers: 10,
+        cancellation_policy: policy,
+        schedule: { weekdays: [1, 2, 3, 4, 5, 6, 7], daily_capacity: 10 },
+      },
+      adventure: { id: adventureId, slug: 'a', title: 'A', active: true, city: 'Fes' },
+    },
+  });
+  return async (days: number) => {
+    const id = randomUUID();
+    const quote = {
+      id,
+      partner_id: partnerId,
+      env: 'live',
+      inventory: 'LIVE',
+      adventure_id: adventureId,
+      adventure_slug: 'a',
+      adventure_title: 'A',
+      rate_pack_id: ratePackId,
+      rate_pack_name: 'Day',
+      booking_mode: 'FLEXIBLE',
+      start_date: addDays(localDate(now), days),
+      start_time: null,
+      starts_at: new Date(Date.now() + days * 86_400_000).toISOString(),
+      travelers: [{ index: 0, age: 30, age_bracket: bracket, price }],
+      net_amount: price,
+      cancellation_policy: policy,
+      created_at: now.toISOString(),
+      expires_at: new Date(Date.now() + 60_000).toISOString(),
+    };
+    ddb.on(GetCommand, { Key: quoteKeys.quote(id) }).resolves({ Item: { ...quoteKeys.quote(id), ...quote } });
+    const claims = { quote_id: id, amount: price, payment_reference: `PAY-${days}`, paid_at: now.toISOString() };
+    const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(privateKey);
+    const input = {
+      quote_id: id,
+      partner_reference: `REF-${days}`,
+      customer_reference: 'C-1',
+      contact: { first_name: 'A', last_name: 'B', email: 'a@example.com', phone: '+212 600 000 000' },
+      travelers: [{ first_name: 'A', last_name: 'B' }],
+      payment_confirmation: jws,
+    };
+    return input;
+  };
+}
+
 describe('no item is shared by two unrelated writes of one partner', () => {
   it('two bookings on two slots', async () => {
     const { createBooking } = await import('../../shared/bookings/create');
-    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
-    draftExists();
-    ddb.on(GetCommand, { Key: bookingKeys.paymentKey(partnerId, 'live', 'k1') }).resolves({ Item: { jwk: { ...(await exportJWK(publicKey)), kid: 'k1' } } });
-    ddb.on(GetCommand, { Key: bookingKeys.customerRefKey(partnerId) }).resolves({ Item: { key: Buffer.alloc(32).toString('base64') } });
-    ddb.on(GetCommand, { Key: catalogKeys.ratePack('PROD', ratePackId) }).resolves({
-      Item: {
-        rate_pack: {
-          id: ratePackId,
-          name: 'Day',
-          booking_mode: 'FLEXIBLE',
-          age_brackets: [{ ...bracket, price: '100.00' }],
-          min_travelers: 1,
-          max_travelers: 10,
-          cancellation_policy: policy,
-          schedule: { weekdays: [1, 2, 3, 4, 5, 6, 7], daily_capacity: 10 },
-        },
-        adventure: { id: adventureId, slug: 'a', title: 'A', active: true, city: 'Fes' },
-      },
-    });
+    const bookingOf = await bookingFixture();
     // The quote's item is the second of a booking's transaction: failing it ends the use case once its transaction is sent.
     captureTransactions(1);
     for (const days of [10, 11]) {
-      const id = randomUUID();
-      const quote = {
-        id,
-        partner_id: partnerId,
-        env: 'live',
-        inventory: 'LIVE',
-        adventure_id: adventureId,
-        adventure_slug: 'a',
-        adventure_title: 'A',
-        rate_pack_id: ratePackId,
-        rate_pack_name: 'Day',
-        booking_mode: 'FLEXIBLE',
-        start_date: addDays(localDate(now), days),
-        start_time: null,
-        starts_at: new Date(Date.now() + days * 86_400_000).toISOString(),
-        travelers: [{ index: 0, age: 30, age_bracket: bracket, price }],
-        net_amount: price,
-        cancellation_policy: policy,
-        created_at: now.toISOString(),
-        expires_at: new Date(Date.now() + 60_000).toISOString(),
-      };
-      ddb.on(GetCommand, { Key: quoteKeys.quote(id) }).resolves({ Item: { ...quoteKeys.quote(id), ...quote } });
-      const claims = { quote_id: id, amount: price, payment_reference: `PAY-${days}`, paid_at: now.toISOString() };
-      const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(privateKey);
-      const input = {
-        quote_id: id,
-        partner_reference: `REF-${days}`,
-        customer_reference: 'C-1',
-        contact: { first_name: 'A', last_name: 'B', email: 'a@example.com', phone: '+212 600 000 000' },
-        travelers: [{ first_name: 'A', last_name: 'B' }],
-        payment_confirmation: jws,
-      };
-      await createBooking({ partnerId, env: 'live', memberId: randomUUID(), role: 'PARTNER_ADMIN' }, input).catch(() => undefined);
+      await createBooking({ partnerId, env: 'live', memberId: randomUUID(), role: 'PARTNER_ADMIN' }, await bookingOf(days)).catch(() => undefined);
     }
     expect(sent).toHaveLength(2);
     // What each holds: the seats, the quote, the reference, the booking, its settlement line, its event; nothing of the settlement.
@@ -138,6 +146,25 @@ describe('no item is shared by two unrelated writes of one partner', () => {
     expect(keysOf(sent[0]!).some((k) => k.includes(settlementKeys.tenantPartition(partnerId, 'live')))).toBe(false);
     expect(keysOf(sent[0]!).some((k) => k.includes(settlementKeys.ledgerPartition(partnerId, 'live', period)))).toBe(true);
     expect(shared(sent[0]!, sent[1]!)).toEqual([]);
+  });
+
+  it("a slot whose seats stay contended: the booking's retries stop at MAX_BOOKING_ATTEMPTS, or sooner at the invocation's deadline", async () => {
+    const { createBooking, MAX_BOOKING_ATTEMPTS } = await import('../../shared/bookings/create');
+    const bookingOf = await bookingFixture();
+    // Every transaction loses the slot's seats (its first item) to another in flight, as DynamoDB answers it.
+    ddb.on(TransactWriteCommand).callsFake((input: { TransactItems: TransactItem[] }) => {
+      sent.push(input.TransactItems);
+      const reasons = input.TransactItems.map((_, i) => ({ Code: i === 0 ? 'TransactionConflict' : 'None' }));
+      throw new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: reasons });
+    });
+    const tenant = { partnerId, env: 'live', memberId: randomUUID(), role: 'PARTNER_ADMIN' } as const;
+    const contended = { code: 'booking.slot.contended', status: 409 };
+    await expect(createBooking(tenant, await bookingOf(12))).rejects.toMatchObject(contended);
+    expect(sent).toHaveLength(MAX_BOOKING_ATTEMPTS);
+    // The route hands the invocation's deadline (its remaining time less the answer's reserve): once past, no further attempt.
+    sent = [];
+    await expect(createBooking(tenant, await bookingOf(13), undefined, new Date(), Date.now())).rejects.toMatchObject(contended);
+    expect(sent).toHaveLength(1);
   });
 
   const booking = (days: number): BookingRecord => ({
