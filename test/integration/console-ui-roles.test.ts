@@ -145,7 +145,20 @@ describe('the partner console in a real browser: roles', () => {
       expect(again.headers['x-service-signature']).toBe(signatureOf(secret, again.raw));
 
       await visit(page, 'webhooks/deliveries', 'Delivery log');
-      await expect.poll(async () => (await page.getByRole('table').getByRole('row').count()) - 1, { timeout: 20_000 }).toBe(2);
+      // The log is a GSI query (eventually consistent, lagging as in AWS): the replay shows at a reload after the index catches up.
+      const rows = async () => (await page.getByRole('table').getByRole('row').count()) - 1;
+      await expect
+        .poll(
+          async () => {
+            if ((await rows()) < 2) {
+              await page.reload();
+              await settle(page, 'Delivery log');
+            }
+            return rows();
+          },
+          { timeout: 30_000, intervals: [1_000] },
+        )
+        .toBe(2);
       await page.getByText('(replay)', { exact: true }).waitFor();
       await check(page, 'webhook-deliveries', findings);
 
