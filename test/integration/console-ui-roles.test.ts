@@ -156,7 +156,7 @@ describe('the partner console in a real browser: roles', () => {
             }
             return rows();
           },
-          { timeout: 30_000, intervals: [1_000] },
+          { timeout: 30_000, interval: 1_000 },
         )
         .toBe(2);
       await page.getByText('(replay)', { exact: true }).waitFor();
