@@ -19,13 +19,13 @@ export function errorCodesOf(r: RouteDef): Record<string, ErrorCode[]> {
       if (!out[status].includes(c)) out[status].push(c);
     }
   };
-  add('validation.parameter.unknown');
+  if (!r.ignoresQuery) add('validation.parameter.unknown');
   if (r.request?.query || r.request?.params || r.request?.body) add('validation.required.field', 'validation.field.invalid');
   if (r.request?.query?.shape && 'cursor' in r.request.query.shape)
     add('pagination.limit.invalid', 'pagination.cursor.invalid', 'pagination.cursor.wrong_endpoint');
   if (r.access === 'key') add('auth.api_key.missing', 'auth.api_key.invalid', 'auth.scope.insufficient', 'rate_limit.exceeded');
   if (r.write) {
-    add('request.body.malformed_json', 'request.body.invalid_utf8', 'idempotency.key.missing', 'idempotency.key.invalid');
+    add('request.body.malformed_json', 'request.body.invalid_utf8', 'request.body.duplicate_key', 'idempotency.key.missing', 'idempotency.key.invalid');
     add('auth.timestamp.missing', 'auth.timestamp.skew', 'auth.signature.invalid', 'auth.signature.replayed');
     add('idempotency.key.reused', 'idempotency.request.in_progress', 'request.body.too_large');
   }

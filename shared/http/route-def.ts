@@ -70,6 +70,8 @@ export interface RouteSpec {
   usesIdentity?: 'read' | 'admin';
   /** The route records events or queues deliveries: it may send to the webhook queue. */
   publishesEvents?: boolean;
+  /** A query string is ignored, not refused (the health check: uptime monitors add cache-busting parameters). */
+  ignoresQuery?: true;
   /** Lambda timeout when the default (10 s) is too short, e.g. an outbound HTTP call. */
   timeoutSeconds?: number;
   /**

@@ -33,6 +33,10 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
     todo: 'Send a JSON body encoded as UTF-8 without a byte order mark; check your serializer and any string concatenation.',
   },
   'request.body.invalid_utf8': { retry: 'fix', todo: 'Encode the body as UTF-8 (no Latin-1 or UTF-16).' },
+  'request.body.duplicate_key': {
+    retry: 'fix',
+    todo: 'Send each key once per object: the key `details.field` names appears twice (check string-built or merged JSON).',
+  },
   'request.malformed': { retry: 'fix', todo: 'Your HTTP client sent an invalid request; check any proxy or hand-written HTTP in between.' },
   'request.body.too_large': {
     retry: 'fix',

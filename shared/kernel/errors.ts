@@ -9,6 +9,10 @@ export const ERROR_CODES = {
   'request.method.not_allowed': { status: 405, description: 'The path exists but not with this method.' },
   'request.body.malformed_json': { status: 400, description: 'The body is not valid JSON (or starts with a byte order mark).' },
   'request.body.invalid_utf8': { status: 400, description: 'The body is not valid UTF-8.' },
+  'request.body.duplicate_key': {
+    status: 400,
+    description: 'An object in the body has the same key twice; `details.field` names it (JSON parsers disagree on which one wins).',
+  },
   'request.malformed': { status: 400, description: 'The request is not valid HTTP/1.1.' },
   'request.body.too_large': { status: 413, description: 'The body exceeds the maximum size.' },
   'validation.required.field': { status: 400, description: 'A required field is absent; `details.errors` names each field and what was expected.' },

@@ -12,7 +12,9 @@ export const metaRoutes = defineRoutes({
     access: 'public',
     tag: 'Meta',
     summary: 'Service health',
-    description: 'Public and unmetered: no key, no rate-limit headers. For load balancers and uptime checks.',
+    description:
+      'Public and unmetered: no key, no rate-limit headers. For load balancers and uptime checks; any query string (a cache-busting parameter) is ignored.',
+    ignoresQuery: true,
     responses: { 200: { description: 'The service is up.', schema: Health } },
   },
   getOpenApi: {

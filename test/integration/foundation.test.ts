@@ -9,6 +9,12 @@ describe('GET /v1/health', () => {
     expect(r.body).toEqual({ status: 'ok' });
     expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
+
+  it('ignores a query string, as uptime monitors send to bust caches', async () => {
+    const r = await api('GET', '/health?x=1&_=1764111111');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ status: 'ok' });
+  });
 });
 
 describe('router errors use the error shape', () => {

@@ -86,6 +86,25 @@ describe('signed live writes', () => {
   });
 });
 
+describe('duplicate JSON keys', () => {
+  it('PATCH role with {"role":"VIEWER","role":"PARTNER_ADMIN"}: 400 naming the key, the member unchanged; nested keys are named by path', async () => {
+    const p = await newPartner();
+    const dev = await memberWithRole('DEVELOPER', p);
+    const path = `/team/members/${dev.memberId}/role`;
+    const bytes = new TextEncoder().encode('{"role":"VIEWER","role":"PARTNER_ADMIN"}');
+    const r = await raw(p.live_key, 'PATCH', path, bytes, signatureHeaders(p.live_key, 'PATCH', path, bytes));
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ code: 'request.body.duplicate_key', message: expect.stringContaining("'role'"), details: { field: 'role' } });
+    const members = (await api('GET', '/team/members', { key: p.live_key })).body.data as { id: string; role: string }[];
+    expect(members.find((m) => m.id === dev.memberId)?.role).toBe('DEVELOPER');
+    // The same key in two different objects is fine; twice in one nested object is not.
+    const quote = new TextEncoder().encode('{"rate_pack_id":"x","start_date":"2030-01-01","travelers":[{"age":30},{"age":31,"age":5}]}');
+    const nested = await raw(p.test_key, 'POST', '/quotes', quote);
+    expect(nested.status).toBe(400);
+    expect(nested.body).toMatchObject({ code: 'request.body.duplicate_key', details: { field: 'travelers.1.age' } });
+  });
+});
+
 describe('byte-exact bodies', () => {
   const json = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
   const withBom = (b: Uint8Array) => new Uint8Array([0xef, 0xbb, 0xbf, ...b]);

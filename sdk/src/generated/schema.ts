@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description Public and unmetered: no key, no rate-limit headers. For load balancers and uptime checks.
+         * @description Public and unmetered: no key, no rate-limit headers. For load balancers and uptime checks; any query string (a cache-busting parameter) is ignored.
          */
         get: operations["getHealth"];
         put?: never;
@@ -2658,33 +2658,6 @@ export interface operations {
                 };
             };
             /**
-             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
-             *
-             *     Codes: `validation.parameter.unknown`.
-             */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "validation.parameter.unknown",
-                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
-                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorFields"] & {
-                        /**
-                         * @description Stable code of the form domain.subdomain.detail
-                         * @enum {string}
-                         */
-                        code: "validation.parameter.unknown";
-                    };
-                };
-            };
-            /**
              * @description Internal error; quote the request id.
              *
              *     Codes: `internal.error`.
@@ -3310,7 +3283,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -3333,7 +3306,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -3978,7 +3951,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -4001,7 +3974,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -4248,7 +4221,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -4271,7 +4244,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -4539,7 +4512,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -4562,7 +4535,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -4839,7 +4812,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -4862,7 +4835,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5135,7 +5108,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5158,7 +5131,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5638,7 +5611,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5661,7 +5634,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5899,7 +5872,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5922,7 +5895,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -7203,7 +7176,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -7226,7 +7199,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -8082,7 +8055,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`, `payment.confirmation.malformed`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`, `payment.confirmation.malformed`.
              */
             400: {
                 headers: {
@@ -8105,7 +8078,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
                     };
                 };
             };
@@ -8990,7 +8963,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -9013,7 +8986,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -9342,7 +9315,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -9365,7 +9338,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -9698,7 +9671,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -9721,7 +9694,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -10978,7 +10951,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -11001,7 +10974,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -11322,7 +11295,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -11345,7 +11318,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -11862,7 +11835,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -11885,7 +11858,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -12628,7 +12601,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -12651,7 +12624,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -13139,7 +13112,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -13162,7 +13135,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -13451,7 +13424,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -13474,7 +13447,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -13789,7 +13762,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -13812,7 +13785,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14102,7 +14075,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14125,7 +14098,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14409,7 +14382,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14432,7 +14405,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14706,7 +14679,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14729,7 +14702,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15668,7 +15641,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15691,7 +15664,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -16246,7 +16219,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -16269,7 +16242,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -16590,7 +16563,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -16613,7 +16586,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -16902,7 +16875,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -16925,7 +16898,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };

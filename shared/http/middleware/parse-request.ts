@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
+import { visit } from 'jsonc-parser';
 import * as z from 'zod';
 import { service } from '../../kernel/config';
 import { ApiError } from '../../kernel/errors';
@@ -39,6 +40,35 @@ function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * A key twice in one object is refused: JSON.parse keeps the last, while a
+ * bank's WAF or validator may read the first (`{"role":"VIEWER","role":"PARTNER_ADMIN"}`).
+ * Run on text JSON.parse accepted, so only the duplicate check is left to do.
+ */
+function refuseDuplicateKeys(text: string): void {
+  const objects: Set<string>[] = [];
+  let duplicate: { key: string; offset: number; path: string } | undefined;
+  visit(text, {
+    onObjectBegin: () => {
+      objects.push(new Set());
+    },
+    onObjectEnd: () => {
+      objects.pop();
+    },
+    onObjectProperty: (key, offset, _length, _line, _column, pathSupplier) => {
+      const seen = objects.at(-1)!;
+      if (seen.has(key) && !duplicate) duplicate = { key, offset, path: [...pathSupplier(), key].join('.') };
+      seen.add(key);
+    },
+  });
+  if (duplicate) {
+    throw new ApiError('request.body.duplicate_key', `The request body has the key '${duplicate.path}' twice in one object: send each key once.`, {
+      field: duplicate.path,
+      position: duplicate.offset,
+    });
+  }
+}
+
 /** Query parameters the route does not declare are refused, as unknown body fields are: a typo never silently lists everything. */
 function refuseUnknownParameters(def: RouteDef, given: Record<string, string | undefined>) {
   const schema = def.request?.query;
@@ -68,15 +98,17 @@ export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, 
         throw new ApiError('request.body.too_large', `The request body exceeds the maximum of ${maxBytes} bytes.`, { max_bytes: maxBytes });
       }
       const schemas = def.request ?? {};
-      refuseUnknownParameters(def, event.queryStringParameters ?? {});
+      if (!def.ignoresQuery) refuseUnknownParameters(def, event.queryStringParameters ?? {});
       const params = schemas.params ? parseWith(schemas.params, event.pathParameters ?? {}, 'path') : {};
       const query = schemas.query ? parseWith(schemas.query, event.queryStringParameters ?? {}, 'query') : {};
       let body: unknown;
       if (schemas.body) {
         const text = bodyText(state.bodyBytes);
         let json: unknown;
-        if (text.trim().length > 0) json = parseJson(text);
-        else if (schemas.body.safeParse({}).success) json = {};
+        if (text.trim().length > 0) {
+          json = parseJson(text);
+          refuseDuplicateKeys(text);
+        } else if (schemas.body.safeParse({}).success) json = {};
         body = parseWith(schemas.body, json, 'body');
       }
       state.input = { params, query, body };
