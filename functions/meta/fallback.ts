@@ -9,9 +9,17 @@ import { instrumented } from '../../shared/kernel/instrument';
 import { logger } from '../../shared/kernel/logger';
 import { recordRequest } from '../../shared/kernel/metrics';
 
+/** The path without its trailing slashes, when that path is a route of the table for `method`. */
+function withoutTrailingSlash(method: string, path: string): string | undefined {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed !== path && trimmed !== '' && matchRoute(method, trimmed).kind === 'route' ? trimmed : undefined;
+}
+
 /**
  * API Gateway's $default route: answers, in the spec's error shape, what no
  * route of the table matches (404) or matches with another method (405). A
+ * read of a route's path with a trailing slash is redirected (308) to the
+ * route; a write is not (its signature covers the path), its 404 names the path. A
  * request that carries a key is counted like any other, so its answer has
  * the rate-limit headers (and a bad key gets its 401). Counted and logged as
  * the route `$default`.
@@ -36,7 +44,18 @@ export const handler = instrumented('$default', async (event: ApiEvent): Promise
         { allow },
       );
     } else {
-      error = new ApiError('request.route.not_found', `No route matches ${method} ${path}.`);
+      const canonical = withoutTrailingSlash(method, path);
+      if (canonical && (method === 'GET' || method === 'HEAD')) {
+        const location = canonical + (event.rawQueryString ? `?${event.rawQueryString}` : '');
+        recordRequest('$default', 308, Date.now() - started, requestId);
+        return { statusCode: 308, headers: { ...headers, location, 'x-request-id': requestId }, body: '' };
+      }
+      error = new ApiError(
+        'request.route.not_found',
+        canonical
+          ? `No route matches ${method} ${path}; the route is ${canonical}, without the trailing slash (sign the request for that path).`
+          : `No route matches ${method} ${path}.`,
+      );
     }
   } catch (e) {
     error = toApiError(e);

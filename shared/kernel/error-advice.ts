@@ -25,7 +25,7 @@ export interface ErrorAdvice {
 export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
   'request.route.not_found': {
     retry: 'fix',
-    todo: 'Check the path against the API reference (it starts with /v1). Test helpers exist only for sandbox keys: with a live key they answer this.',
+    todo: 'Check the path against the API reference (it starts with /v1). Test helpers exist only for sandbox keys: with a live key they answer this. A trailing slash: a GET or HEAD is redirected (308) to the route; a write answers this, naming the route to sign and send to.',
   },
   'request.method.not_allowed': { retry: 'fix', todo: 'Use one of the methods the `Allow` header lists.' },
   'request.body.malformed_json': {

@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { admin, api, newPartner, testDb, write } from './helpers';
+import { admin, api, baseUrl, newPartner, testDb, write } from './helpers';
 
 describe('GET /v1/health', () => {
   it('answers ok without a key and carries a request id', async () => {
@@ -24,6 +24,16 @@ describe('router errors use the error shape', () => {
     expect(r.body.code).toBe('request.route.not_found');
     expect(r.body.message).toMatch(/GET \/v1\/no-such-thing/);
     expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
+  });
+
+  it('a trailing slash: a read is redirected (308) to the route, query kept; a write is a 404 naming the route', async () => {
+    const read = await fetch(`${baseUrl()}/docs/guides/?x=1`, { redirect: 'manual' });
+    expect(read.status).toBe(308);
+    expect(read.headers.get('location')).toBe('/v1/docs/guides?x=1');
+    const p = await newPartner();
+    const w = await write('POST', '/quotes/', p.test_key, {});
+    expect(w.status).toBe(404);
+    expect(w.body.message).toContain('the route is /v1/quotes, without the trailing slash');
   });
 
   it('wrong method on a public route -> 405 with Allow', async () => {
