@@ -26,7 +26,10 @@ const require = createRequire(import.meta.url);
  * - AdminCreateUser without a password generates one that meets the policy and
  *   e-mails the invitation (through the local SES, from the deployment's sender, as a pool with
  *   EmailSendingAccount DEVELOPER does), and MessageAction RESEND resends it;
- * - a refreshed access token keeps the auth_time of its sign-in;
+ * - access and ID tokens carry origin_jti, one per sign-in, kept by its refreshes (the API's sign-out
+ *   revokes a session by it); a refreshed access token keeps the auth_time of its sign-in;
+ * - a sign-in that answered a challenge (TOTP: every sign-in after enrolment) gets a refresh token that
+ *   works (cognito-local stores only those of InitiateAuth);
  * - GlobalSignOut / AdminUserGlobalSignOut revoke the user's refresh tokens.
  * The errors carry their exception name (`__type`), as the AWS SDK expects.
  */
@@ -193,8 +196,10 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
   const signingKey = createPrivateKey(privateKey.pem);
 
   const sessions = new Map<string, ChallengeSession>();
-  /** auth_time of each refresh token's sign-in (Cognito keeps it across refreshes). */
-  const signIns = new Map<string, number>();
+  /** auth_time and origin_jti of each refresh token's sign-in (Cognito keeps both across refreshes). */
+  const signIns = new Map<string, { authTime: number; originJti: string }>();
+  const resign = (token: string, claims: Json) =>
+    new SignJWT({ ...decodeJwt(token), ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'CognitoLocal' }).sign(signingKey);
   const open = (s: Omit<ChallengeSession, 'expires'>) => {
     const id = `${randomUUID()}${randomUUID()}`.replace(/-/g, '');
     sessions.set(id, { ...s, expires: Date.now() + SESSION_MS });
@@ -219,9 +224,22 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
     }
     return { ChallengeName: 'MFA_SETUP', ChallengeParameters: challengeParams(u), Session: open({ username: u.Username, challenge: 'MFA_SETUP', tokens }) };
   };
-  const issued = (result: Json) => {
-    const tokens = result.AuthenticationResult as Json | undefined;
-    if (tokens?.RefreshToken && tokens.AccessToken) signIns.set(tokens.RefreshToken, decodeJwt(tokens.AccessToken).auth_time as number);
+  const issued = async (result: Json) => {
+    let tokens = result.AuthenticationResult as Json | undefined;
+    if (tokens?.RefreshToken && tokens.AccessToken) {
+      const claims = decodeJwt(tokens.AccessToken);
+      const originJti = randomUUID();
+      signIns.set(tokens.RefreshToken, { authTime: claims.auth_time as number, originJti });
+      tokens = {
+        ...tokens,
+        AccessToken: await resign(tokens.AccessToken, { origin_jti: originJti }),
+        ...(tokens.IdToken ? { IdToken: await resign(tokens.IdToken, { origin_jti: originJti }) } : {}),
+      };
+      const u = await userOf(claims.username as string);
+      if (u && !u.RefreshTokens?.includes(tokens.RefreshToken)) {
+        await (await pool()).saveUser(ctx, { ...u, RefreshTokens: [...(u.RefreshTokens ?? []), tokens.RefreshToken] });
+      }
+    }
     return { ...result, AuthenticationResult: tokens && { TokenType: 'Bearer', ExpiresIn: 3600, ...tokens } };
   };
   const checkPolicy = (password: unknown) => {
@@ -251,13 +269,12 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
       if (body.AuthFlow === 'REFRESH_TOKEN_AUTH' || body.AuthFlow === 'REFRESH_TOKEN') {
         const refresh = body.AuthParameters?.REFRESH_TOKEN as string | undefined;
         const result = await call('InitiateAuth', body);
-        const authTime = refresh ? signIns.get(refresh) : undefined;
-        if (authTime !== undefined && result.AuthenticationResult?.AccessToken) {
-          // cognito-local stamps the refresh time; Cognito keeps the sign-in's auth_time.
-          const claims = decodeJwt(result.AuthenticationResult.AccessToken);
-          result.AuthenticationResult.AccessToken = await new SignJWT({ ...claims, auth_time: authTime })
-            .setProtectedHeader({ alg: 'RS256', kid: 'CognitoLocal' })
-            .sign(signingKey);
+        const signIn = refresh ? signIns.get(refresh) : undefined;
+        if (signIn && result.AuthenticationResult?.AccessToken) {
+          // cognito-local stamps the refresh time; Cognito keeps the sign-in's auth_time and origin_jti.
+          const kept = { auth_time: signIn.authTime, origin_jti: signIn.originJti };
+          result.AuthenticationResult.AccessToken = await resign(result.AuthenticationResult.AccessToken, kept);
+          if (result.AuthenticationResult.IdToken) result.AuthenticationResult.IdToken = await resign(result.AuthenticationResult.IdToken, kept);
         }
         return { ...result, AuthenticationResult: result.AuthenticationResult && { TokenType: 'Bearer', ExpiresIn: 3600, ...result.AuthenticationResult } };
       }

@@ -43,6 +43,11 @@ export interface Member {
    * sessions signed in before it stay refused after an enable (a new sign-in works).
    */
   sessions_revoked_at?: string;
+  /**
+   * The sign-in (origin_jti) that signed out at sessions_revoked_at: auth_time has whole seconds, so
+   * a sign-in of that very second is told apart from the one that ended by this, not by time.
+   */
+  sessions_revoked_id?: string;
 }
 
 export interface IdentityLink {

@@ -471,16 +471,19 @@ export function makeAccessStore(table: Table = accessTable) {
       return (r.Items ?? []).map((i) => strip<Member>(i)!);
     },
 
-    /** Ends the member's console sessions signed in until `now` (sign-out): the API refuses their tokens from the next request. */
-    async endSessions(partnerId: string, memberId: string, now = new Date()): Promise<string> {
+    /**
+     * Ends the member's console sessions signed in until `now` (sign-out), and the signing-out session
+     * itself (`sessionId`, its origin_jti) even within the second: the API refuses their tokens from the next request.
+     */
+    async endSessions(partnerId: string, memberId: string, sessionId?: string, now = new Date()): Promise<string> {
       const at = now.toISOString();
       await table.client.send(
         new UpdateCommand({
           TableName: TableName(),
           Key: accessKeys.member(partnerId, memberId),
-          UpdateExpression: 'SET sessions_revoked_at = :at',
+          UpdateExpression: sessionId ? 'SET sessions_revoked_at = :at, sessions_revoked_id = :id' : 'SET sessions_revoked_at = :at REMOVE sessions_revoked_id',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':at': at },
+          ExpressionAttributeValues: { ':at': at, ...(sessionId ? { ':id': sessionId } : {}) },
         }),
       );
       return at;

@@ -2,13 +2,9 @@ import { ApiError } from '../kernel/errors';
 import { logger } from '../kernel/logger';
 import { countFailedAuthentication } from '../platform/auth-failures';
 import { type Authenticated, authenticate } from '../platform/authenticate';
-import type { RateLimitState } from '../platform/rate-limit';
+import { type RateLimitState, rateHeaders } from '../platform/rate-limit';
 import { headerValue } from './headers';
 import type { ApiEvent } from './types';
-
-export function rateHeaders(rate: RateLimitState): Record<string, string> {
-  return { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining), 'x-ratelimit-reset': String(rate.reset) };
-}
 
 const rateLimited = (rate: RateLimitState, message: string) =>
   new ApiError('rate_limit.exceeded', message, { limit: rate.limit, reset: rate.reset }, { ...rateHeaders(rate), 'retry-after': String(rate.retryAfter) });

@@ -13,6 +13,8 @@ export interface Principal extends Tenant {
   keyCreatedAt: string | null;
   /** A console session's sign-in time (Unix seconds): live writes need a recent one. */
   authTime?: number;
+  /** A console session's sign-in id (origin_jti): its sign-out revokes it, whatever the second. */
+  sessionId?: string;
   scopes: ReadonlySet<string>;
   rateLimitPerMinute: number;
   rateRemaining: number;

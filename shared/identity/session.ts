@@ -37,6 +37,8 @@ export interface SessionClaims {
   sub: string;
   /** Unix seconds of the sign-in (kept across token refreshes). */
   authTime: number;
+  /** The sign-in's own id (Cognito's origin_jti, kept across refreshes): what a sign-out revokes exactly. */
+  originJti?: string;
 }
 
 /** Verifies a console access token (signature, issuer, expiry, client, token use) with aws-jwt-verify. */
@@ -48,5 +50,9 @@ export async function verifySessionToken(token: string): Promise<SessionClaims> 
   } catch {
     throw sessionInvalid();
   }
-  return { sub: payload.sub as string, authTime: payload.auth_time as number };
+  return {
+    sub: payload.sub as string,
+    authTime: payload.auth_time as number,
+    ...(typeof payload.origin_jti === 'string' ? { originJti: payload.origin_jti } : {}),
+  };
 }

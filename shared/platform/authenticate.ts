@@ -4,10 +4,10 @@ import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../access/model';
 import { scopesFor } from '../access/roles';
 import { accessStore } from '../access/store';
 import type { Principal } from '../http/context';
-import { isSessionToken, sessionInvalid, verifySessionToken } from '../identity/session';
+import { isSessionToken, type SessionClaims, sessionInvalid, verifySessionToken } from '../identity/session';
 import { ApiError } from '../kernel/errors';
 import type { Env } from '../kernel/tenant';
-import { countRequest, evaluate, type RateLimitState } from './rate-limit';
+import { countRequest, evaluate, type RateLimitState, rateHeaders } from './rate-limit';
 
 const invalid = () => new ApiError('auth.api_key.invalid', 'The API key is invalid, revoked or expired.');
 
@@ -103,7 +103,7 @@ function principalOf(
   env: Env,
   count: number,
   nowMs: number,
-  how: Pick<Principal, 'via' | 'keyId' | 'keyCreatedAt' | 'authTime'>,
+  how: Pick<Principal, 'via' | 'keyId' | 'keyCreatedAt' | 'authTime' | 'sessionId'>,
 ): Omit<Authenticated, 'secret'> {
   const limit = partner.rate_limit_per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const rate = evaluate(count, limit, nowMs);
@@ -138,6 +138,17 @@ function rememberLink(sub: string, link: IdentityLink) {
   identityLinks.set(sub, link);
 }
 
+/**
+ * Ended by a sign-out or a disable: every session signed in before then. auth_time has whole seconds: a
+ * sign-in in the very second of the change is taken as after it (a member re-enabled at once can sign in
+ * again), unless it is the very sign-in that signed out (its origin_jti).
+ */
+function sessionEnded(member: Member, claims: SessionClaims): boolean {
+  if (!member.sessions_revoked_at) return false;
+  const second = Math.floor(Date.parse(member.sessions_revoked_at) / 1000);
+  return claims.authTime < second || (claims.authTime === second && claims.originJti !== undefined && claims.originJti === member.sessions_revoked_id);
+}
+
 const ENVIRONMENTS: Record<string, Env> = { live: 'live', sandbox: 'test', test: 'test' };
 
 /**
@@ -153,12 +164,6 @@ const ENVIRONMENTS: Record<string, Env> = { live: 'live', sandbox: 'test', test:
 async function authenticateSession(token: string, environment: string | undefined, nowMs: number): Promise<Authenticated> {
   const claims = await verifySessionToken(token);
   const env = environment === undefined ? undefined : ENVIRONMENTS[environment.trim().toLowerCase()];
-  if (!env) {
-    throw new ApiError('auth.session.environment_required', 'A console session chooses its environment: send X-Environment: sandbox or X-Environment: live.', {
-      header: 'X-Environment',
-      ...(environment === undefined ? {} : { received: environment.slice(0, 20) }),
-    });
-  }
   const link = identityLinks.get(claims.sub) ?? (await accessStore.getIdentity(claims.sub));
   if (!link) throw sessionInvalid();
   rememberLink(claims.sub, link);
@@ -168,8 +173,17 @@ async function authenticateSession(token: string, environment: string | undefine
   ]);
   if (!member || !partner || !member.enabled || partner.disabled_at || member.identity_id !== claims.sub) throw sessionInvalid();
   // A disable signed the user out everywhere: a session from before it stays ended after an enable.
-  // Ended by a sign-out or a disable: every session signed in before then. auth_time has whole seconds, so a sign-in
-  // in the very second of the change is taken as after it: a member re-enabled at once can sign in again.
-  if (member.sessions_revoked_at && claims.authTime < Math.floor(Date.parse(member.sessions_revoked_at) / 1000)) throw sessionInvalid();
-  return { ...principalOf(partner, member, env, count, nowMs, { via: 'console', keyId: null, keyCreatedAt: null, authTime: claims.authTime }), secret: '' };
+  if (sessionEnded(member, claims)) throw sessionInvalid();
+  // Counted like any request of the session: its 400 carries the X-RateLimit-* headers as every answer does.
+  if (!env) {
+    const rate = evaluate(count, partner.rate_limit_per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE, nowMs);
+    throw new ApiError(
+      'auth.session.environment_required',
+      'A console session chooses its environment: send X-Environment: sandbox or X-Environment: live.',
+      { header: 'X-Environment', ...(environment === undefined ? {} : { received: environment.slice(0, 20) }) },
+      rateHeaders(rate),
+    );
+  }
+  const how = { via: 'console', keyId: null, keyCreatedAt: null, authTime: claims.authTime, sessionId: claims.originJti } as const;
+  return { ...principalOf(partner, member, env, count, nowMs, how), secret: '' };
 }

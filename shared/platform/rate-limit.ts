@@ -14,6 +14,11 @@ export interface RateLimitState {
 
 const WINDOW_SECONDS = 60;
 
+/** The X-RateLimit-* headers of a counted request. */
+export function rateHeaders(rate: RateLimitState): Record<string, string> {
+  return { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining), 'x-ratelimit-reset': String(rate.reset) };
+}
+
 export function windowOf(nowMs: number) {
   const start = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
   return { start, reset: start + WINDOW_SECONDS };

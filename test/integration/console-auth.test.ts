@@ -154,6 +154,9 @@ describe('the API with a console session', () => {
     const missing = await api('GET', '/me', { headers: { authorization: `Bearer ${session.accessToken}` } });
     expect(missing.status).toBe(400);
     expect(missing.body.code).toBe('auth.session.environment_required');
+    // Counted as every request of the session is: the X-RateLimit-* headers are on this answer too.
+    expect(Number(missing.headers.get('x-ratelimit-limit'))).toBeGreaterThan(0);
+    expect(missing.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
     expect((await api('GET', '/me', { headers: sessionHeaders(session, 'live') })).body.environment).toBe('live');
 
     const created = await sessionApi(session, 'sandbox', 'POST', '/webhooks', {
@@ -266,6 +269,28 @@ describe('the API with a console session', () => {
     await new Promise((r) => setTimeout(r, 1100));
     const again = await signIn(user);
     expect((await api('GET', '/me', { headers: sessionHeaders(again, 'live') })).status).toBe(200);
+  });
+
+  it('a TOTP sign-in refreshes (auth_time and origin_jti kept); a sign-out ends its own sign-in even within the same second', async () => {
+    const p = await newPartner();
+    const { user } = await consoleAdmin(p);
+    // Every sign-in after enrolment answers a TOTP challenge; its refresh token must work.
+    const s = await signIn(user);
+    const signedIn = decodeJwt(s.accessToken);
+    expect(signedIn.origin_jti).toEqual(expect.any(String));
+    const ClientId = await consoleClientId();
+    const refreshed = await cognito('InitiateAuth', { AuthFlow: 'REFRESH_TOKEN_AUTH', ClientId, AuthParameters: { REFRESH_TOKEN: s.refreshToken } });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    expect(decodeJwt(refreshed.body.AuthenticationResult.AccessToken)).toMatchObject({ auth_time: signedIn.auth_time, origin_jti: signedIn.origin_jti });
+    const other = await signIn(user);
+    const out = await sessionApi(s, 'live', 'POST', '/me/sign-out', {});
+    expect(out.status, out.text).toBe(200);
+    // Tokens whose sign-in is in the sign-out's very second: the one that signed out is ended, another sign-in of that second is not.
+    const second = Math.floor(Date.parse(out.body.sessions_ended_at) / 1000);
+    const same = await resign(s.accessToken, { auth_time: second });
+    const sameSecondOther = await resign(other.accessToken, { auth_time: second });
+    expect((await api('GET', '/me', { headers: sessionHeaders(same, 'live') })).body.code).toBe('auth.session.invalid');
+    expect((await api('GET', '/me', { headers: sessionHeaders(sameSecondOther, 'live') })).status).toBe(200);
   });
 
   it("answers CORS for the console's origin only (its own, not the API's), exposing what the console reads", async () => {
