@@ -181,6 +181,10 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
     retry: 'fix',
     todo: 'Wait until `details.previous_secret_expires_at`, or rotate with `overlap_seconds: 0` to revoke every older secret at once (after a leak).',
   },
+  'webhook.secret.rotation_conflict': {
+    retry: 'wait',
+    todo: 'Nothing was changed. Wait `Retry-After`, then send the same request with the same Idempotency-Key: it runs again (one system should rotate a secret, not several at once).',
+  },
   'review.booking.not_found': { retry: 'fix', todo: 'Review one of your bookings, with a key of its environment.' },
   'review.booking.not_completed': {
     retry: 'fix',

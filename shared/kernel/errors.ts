@@ -132,6 +132,12 @@ export const ERROR_CODES = {
     description:
       'POST /webhooks/{id}/rotate-secret while the previous rotation still signs with the older secret: wait for `details.previous_secret_expires_at`, or rotate with overlap_seconds 0.',
   },
+  'webhook.secret.rotation_conflict': {
+    status: 409,
+    description:
+      'POST /webhooks/{id}/rotate-secret lost to other rotations of the same endpoint at the same moment; nothing was changed: retry shortly (Retry-After) with the same Idempotency-Key.',
+    transient: true,
+  },
   'review.booking.not_found': { status: 404, description: 'POST /reviews: no such booking for this partner and environment.' },
   'review.booking.not_completed': {
     status: 409,

@@ -19,6 +19,9 @@ export function signingSecrets(e: EndpointRecord, now = Date.now()): { secret: s
   return openRotation(e, now) ? { secret: e.signing_secret, previousSecret: e.previous_signing_secret! } : { secret: e.signing_secret };
 }
 
+/** A rotation that loses this many times to concurrent rotations of the endpoint answers 409 webhook.secret.rotation_conflict. */
+export const MAX_ROTATION_ATTEMPTS = 6;
+
 /**
  * Rotates an endpoint's signing secret. With an overlap, the old secret keeps signing beside the new
  * one until it ends, and a second rotation meanwhile is refused (409), so no receiver is left with a
@@ -73,7 +76,14 @@ export async function rotateSigningSecret(
     );
     if (!cancelled) return next;
     // Deleted or rotated meanwhile: read again (a rotation that won makes this one a 409 or a revoke).
-    if (attempt >= 5) throw new Error(`secret rotation was cancelled (${cancelled.codes.join(', ')})`);
+    if (attempt + 1 >= MAX_ROTATION_ATTEMPTS) {
+      throw new ApiError(
+        'webhook.secret.rotation_conflict',
+        "Other rotations of this endpoint's secret won at the same moment; nothing was changed. Retry shortly with the same Idempotency-Key.",
+        { attempts: MAX_ROTATION_ATTEMPTS },
+        { 'retry-after': '1' },
+      );
+    }
     await backoff(attempt);
   }
 }

@@ -814,6 +814,27 @@ describe('signing secret rotation', () => {
     expect((await write('POST', `/webhooks/${a.id}/rotate-secret`, p.test_key, { overlap_seconds: 60 })).status).toBe(200);
   });
 
+  it('20 rotations with overlap 0 at once: each answers 200 or a typed 409 with Retry-After (never a 500), and a 409 retried with its key succeeds', async () => {
+    const p = await newPartner();
+    const e = await endpoint(p.test_key, '/ok/rotate-race');
+    const keys = Array.from({ length: 20 }, () => randomUUID());
+    const rotate = (k: string) => write('POST', `/webhooks/${e.id}/rotate-secret`, p.test_key, { overlap_seconds: 0 }, { idempotencyKey: k });
+    let answers = await Promise.all(keys.map(rotate));
+    const outcome = () => answers.map((r) => `${r.status} ${r.status === 200 ? '' : r.body.code}`);
+    expect(
+      outcome().every((o) => o === '200 ' || o === '409 webhook.secret.rotation_conflict'),
+      outcome().join(),
+    ).toBe(true);
+    expect(answers.filter((r) => r.status === 409).every((r) => r.headers.get('retry-after') === '1')).toBe(true);
+    for (let round = 0; round < 5 && answers.some((r) => r.status === 409); round++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      answers = await Promise.all(answers.map((r, i) => (r.status === 409 ? rotate(keys[i]!) : r)));
+    }
+    expect(outcome()).toEqual(Array(20).fill('200 '));
+    // Each rotation minted its own secret.
+    expect(new Set(answers.map((r) => r.body.signing_secret)).size).toBe(20);
+  });
+
   it('bounds the overlap, refuses unknown fields, is scoped to the partner, and signs live rotations like any live write', async () => {
     const p = await newPartner();
     const e = await endpoint(p.test_key, '/ok/rotate-bounds');

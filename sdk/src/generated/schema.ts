@@ -13882,7 +13882,7 @@ export interface operations {
             /**
              * @description Idempotency-Key reused with another request or still in progress, or a conflict of the operation.
              *
-             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`, `webhook.secret.rotation_open`.
+             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`, `webhook.secret.rotation_open`, `webhook.secret.rotation_conflict`.
              */
             409: {
                 headers: {
@@ -13905,7 +13905,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "webhook.secret.rotation_open";
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "webhook.secret.rotation_open" | "webhook.secret.rotation_conflict";
                     };
                 };
             };
