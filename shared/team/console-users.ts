@@ -19,6 +19,8 @@ import type { MemberStatus } from './schemas';
 
 /** A member with its console status: INVITED until its first sign-in, ACTIVE, or DISABLED. */
 export type ConsoleMember = Member & { status: MemberStatus };
+/** A member as a removal leaves it: gone, since `removed_at`. */
+export type RemovedMember = Member & { removed_at: string };
 
 export interface ActingAs {
   /** The member acting (absent for operators). */
@@ -152,16 +154,22 @@ export async function setConsoleMemberEnabled(partnerId: string, memberId: strin
  * both environments), then deletes its console user. Its keys and sessions
  * fail from the next request; its e-mail can be invited again.
  */
-export async function removeConsoleMember(partnerId: string, memberId: string, opts: ActingAs = {}): Promise<ConsoleMember> {
-  const { status } = await withStatus(await existingMember(partnerId, memberId));
+export async function removeConsoleMember(
+  partnerId: string,
+  memberId: string,
+  opts: Omit<ActingAs, 'seal'> & { seal?: Seal<RemovedMember> } = {},
+): Promise<RemovedMember> {
+  await existingMember(partnerId, memberId);
+  const removedAt = new Date().toISOString();
+  const seal = opts.seal && { items: (m: Member) => opts.seal!.items({ ...m, removed_at: removedAt }) };
   let removed: Member;
   try {
-    removed = await accessStore.removeMember(partnerId, memberId, { callerId: opts.callerId, seal: sealWith(opts.seal, status) });
+    removed = await accessStore.removeMember(partnerId, memberId, { callerId: opts.callerId, seal });
   } catch (e) {
     throw teamRefusal(e, memberId, 'remove');
   }
   await onUser(removed, 'remove', (sub) => directory.remove(sub));
-  return { ...removed, status };
+  return { ...removed, removed_at: removedAt };
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Tenant } from '../kernel/tenant';
 import {
   addConsoleMember,
   type ConsoleMember,
+  type RemovedMember,
   removeConsoleMember,
   resendInvitation,
   setConsoleMemberEnabled,
@@ -61,7 +62,7 @@ export async function setMemberEnabled(t: Tenant, userId: string, enabled: boole
   return setConsoleMemberEnabled(t.partnerId, userId, enabled, { callerId: t.memberId, seal });
 }
 
-export async function removeMember(t: Tenant, userId: string, seal: Seal<ConsoleMember>) {
+export async function removeMember(t: Tenant, userId: string, seal: Seal<RemovedMember>) {
   notYourself(t, userId, 'remove');
   return removeConsoleMember(t.partnerId, userId, { callerId: t.memberId, seal });
 }

@@ -7,6 +7,7 @@ import {
   CreateApiKeyBody,
   InviteMemberBody,
   KeyIdParams,
+  RemovedTeamMember,
   TeamMember,
   TeamMemberList,
   UpdateMemberBody,
@@ -105,7 +106,7 @@ export const teamRoutes = defineRoutes({
       'Removes the member and its console user, and revokes its API keys in both environments: its keys and sessions fail from the next request. Its bookings, audit lines and the keys it issued for others stay. Its e-mail address can be invited again (a new member, with a new id). Not for yourself (403 team.member.self), and never for the last enabled PARTNER_ADMIN (409 team.role.last_admin).',
     request: { params: UserIdParams },
     errors: ['team.member.self', 'team.role.last_admin'],
-    responses: { 200: { description: 'The member as it was before its removal.', schema: TeamMember } },
+    responses: { 200: { description: 'The member as the removal leaves it: REMOVED, disabled, since removed_at.', schema: RemovedTeamMember } },
   },
   listApiKeys: {
     method: 'GET',

@@ -25,6 +25,12 @@ export const TeamMember = z
   })
   .meta({ id: 'TeamMember' });
 
+export const RemovedTeamMember = TeamMember.extend({
+  enabled: z.literal(false).describe('A removed member can do nothing: its keys and sessions fail from the next request'),
+  status: z.literal('REMOVED'),
+  removed_at: z.iso.datetime(),
+}).meta({ id: 'RemovedTeamMember' });
+
 export const TeamMemberList = z.object({ data: z.array(TeamMember) }).meta({ id: 'TeamMemberList' });
 export const UpdateRoleBody = z.object({ role: Role }).strict().meta({ id: 'UpdateRoleRequest' });
 const Name = singleLine(z.string()).trim().min(1).max(100);

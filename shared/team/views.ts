@@ -1,24 +1,30 @@
 import type { z } from 'zod';
 import type { ApiKeyInUse, ApiKeyRecord } from '../access/model';
 import type { Tenant } from '../kernel/tenant';
-import type { ConsoleMember } from './console-users';
-import type { ApiKey, TeamMember } from './schemas';
+import type { ConsoleMember, RemovedMember } from './console-users';
+import type { ApiKey, RemovedTeamMember, TeamMember } from './schemas';
 
 export type MemberView = z.input<typeof TeamMember>;
+export type RemovedMemberView = z.input<typeof RemovedTeamMember>;
 export type KeyView = z.input<typeof ApiKey>;
 
+const memberFields = (m: ConsoleMember | RemovedMember, t: Tenant) => ({
+  id: m.member_id,
+  email: m.email,
+  role: m.role,
+  is_you: m.member_id === t.memberId,
+  first_name: m.first_name,
+  last_name: m.last_name,
+  created_at: m.created_at,
+});
+
 export function memberView(m: ConsoleMember, t: Tenant): MemberView {
-  return {
-    id: m.member_id,
-    email: m.email,
-    role: m.role,
-    enabled: m.enabled,
-    is_you: m.member_id === t.memberId,
-    first_name: m.first_name,
-    last_name: m.last_name,
-    created_at: m.created_at,
-    status: m.status,
-  };
+  return { ...memberFields(m, t), enabled: m.enabled, status: m.status };
+}
+
+/** The answer of a removal: what is true after it. */
+export function removedMemberView(m: RemovedMember, t: Tenant): RemovedMemberView {
+  return { ...memberFields(m, t), enabled: false, status: 'REMOVED', removed_at: m.removed_at };
 }
 
 export function keyView(k: ApiKeyInUse): KeyView {

@@ -248,7 +248,9 @@ describe('DELETE /team/members/{user_id}', () => {
     const live = await admin(['key:issue', '--partner', p.partner_id, '--member', m.memberId, '--env', 'live', '--json']);
     const r = await write('DELETE', `/team/members/${m.memberId}`, p.live_key);
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toMatchObject({ id: m.memberId, email: m.user.email, role: 'VIEWER', status: 'ACTIVE' });
+    // What is true after the removal, not the member as it was.
+    expect(r.body).toMatchObject({ id: m.memberId, email: m.user.email, role: 'VIEWER', status: 'REMOVED', enabled: false });
+    expect(Date.parse(r.body.removed_at)).toBeGreaterThan(Date.now() - 60_000);
 
     await expectLockedOut(m);
     expect((await members(p)).map((x) => x.id)).not.toContain(m.memberId);
@@ -369,7 +371,7 @@ describe('a worker that dies after the change committed (X-Fault-Inject: after-c
     expect((await members(p)).filter((m) => m.email === email)).toHaveLength(1);
     expect(await invitationPasswords(email)).toHaveLength(1);
     expect((await crashThenRetry('PATCH', `/team/members/${invited.body.id}`, { enabled: false })).body).toMatchObject({ enabled: false, status: 'DISABLED' });
-    expect((await crashThenRetry('DELETE', `/team/members/${invited.body.id}`)).body).toMatchObject({ id: invited.body.id, status: 'DISABLED' });
+    expect((await crashThenRetry('DELETE', `/team/members/${invited.body.id}`)).body).toMatchObject({ id: invited.body.id, status: 'REMOVED', enabled: false });
     expect((await members(p)).map((m) => m.id)).not.toContain(invited.body.id);
   });
 });

@@ -1333,6 +1333,30 @@ export interface components {
             /** @description false disables the member: its keys and console sessions fail from the next request, and it can't sign in */
             enabled: boolean;
         };
+        RemovedTeamMember: {
+            /**
+             * Format: uuid
+             * @description Identity-provider user id
+             */
+            id: string;
+            email: string;
+            role: components["schemas"]["Role"];
+            /**
+             * @description A removed member can do nothing: its keys and sessions fail from the next request
+             * @constant
+             */
+            enabled: false;
+            /** @description true for the member authenticated on the current request */
+            is_you: boolean;
+            first_name: string;
+            last_name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @constant */
+            status: "REMOVED";
+            /** Format: date-time */
+            removed_at: string;
+        };
         ApiKeyPage: {
             data: components["schemas"]["ApiKey"][];
             meta: components["schemas"]["PageMeta"];
@@ -4482,7 +4506,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The member as it was before its removal. */
+            /** @description The member as the removal leaves it: REMOVED, disabled, since removed_at. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4495,18 +4519,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "1bd4c22e-3f08-46bc-bd04-0903767fc869",
+                     *       "id": "82dc2148-be45-4cf6-bb30-a6c9a52963ed",
                      *       "email": "amina@example.com",
                      *       "role": "PARTNER_ADMIN",
-                     *       "enabled": true,
+                     *       "enabled": false,
                      *       "is_you": true,
                      *       "first_name": "Amina",
                      *       "last_name": "El Idrissi",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
-                     *       "status": "INVITED"
+                     *       "status": "REMOVED",
+                     *       "removed_at": "2026-11-21T09:27:45.000Z"
                      *     }
                      */
-                    "application/json": components["schemas"]["TeamMember"];
+                    "application/json": components["schemas"]["RemovedTeamMember"];
                 };
             };
             /**
