@@ -94,8 +94,12 @@ export function plan(need: Need, f: Facts): Plan {
   }
   // What the integration recipes' test runs them with (test/integration/recipes.test.ts).
   const manual: string[] = [];
-  if (need === 'test' && !f.javaCompiler) {
-    missing.push('the Java source launcher (module jdk.compiler, a JDK): the Java recipes run as java File.java');
+  if (!f.javaCompiler) {
+    missing.push(
+      need === 'test'
+        ? 'a JDK (module jdk.compiler): DynamoDB Local is bound to loopback by a launcher javac compiles, and the Java recipes run as java File.java'
+        : 'a JDK (module jdk.compiler): DynamoDB Local is bound to loopback by a launcher javac compiles (without it, it listens on every interface)',
+    );
     packages.push(f.jdkPackage);
   }
   if (need === 'test' && f.javaClientJars.length) {

