@@ -58,19 +58,20 @@ export const hasControlCharacter = (s: string) => {
   return false;
 };
 
-export const SINGLE_LINE = 'a single line of text, without control characters such as line breaks or tabs';
+/** Bidirectional formatting controls (ALM, LRM, RLM, embeddings, overrides, isolates): they can make a text read as another. */
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+export const SINGLE_LINE =
+  'a single line of text, without control characters such as line breaks or tabs, nor bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)';
 
 /**
  * Text a partner sends that can reach a document (the statement CSV, the
- * invoice PDF, an e-mail): one line, no control character, so that it can
- * never start a row or a header of its own there.
+ * invoice PDF, an e-mail) or a person's screen: one line, no control
+ * character, so that it can never start a row or a header of its own there;
+ * no bidirectional control, so that what a reviewer reads is what was sent
+ * (U+202E shows `PTB-1234` reversed, or a reference as another).
  */
-export const singleLine = <S extends z.ZodString>(schema: S): S => schema.refine((s) => !hasControlCharacter(s), SINGLE_LINE) as S;
+export const singleLine = <S extends z.ZodString>(schema: S): S => schema.refine((s) => !hasControlCharacter(s) && !BIDI_CONTROL.test(s), SINGLE_LINE) as S;
 
-/** Bidirectional formatting controls (ALM, LRM, RLM, embeddings, overrides, isolates): they can make a name read as another. */
-const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
-
-export const LABEL = `${SINGLE_LINE}, and without bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)`;
-
-/** A label people tell things apart by (a key's name): one line, and shown as typed, never reordered by bidi controls. */
-export const label = <S extends z.ZodString>(schema: S): S => schema.refine((s) => !hasControlCharacter(s) && !BIDI_CONTROL.test(s), LABEL) as S;
+/** A label people tell things apart by (a key's name): the same rule. */
+export const label = singleLine;

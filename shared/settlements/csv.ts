@@ -7,13 +7,17 @@ import { periodEnd, periodStart } from './period';
 /** A plain decimal number, as the amount column holds: not a formula even when negative. */
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
-/** What a spreadsheet runs as a formula when a cell, or a line of it, starts with it. */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * What a spreadsheet runs as a formula when a cell, or a line of it, starts with it: =, +, -, @ or their
+ * full-width forms (U+FF1D, U+FF0B, U+FF0D, U+FF20, which some spreadsheets fold to ASCII), also after
+ * leading spaces, no-break spaces, a byte order mark or zero-width characters (which some trim); or a tab or CR.
+ */
+const FORMULA_START = /^[\t\r]|^[\s\u200b-\u200d\u2060]*[=+\-@\uff1d\uff0b\uff0d\uff20]/;
 const neutralizeLine = (line: string) => (FORMULA_START.test(line) && !NUMBER.test(line) ? `'${line}` : line);
 
 /**
  * OWASP CSV injection: a cell that a spreadsheet would run as a formula
- * (starting with =, +, -, @, a tab or a carriage return) is prefixed with a
+ * (FORMULA_START: =, +, -, @, full-width or after blanks, a tab or a carriage return) is prefixed with a
  * single quote, so it is shown as text. So is every line of a cell that holds
  * line breaks (text stored before control characters were refused), in case a
  * reader splits it. Plain numbers are left as they are.

@@ -54,6 +54,16 @@ describe('text that reaches a document', () => {
     );
     const contact = { first_name: 'Amina', last_name: 'El\r\nIdrissi', email: 'amina@example.com', phone: '+212 600 000 000' };
     refused(await write('POST', '/bookings', K, bookingBody(quote, confirmation, { contact })), 'contact.last_name');
+    // Bidirectional controls (U+202E shows a reference reversed to a reviewer) are refused in every such text.
+    for (const spoof of ['BANK-\u202e1234', '\u2066REF\u2069', 'A\u200fB']) {
+      const r = await book({ partner_reference: spoof });
+      refused(r, 'partner_reference');
+      expect(r.body.message).toMatch(/bidirectional/);
+    }
+    refused(
+      await write('POST', '/bookings', K, bookingBody(quote, confirmation, { travelers: [{ first_name: '\u202eanimA', last_name: 'C' }] })),
+      'travelers.0.first_name',
+    );
     // The same booking with plain text goes through.
     expect((await write('POST', '/bookings', K, bookingBody(quote, confirmation))).status).toBe(201);
   });
