@@ -15,6 +15,8 @@ export const metaRoutes = defineRoutes({
     description:
       'Public and unmetered: no key, no rate-limit headers. For load balancers and uptime checks; any query string (a cache-busting parameter) is ignored.',
     ignoresQuery: true,
+    // It refuses no parameter: its one 4xx is the gateway's, for a request that is not HTTP/1.1.
+    errors: ['request.malformed'],
     responses: { 200: { description: 'The service is up.', schema: Health } },
   },
   getOpenApi: {

@@ -639,7 +639,7 @@ export const TRANSIENT_CODES: readonly ErrorCode[] = [
 
 /** The error codes each operation documents (its error responses' x-error-codes). */
 export interface OperationErrorCodes {
-  getHealth: 'internal.error';
+  getHealth: 'request.malformed' | 'internal.error';
   getOpenApi: 'validation.parameter.unknown' | 'internal.error';
   getDocs: 'validation.parameter.unknown' | 'internal.error';
   getGuideIndex: 'validation.parameter.unknown' | 'internal.error';

@@ -2682,6 +2682,33 @@ export interface operations {
                 };
             };
             /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `request.malformed`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.malformed",
+                     *       "message": "The request is not valid HTTP/1.1.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "request.malformed";
+                    };
+                };
+            };
+            /**
              * @description Internal error; quote the request id.
              *
              *     Codes: `internal.error`.
