@@ -145,7 +145,12 @@ export const WebhookDelivery = z
     endpoint_id: z.uuid(),
     url: z.string(),
     status: DeliveryStatus.describe('PENDING (first attempt or a retry is due), DELIVERED (a 2xx arrived), FAILED (all attempts failed; dead-lettered)'),
-    attempts: z.number().int(),
+    attempts: z
+      .number()
+      .int()
+      .describe(
+        "Attempts made so far: at most 6, the first and 5 retries. The spec's 'up to 5 attempts with waits of 5 min, 15 min, 1 h, 6 h, 24 h' is read as 5 retries after the first attempt failed: one per wait, 6 attempts in all.",
+      ),
     last_http_status: z.number().int().nullable(),
     last_error: z.string().nullable(),
     last_attempt_at: z.iso.datetime().nullable(),

@@ -1926,6 +1926,7 @@ export interface components {
             url: string;
             /** @description PENDING (first attempt or a retry is due), DELIVERED (a 2xx arrived), FAILED (all attempts failed; dead-lettered) */
             status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description Attempts made so far: at most 6, the first and 5 retries. The spec's 'up to 5 attempts with waits of 5 min, 15 min, 1 h, 6 h, 24 h' is read as 5 retries after the first attempt failed: one per wait, 6 attempts in all. */
             attempts: number;
             last_http_status: number | null;
             last_error: string | null;
@@ -1959,6 +1960,7 @@ export interface components {
             url: string;
             /** @description PENDING (first attempt or a retry is due), DELIVERED (a 2xx arrived), FAILED (all attempts failed; dead-lettered) */
             status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description Attempts made so far: at most 6, the first and 5 retries. The spec's 'up to 5 attempts with waits of 5 min, 15 min, 1 h, 6 h, 24 h' is read as 5 retries after the first attempt failed: one per wait, 6 attempts in all. */
             attempts: number;
             last_http_status: number | null;
             last_error: string | null;
