@@ -39,3 +39,20 @@ describe("docs/architecture.md's access patterns", () => {
     }
   });
 });
+
+describe('docs/guides/console.md, true to the screens', () => {
+  it("names the sandbox banner's colour as the console's stylesheet draws it (a dark rust-orange, not yellow)", () => {
+    const root = resolve(import.meta.dirname, '..', '..');
+    const css = readFileSync(resolve(root, 'console', 'src', 'styles.css'), 'utf8');
+    const guide = readFileSync(resolve(root, 'docs', 'guides', 'console.md'), 'utf8');
+    const hex = /--sandbox:\s*#([0-9a-f]{6})/i.exec(css)?.[1];
+    expect(hex).toBeDefined();
+    const [r, g, b] = [0, 2, 4].map((i) => Number.parseInt(hex!.slice(i, i + 2), 16)) as [number, number, number];
+    // Dark (white text on it) and orange-red: red well above green, green above blue.
+    expect(r).toBeGreaterThan(g * 1.5);
+    expect(g).toBeGreaterThan(b);
+    expect(Math.max(r, g, b)).toBeLessThan(200);
+    expect(guide).toContain('dark rust-orange banner');
+    expect(guide).not.toMatch(/yellow banner/i);
+  });
+});
