@@ -101,6 +101,12 @@ export const RecoverWebhookResult = z
     endpoint: WebhookEndpoint,
     since: z.iso.datetime(),
     resent: z.number().int().describe('Events that had only failed deliveries to the endpoint since `since` and got a new delivery now'),
+    brought_forward: z
+      .number()
+      .int()
+      .describe(
+        'Deliveries to the endpoint since `since` that were waiting for a retry (PENDING after a failed attempt): attempted now, once, instead of at their scheduled time',
+      ),
     truncated: z.boolean().describe('More than one call handles (500 events): call again with the same since; nothing is sent twice'),
   })
   .meta({ id: 'RecoverWebhookResult' });

@@ -512,7 +512,7 @@ export function makeWebhookStore(table: Table = dataTable) {
      * answer is the delivery as changed. Undefined when it is no longer
      * PENDING or moved on meanwhile.
      */
-    async redriveNow(d: DeliveryRecord, now: Date, seal: Seal<DeliveryRecord> = unsealed): Promise<DeliveryRecord | undefined> {
+    async redriveNow(d: DeliveryRecord, now: Date, seal: Seal<DeliveryRecord> = unsealed, onlyIfDueAt?: string): Promise<DeliveryRecord | undefined> {
       const iso = now.toISOString();
       const next: DeliveryRecord = { ...d, next_attempt_at: iso, updated_at: iso };
       const cancelled = await transact(
@@ -523,12 +523,14 @@ export function makeWebhookStore(table: Table = dataTable) {
               TableName: TableName(),
               Key: webhookKeys.delivery(d.id),
               UpdateExpression: 'SET next_attempt_at = :now, updated_at = :now, gsi2pk = :g2p, gsi2sk = :g2s',
-              ConditionExpression: '#s = :pending AND attempts = :prev',
+              // With onlyIfDueAt, also still due when it was read: of two calls bringing it forward, one does.
+              ConditionExpression: `#s = :pending AND attempts = :prev${onlyIfDueAt ? ' AND next_attempt_at = :due' : ''}`,
               ExpressionAttributeNames: { '#s': 'status' },
               ExpressionAttributeValues: {
                 ':now': iso,
                 ':pending': 'PENDING',
                 ':prev': d.attempts,
+                ...(onlyIfDueAt ? { ':due': onlyIfDueAt } : {}),
                 ':g2p': webhookKeys.pendingPartition,
                 ':g2s': webhookKeys.pending(iso, d.id).gsi2sk,
               },

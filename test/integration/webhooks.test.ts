@@ -979,6 +979,34 @@ describe('recover', () => {
     expect((await write('POST', `/webhooks/${e.id}/recover`, (await newPartner()).test_key, { since })).status).toBe(404);
   });
 
+  it('brings forward a retry that is waiting (attempted now, once, not again at its scheduled time); parallel recovers count it once', async () => {
+    const p = await newPartner();
+    const path = `/always-fail/recover-forward-${randomUUID().slice(0, 8)}`;
+    const e = await endpoint(p.test_key, path);
+    const since = new Date(Date.now() - 1000).toISOString();
+    await book(p);
+    // Five attempts failed: the sixth waits 24 h (8.6 s at this stack's WEBHOOK_WAIT_SCALE).
+    type Delivery = { id: string; status: string; attempts: number; next_attempt_at: string | null };
+    const deliveries = async () => (await api('GET', `/webhooks/deliveries?endpoint_id=${e.id}`, { key: p.test_key })).body.data as Delivery[];
+    const [waiting] = await until(deliveries, (x) => x.length === 1 && x[0]!.attempts === 5 && x[0]!.status === 'PENDING', 55_000);
+    expect(waiting).toMatchObject({ attempts: 5, status: 'PENDING' });
+    const scheduled = Date.parse(waiting!.next_attempt_at!);
+    expect(scheduled - Date.now()).toBeGreaterThan(3000);
+    healed.add(path);
+    const answers = await Promise.all([0, 1, 2].map(() => write('POST', `/webhooks/${e.id}/recover`, p.test_key, { since })));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+    expect(answers.reduce((n, a) => n + (a.body.brought_forward as number), 0)).toBe(1);
+    expect(answers.reduce((n, a) => n + (a.body.resent as number), 0)).toBe(0);
+    const sixth = () => at(path).filter((h) => h.headers['x-service-delivery-attempt'] === '6');
+    await until(sixth, (x) => x.length === 1, 20_000);
+    expect(sixth()[0]!.at).toBeLessThan(scheduled);
+    // Past the time it was scheduled for: the retry finds its attempt made, and sends nothing again.
+    await new Promise((r) => setTimeout(r, Math.max(0, scheduled - Date.now()) + 2500));
+    expect(sixth()).toHaveLength(1);
+    const detail = await api('GET', `/webhooks/deliveries/${waiting!.id}`, { key: p.test_key });
+    expect(detail.body).toMatchObject({ status: 'DELIVERED', attempts: 6 });
+  });
+
   it('parallel recovers, each with its own key, re-send each failed event once between them', async () => {
     const p = await newPartner();
     const path = `/always-fail/recover-race-${randomUUID().slice(0, 8)}`;

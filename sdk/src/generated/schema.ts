@@ -2029,6 +2029,8 @@ export interface components {
             since: string;
             /** @description Events that had only failed deliveries to the endpoint since `since` and got a new delivery now */
             resent: number;
+            /** @description Deliveries to the endpoint since `since` that were waiting for a retry (PENDING after a failed attempt): attempted now, once, instead of at their scheduled time */
+            brought_forward: number;
             /** @description More than one call handles (500 events): call again with the same since; nothing is sent twice */
             truncated: boolean;
         };
@@ -14120,6 +14122,7 @@ export interface operations {
                      *       },
                      *       "since": "2026-11-21T09:27:45.000Z",
                      *       "resent": 1,
+                     *       "brought_forward": 1,
                      *       "truncated": true
                      *     }
                      */
