@@ -56,3 +56,14 @@ describe('docs/guides/console.md, true to the screens', () => {
     expect(guide).not.toMatch(/yellow banner/i);
   });
 });
+
+describe('docs/guides/idempotency.md', () => {
+  it('lists every write that acts outside its commit (effectsOutsideCommit), with what a retry after a crash answers', async () => {
+    const { ROUTE_LIST } = await import('../../shared/routes');
+    const guide = readFileSync(resolve(import.meta.dirname, '..', '..', 'docs', 'guides', 'idempotency.md'), 'utf8');
+    const outside = ROUTE_LIST.filter((r) => r.effectsOutsideCommit);
+    expect(outside.length).toBeGreaterThan(0);
+    for (const r of outside) expect(guide, `${r.method} ${r.path}`).toContain(`| \`${r.method} ${r.path.replace(/^\/v1/, '')}\` |`);
+    expect(guide).toContain(`${['Zero', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven'][outside.length]} writes act outside that commit`);
+  });
+});
