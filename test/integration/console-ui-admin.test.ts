@@ -31,6 +31,11 @@ describe('the partner console in a real browser: an administrator', () => {
     expect(admin.totpSecret).toMatch(/^[A-Z2-7]{16,}$/);
     await settle(page, 'Overview');
     await expect.poll(() => page.locator('main').innerText()).toContain(admin.email);
+    // The limit is per key (and per member's session), never one count for the partner.
+    await expect
+      .poll(() => page.locator('main').innerText())
+      .toMatch(/requests a minute for each API key, and for each member's console session, each counted on its own/);
+    expect(await page.locator('main').innerText()).not.toContain('for your partner in this environment');
     await check(page, 'overview', findings);
 
     await visit(page, 'api-keys', 'API keys');

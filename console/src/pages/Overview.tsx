@@ -43,8 +43,9 @@ export default function Overview() {
       <section aria-labelledby="ov-rate">
         <h2 id="ov-rate">Rate limit</h2>
         <p>
-          {me.rate_limit.limit_per_minute} requests a minute for your partner in this environment. {me.rate_limit.remaining} left in this minute; the count
-          starts again at <DateTime value={reset} />.
+          {me.rate_limit.limit_per_minute} requests a minute for each API key, and for each member's console session, each counted on its own: two keys never
+          share their minute. {me.key ? 'This key' : 'Your session'} has {me.rate_limit.remaining} left in this minute; the count starts again at{' '}
+          <DateTime value={reset} />.
         </p>
         <meter className="rate-meter" min={0} max={me.rate_limit.limit_per_minute} value={me.rate_limit.remaining} aria-label="Requests left this minute">
           {me.rate_limit.remaining} of {me.rate_limit.limit_per_minute}
