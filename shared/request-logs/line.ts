@@ -3,7 +3,7 @@ import { headerValue } from '../http/headers';
 import type { ApiEvent, ApiResult } from '../http/types';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/idempotency';
 import { REQUEST_LOG_MARKER, type RequestLogEntry, type RequestLogLine } from './entry';
-import { bodyExcerpt, redactQuery, scrub } from './redact';
+import { bodyExcerpt, redact, redactQuery, scrub } from './redact';
 
 const MAX_HEADER_CHARS = 512;
 
@@ -43,7 +43,7 @@ export function requestLogEntry(state: RequestState, event: ApiEvent, result: Ap
     member_id: p.memberId,
     source_ip: http?.sourceIp ?? null,
     user_agent: userAgent ? scrub(userAgent.slice(0, MAX_HEADER_CHARS)) : null,
-    signature: error.code === 'auth.signature.invalid' ? (error.details ?? null) : null,
+    signature: error.code === 'auth.signature.invalid' && error.details ? (redact(error.details) as Record<string, unknown>) : null,
     request_body: failed ? bodyExcerpt(state.bodyBytes) : null,
     response_body: failed ? bodyExcerpt(result.body ?? '') : null,
   };

@@ -1,8 +1,8 @@
 /**
  * What a request log entry may keep of a body or a query string: personal data and secrets are replaced
  * before the entry's log line is written, so neither CloudWatch Logs nor the table ever holds them. Fields
- * are redacted by name wherever they sit (traveler and contact names, e-mails, phones, payment confirmations,
- * customer references, signing secrets, tokens, API keys), and any string is scrubbed of what looks like an
+ * are redacted by name wherever they sit (traveler and contact names, e-mails, phones, payment confirmations and
+ * references, customer references, cancellation reasons, signing secrets, tokens, API keys), and any string is scrubbed of what looks like an
  * e-mail address, an API key, a webhook secret or a JWS/JWT. A body that is not JSON is not kept at all.
  */
 export const REDACTED = '[redacted]';
@@ -17,7 +17,10 @@ const SENSITIVE_FIELDS = new Set([
   'email',
   'phone',
   'payment_confirmation',
+  'payment_reference',
   'customer_reference',
+  // Free text a partner's staff types: a cancellation's reason often names the customer.
+  'reason',
   'signing_secret',
   'secret',
   'key',
@@ -34,7 +37,8 @@ const SCRUBS: [RegExp, string][] = [
   [/eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[redacted token]'],
   [/\bsk_(?:live|test)_[A-Za-z0-9_-]+/g, '[redacted api key]'],
   [/\bwhsec_[A-Za-z0-9+/=_-]+/g, '[redacted secret]'],
-  [/[^\s@"'<>(),;:]+@[^\s@"'<>(),;:]+\.[A-Za-z]{2,}/g, '[redacted email]'],
+  // Bounded as RFC 5321 bounds an address (64 and 255): linear in the string, whatever a body holds.
+  [/[^\s@"'<>(),;:]{1,64}@[^\s@"'<>(),;:]{1,255}\.[A-Za-z]{2,63}/g, '[redacted email]'],
 ];
 
 const sensitive = (field: string) => SENSITIVE_FIELDS.has(field.toLowerCase().replace(/-/g, '_'));

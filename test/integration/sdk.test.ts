@@ -28,7 +28,10 @@ describe('the SDK against the local stack', () => {
         body: { rate_pack_id: slot.rate_pack_id, start_date: slot.date, start_time: slot.start_time, travelers: [{ age: 30 }, { age: 31 }] },
       });
     }
-    const lists = (Object.keys(OPERATIONS) as OperationId[]).filter((id) => OPERATIONS[id].paginated && !OPERATIONS[id].hasPathParams);
+    // The request log grows with every read of it (each page is a request): request-logs.test.ts pages it through a filter instead.
+    const lists = (Object.keys(OPERATIONS) as OperationId[]).filter(
+      (id) => OPERATIONS[id].paginated && !OPERATIONS[id].hasPathParams && id !== 'listRequestLogs',
+    );
     expect(lists).toEqual(
       expect.arrayContaining(['listAdventures', 'listQuotes', 'listBookings', 'listSettlements', 'listWebhookDeliveries', 'listAuditEvents']),
     );
