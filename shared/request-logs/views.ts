@@ -4,6 +4,14 @@ import type { RequestLogEntry } from './schemas';
 
 export type RequestLogView = z.input<typeof RequestLogEntry>;
 
+/** The signed parts in signing order (DynamoDB keeps a map's attributes in no order). */
+const SIGNED_PARTS = ['signature_version', 'timestamp', 'method', 'path', 'idempotency_key', 'body_length', 'body_sha256', 'string_to_sign'];
+
+function inSigningOrder(signature: Record<string, unknown>): Record<string, unknown> {
+  const rank = (k: string) => (SIGNED_PARTS.includes(k) ? SIGNED_PARTS.indexOf(k) : SIGNED_PARTS.length);
+  return Object.fromEntries(Object.entries(signature).sort(([a], [b]) => rank(a) - rank(b)));
+}
+
 /** An entry as the API answers it: the stored fields, in the document's order (rows written by older code lack none of them). */
 export function requestLogView(e: Stored): RequestLogView {
   return {
@@ -24,7 +32,7 @@ export function requestLogView(e: Stored): RequestLogView {
     member_id: e.member_id,
     source_ip: e.source_ip ?? null,
     user_agent: e.user_agent ?? null,
-    signature: e.signature ?? null,
+    signature: e.signature ? inSigningOrder(e.signature) : null,
     request_body: e.request_body ?? null,
     response_body: e.response_body ?? null,
   };
