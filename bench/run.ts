@@ -78,12 +78,18 @@ const { accessKeys } = await import('../shared/access/keys');
 const { inventoryKeys } = await import('../shared/catalog/keys');
 const { signParts } = await import('../shared/platform/signature');
 
+const { currentCaller, functionPrincipal } = await import('../infra/local/iam/principal');
+const { REQUEST_LOG_CONSUMER } = await import('../infra/constructs/request-logs');
+
 // Calls, and sequential stages: a call that starts while none is in flight starts a new stage (requests run one at a time).
+// The request log's consumer is another Lambda in AWS, invoked by CloudWatch Logs after the request: its calls are not the request's.
+const logConsumer = functionPrincipal(REQUEST_LOG_CONSUMER);
 let ddbCalls = 0;
 let inFlight = 0;
 let stages = 0;
 dynamo.middlewareStack.add(
   (next) => async (args) => {
+    if (currentCaller()?.principal === logConsumer) return next(args);
     ddbCalls++;
     if (inFlight++ === 0) stages++;
     try {

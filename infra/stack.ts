@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { BUCKETS, type BucketAccess } from '../shared/buckets';
 import { TABLES } from '../shared/db/tables';
 import { QUEUES } from '../shared/queues';
+import { ROUTE_LIST } from '../shared/routes';
 import { ApiConstruct } from './constructs/api';
 import { ConsoleConstruct } from './constructs/console';
 import { DataConstruct } from './constructs/data';
@@ -10,6 +11,7 @@ import { JobsConstruct } from './constructs/jobs';
 import { MailConstruct, MailIdentityStack } from './constructs/mail';
 import { MonitoringConstruct } from './constructs/monitoring';
 import { OperatorsConstruct } from './constructs/operators';
+import { RequestLogsConstruct } from './constructs/request-logs';
 import { UploadsConstruct } from './constructs/uploads';
 import { WebhooksConstruct } from './constructs/webhooks';
 import { issuerOf } from './issuer';
@@ -79,6 +81,15 @@ export class ServiceStack extends Stack {
         if (route.rendersPdf) fn.useIssuer(issuer);
         if (route.sendsMail) fn.allowMail(mailBinding);
       },
+    });
+    // The request log: the keyed route functions' log groups hand their request lines to one consumer (a nested
+    // stack of its own: a subscription filter per log group).
+    const requestLogStack = new NestedStack(this, 'RequestLogs', {
+      description: "Partner travel service, request log: its consumer and the route log groups' subscription filters",
+    });
+    new RequestLogsConstruct(requestLogStack, 'RequestLog', {
+      table: this.data.tables.data,
+      logGroups: Object.fromEntries(ROUTE_LIST.filter((r) => r.access === 'key').map((r) => [r.id, this.api.logGroups[r.id]!])),
     });
     // The console (user pool, app client, its files behind CloudFront) calls the API, which knows its pool and origin.
     this.console = new ConsoleConstruct(this, 'Console', {

@@ -5,6 +5,7 @@ import { fileRoutes } from './files/routes';
 import type { RouteDef } from './http/route-def';
 import { metaRoutes } from './meta/routes';
 import { quoteRoutes } from './quotes/routes';
+import { requestLogRoutes } from './request-logs/routes';
 import { reviewRoutes } from './reviews/routes';
 import { settlementRoutes } from './settlements/routes';
 import { teamRoutes } from './team/routes';
@@ -18,6 +19,7 @@ import { webhookRoutes } from './webhooks/routes';
  */
 export const ROUTES = {
   ...metaRoutes,
+  ...requestLogRoutes,
   ...teamRoutes,
   ...catalogRoutes,
   ...quoteRoutes,

@@ -17,6 +17,7 @@ const ApiKeys = lazy(() => import('./pages/ApiKeys'));
 const Team = lazy(() => import('./pages/Team'));
 const Reviews = lazy(() => import('./pages/Reviews'));
 const SandboxTools = lazy(() => import('./pages/SandboxTools'));
+const Requests = lazy(() => import('./pages/Requests'));
 
 interface Section {
   path: string;
@@ -35,6 +36,7 @@ export const SECTIONS: Section[] = [
   { path: 'api-keys', label: 'API keys', scopes: ['keys:manage'], Page: ApiKeys },
   { path: 'team', label: 'Team', scopes: ['team:read'], Page: Team },
   { path: 'reviews', label: 'Reviews', scopes: ['reviews:read'], Page: Reviews },
+  { path: 'requests', label: 'Requests', scopes: ['audit:read'], Page: Requests },
   { path: 'sandbox', label: 'Sandbox tools', scopes: ['bookings:write', 'settlements:write'], sandboxOnly: true, Page: SandboxTools },
 ];
 

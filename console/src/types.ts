@@ -19,6 +19,8 @@ export type Review = S['Review'];
 /** An audit event: `via` console (a signed-in member) or api_key; `key_prefix` null through the console. */
 export type AuditEvent = Omit<S['AuditEvent'], 'key_prefix'> & { key_prefix: string | null; via?: 'api_key' | 'console' };
 export type PageMeta = S['PageMeta'];
+export type RequestLogEntry = S['RequestLogEntry'];
+export type RequestLogBody = S['RequestLogBody'];
 
 /** GET /me. For a console session there is no key (`key` null), `via` is console and `session` says when the member signed in. */
 export type Me = Omit<S['Me'], 'key'> & { key: S['Me']['key'] | null; via?: 'api_key' | 'console'; session?: { signed_in_at: string } };

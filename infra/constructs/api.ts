@@ -47,6 +47,8 @@ export class ApiConstruct extends Construct {
   /** One function per route id. */
   readonly functions: Record<string, ServiceFunction> = {};
   readonly fallback: ServiceFunction;
+  /** Each route function's log group, by route id (in the service stack). */
+  readonly logGroups: Record<string, LogGroup> = {};
   /** The nested stack of each feature's route functions, by tag. */
   readonly routeStacks: Record<string, NestedStack> = {};
 
@@ -93,6 +95,8 @@ export class ApiConstruct extends Construct {
       const feature = this.routeStack(route.tag);
       // One construct per route in its feature's stack: the names of one route's resources cannot meet another route's.
       const scope = new Construct(feature, route.id);
+      const logGroup = functionLogGroup(this, `${route.id}Logs`);
+      this.logGroups[route.id] = logGroup;
       const fn = new ServiceFunction(scope, 'Function', {
         entry: route.handler,
         description: `${route.method} ${route.path}`,
@@ -100,7 +104,7 @@ export class ApiConstruct extends Construct {
         ...(route.rendersPdf ? { pdfFonts: true, memorySize: 1024 } : {}),
         ...(route.referencePage ? { referencePage: true } : {}),
         ...(route.guidePages ? { guidePages: true } : {}),
-        logGroup: functionLogGroup(this, `${route.id}Logs`),
+        logGroup,
       });
       const tables: TableBinding[] = [];
       if (route.access === 'key') {
@@ -112,7 +116,12 @@ export class ApiConstruct extends Construct {
           access: 'readwrite',
           writeLeadingKeys: route.changesAccess ? undefined : PLATFORM_LEADING_KEYS,
         });
-        tables.push({ table: props.tables.data, def: TABLES.data, access: route.write ? 'readwrite' : 'read' });
+        tables.push({
+          table: props.tables.data,
+          def: TABLES.data,
+          access: route.write ? 'readwrite' : 'read',
+          ...(route.dataReadLeadingKeys ? { readLeadingKeys: route.dataReadLeadingKeys } : {}),
+        });
       }
       fn.bind({ tables });
       // Ending the caller's console sessions writes one attribute of its member's item, outside the platform's keys.

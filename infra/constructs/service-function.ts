@@ -93,6 +93,8 @@ export interface TableBinding {
   access: 'read' | 'readwrite';
   /** Writes only to items whose partition key matches one of these patterns (dynamodb:LeadingKeys). */
   writeLeadingKeys?: string[];
+  /** Reads only these partitions (dynamodb:LeadingKeys), with GetItem and Query of the table itself: no index, no batch. */
+  readLeadingKeys?: string[];
 }
 
 /** No Scan anywhere: every access pattern is a key lookup or a Query. */
@@ -235,6 +237,17 @@ export class ServiceFunction extends NodejsFunction {
 
   bind(b: { tables?: TableBinding[]; queues?: QueueBinding[]; buckets?: BucketBinding[] }): this {
     for (const t of b.tables ?? []) {
+      if (t.readLeadingKeys) {
+        this.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+            resources: [t.table.tableArn],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': t.readLeadingKeys } },
+          }),
+        );
+        this.addEnvironment(t.def.envVar, t.table.tableName);
+        continue;
+      }
       const resources = [t.table.tableArn, `${t.table.tableArn}/index/*`];
       this.addToRolePolicy(new PolicyStatement({ actions: READ_ACTIONS, resources }));
       if (t.access === 'readwrite') {

@@ -22,6 +22,7 @@ import { startGsiLag } from './gsi-lag';
 import { startIam } from './iam/local';
 import { functionPrincipal, runAs } from './iam/principal';
 import { ROOT, withinInvocation } from './lambda';
+import { startLogSubscriptions, subscriptionsOf } from './log-subscriptions';
 import { captureFunctionLogs, functionLogFile } from './logs';
 import { provisionBuckets, provisionQueues, provisionTables } from './provision';
 import { type RuntimeInfo, runtimeFile } from './runtime-info';
@@ -369,6 +370,9 @@ export async function startLocalStack(opts: LocalStackOptions) {
     }
     const cron = startCron(JOBS, log, verboseLevel(process.env.LOG_LEVEL)); // the terminal's level: quiet at the default WARN
     stops.push(cron.stop);
+    // CloudWatch Logs' subscription filters: the request log lines of the route functions reach its consumer as in AWS.
+    const subscriptions = startLogSubscriptions({ file: logFile, subscriptions: subscriptionsOf(iam.model), allows: iam.allows, log });
+    stops.push(subscriptions.stop);
 
     // Ready means ready: the API listens (and /v1/health answers) once every route can be served.
     await opts.beforeListen?.();

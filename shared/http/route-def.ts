@@ -72,6 +72,11 @@ export interface RouteSpec {
   publishesEvents?: boolean;
   /** A query string is ignored, not refused (the health check: uptime monitors add cache-busting parameters). */
   ignoresQuery?: true;
+  /**
+   * The route reads only these partitions of the data table (dynamodb:LeadingKeys patterns): its grant there is
+   * GetItem and Query on them, instead of every read of the table.
+   */
+  dataReadLeadingKeys?: string[];
   /** Lambda timeout when the default (10 s) is too short, e.g. an outbound HTTP call. */
   timeoutSeconds?: number;
   /**

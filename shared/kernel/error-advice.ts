@@ -62,7 +62,7 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
   },
   'auth.signature.invalid': {
     retry: 'fix',
-    todo: 'Compare `details.string_to_sign` (what the service signed, the body as its SHA-256) with the same string built from what you signed: the part that differs is the one changed on its way (or, if none, the secret). See authentication.md.',
+    todo: 'Compare `details.string_to_sign` (what the service signed, the body as its SHA-256) with the same string built from what you signed: the part that differs is the one changed on its way (or, if none, the secret). See authentication.md. Refusals you did not catch are in the live request log: `GET /request-logs?code=auth.signature.invalid` (request-logs.md).',
   },
   'auth.timestamp.missing': { retry: 'fix', todo: 'Live writes need `X-Timestamp` and `X-Signature`; see authentication.md.' },
   'auth.signature.replayed': {

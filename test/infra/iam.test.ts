@@ -1,15 +1,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REQUEST_LOG_CONSUMER } from '../../infra/constructs/request-logs';
 import { Authorizer } from '../../infra/local/iam/enforce';
 import { localResources } from '../../infra/local/iam/local';
 import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/local/iam/model';
 import { type IamRequest, iamRequestsFor } from '../../infra/local/iam/requests';
 import { synthesizeTemplates } from '../../infra/local/iam/templates';
+import { subscriptionsOf } from '../../infra/local/log-subscriptions';
 import { LOCAL_CONFIGURATION_SET, SPECIMEN_MAIL } from '../../infra/mail-address';
 import { accessKeys } from '../../shared/access/keys';
 import { bookingKeys } from '../../shared/bookings/keys';
 import { BUCKETS } from '../../shared/buckets';
 import { platformKeys } from '../../shared/platform/keys';
 import { JOBS, QUEUES } from '../../shared/queues';
+import { REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
+import { requestLogKeys } from '../../shared/request-logs/keys';
 import { ROUTE_LIST } from '../../shared/routes';
 
 /**
@@ -40,7 +44,7 @@ const item = (action: string, table: string, pk: string): IamRequest => ({
 
 describe('function roles', () => {
   it('every function of the service has its role in the model, by handler entry', () => {
-    const entries = [...ROUTE_LIST.map((r) => r.handler), ...Object.values(QUEUES).map((q) => q.consumer), ...JOBS.map((j) => j.handler)];
+    const entries = [...ROUTE_LIST.map((r) => r.handler), ...Object.values(QUEUES).map((q) => q.consumer), ...JOBS.map((j) => j.handler), REQUEST_LOG_CONSUMER];
     for (const e of entries) expect(model.roles[`function:${e}`], e).toBeDefined();
   });
 
@@ -97,6 +101,33 @@ describe('function roles', () => {
     expect(await allAllowed(routeFunction('getMe'), send(SPECIMEN_MAIL.from))).toBe(false);
   });
 
+  it("the request log's consumer may only BatchWrite the log's partitions; its routes only GetItem and Query them in the data table", async () => {
+    const consumer = `function:${REQUEST_LOG_CONSUMER}`;
+    const day = requestLogKeys.day('p1', 'live', '2026-11-24');
+    const pointer = requestLogKeys.byId('p1', 'live', 'r1').pk;
+    expect(await allowed(consumer, { action: 'dynamodb:BatchWriteItem', resource: TABLE.data, context: { 'dynamodb:LeadingKeys': [day, pointer] } })).toBe(
+      true,
+    );
+    expect(
+      await allowed(consumer, {
+        action: 'dynamodb:BatchWriteItem',
+        resource: TABLE.data,
+        context: { 'dynamodb:LeadingKeys': [day, bookingKeys.booking('1').pk] },
+      }),
+    ).toBe(false);
+    for (const action of ['PutItem', 'GetItem', 'Query']) expect(await allowed(consumer, item(action, TABLE.data, day)), action).toBe(false);
+    expect(await allowed(consumer, item('BatchWriteItem', TABLE.access, day))).toBe(false);
+    for (const id of ['listRequestLogs', 'getRequestLog']) {
+      const fn = routeFunction(id);
+      expect(await allowed(fn, item('Query', TABLE.data, day)), id).toBe(true);
+      expect(await allowed(fn, item('GetItem', TABLE.data, pointer)), id).toBe(true);
+      expect(await allowed(fn, item('GetItem', TABLE.data, bookingKeys.booking('1').pk)), id).toBe(false);
+      expect(await allowed(fn, item('Query', TABLE.data, bookingKeys.booking('1').pk)), id).toBe(false);
+      expect(await allowed(fn, { action: 'dynamodb:Query', resource: `${TABLE.data}/index/gsi1`, context: {} }), id).toBe(false);
+      expect(await allowed(fn, item('PutItem', TABLE.data, day)), id).toBe(false);
+    }
+  });
+
   it('no function may Scan', async () => {
     for (const principal of Object.keys(model.roles).filter((p) => p.startsWith('function:'))) {
       for (const table of Object.values(TABLE))
@@ -146,6 +177,23 @@ describe('AWS services can do what the design needs of them', () => {
     const worker = `function:${QUEUES.webhooks!.consumer}`;
     expect(await allowed(worker, { action: 'iam:PassRole', resource: role.roleArn, context: { 'iam:PassedToService': 'scheduler.amazonaws.com' } })).toBe(true);
     expect(await allowed(worker, { action: 'iam:PassRole', resource: role.roleArn, context: { 'iam:PassedToService': 'lambda.amazonaws.com' } })).toBe(false);
+  });
+
+  it("CloudWatch Logs hands every keyed route's request lines to the request log's consumer, for this stack's log groups only", async () => {
+    const subscriptions = subscriptionsOf(model);
+    const keyed = ROUTE_LIST.filter((r) => r.access === 'key');
+    expect(subscriptions.map((s) => s.source).sort()).toEqual(keyed.map((r) => r.handler).sort());
+    const consumerArn = model.functions[REQUEST_LOG_CONSUMER]!.arn;
+    for (const s of subscriptions) {
+      expect(s).toMatchObject({ filterPattern: REQUEST_LOG_FILTER_PATTERN, destination: { entry: REQUEST_LOG_CONSUMER, arn: consumerArn } });
+      const context = { 'aws:SourceArn': arn('logs', `log-group:${s.logGroup}:*`), 'aws:SourceAccount': LOCAL_ACCOUNT };
+      expect(await allowed(service('logs.amazonaws.com'), { action: 'lambda:InvokeFunction', resource: consumerArn, context }), s.logGroup).toBe(true);
+    }
+    // The consumer's own log group is not subscribed (its lines would come back to it), and another stack's log group may not invoke it.
+    expect(subscriptions.some((s) => s.logGroup === model.functions[REQUEST_LOG_CONSUMER]!.logGroup)).toBe(false);
+    const foreign = { 'aws:SourceArn': arn('logs', 'log-group:OtherService-ApiLogs:*'), 'aws:SourceAccount': LOCAL_ACCOUNT };
+    expect(await allowed(service('logs.amazonaws.com'), { action: 'lambda:InvokeFunction', resource: consumerArn, context: foreign })).toBe(false);
+    expect(await allowed(service('events.amazonaws.com'), { action: 'lambda:InvokeFunction', resource: consumerArn, context: {} })).toBe(false);
   });
 
   it('Lambda assumes every function role', async () => {

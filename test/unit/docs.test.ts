@@ -19,6 +19,7 @@ describe("docs/architecture.md's access patterns", () => {
       settlementKeys: (await import('../../shared/settlements/keys')).settlementKeys,
       reviewKeys: (await import('../../shared/reviews/keys')).reviewKeys,
       fileKeys: (await import('../../shared/files/keys')).fileKeys,
+      requestLogKeys: (await import('../../shared/request-logs/keys')).requestLogKeys,
     };
     const rows = architecture.split('\n').filter((l) => /^\| .* \| `\w+Keys\./.test(l));
     expect(rows.length).toBeGreaterThan(30);

@@ -220,6 +220,11 @@ const DENIED: Record<string, { name: string; status: number }> = {
 
 export interface Enforcement {
   authorizer: Authorizer;
+  /**
+   * Authorizes what an AWS service does in the local runtime without an SDK call (CloudWatch Logs invoking a
+   * subscription's function): a refusal is recorded as a deny, as a refused call is, and answered false.
+   */
+  allows(principal: string, r: IamRequest): Promise<boolean>;
   /** Writes the usage counted so far (the report reads it). */
   flush(): void;
 }
@@ -315,6 +320,11 @@ export function enforceIam(model: IamModel, dir: string, log: (line: string) => 
   presigning();
   return {
     authorizer,
+    allows: async (principal, r) => {
+      const d = await authorizer.authorize(principal, r);
+      if (!d.allowed) deny(principal, r, d.explicit ? 'with an explicit deny in a policy' : `because no policy allows the ${r.action} action`);
+      return d.allowed;
+    },
     flush: () => {
       writeFileSync(join(dir, `usage-${process.pid}.json`), JSON.stringify(authorizer.usage));
       writeFileSync(join(dir, `stats-${process.pid}.json`), JSON.stringify(authorizer.stats));

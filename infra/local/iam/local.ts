@@ -5,7 +5,7 @@ import { TABLES } from '../../../shared/db/tables';
 import { QUEUES } from '../../../shared/queues';
 import { LOCAL_CONFIGURATION_SET } from '../../mail-address';
 import type { ProvisionedQueue } from '../provision';
-import { enforceIam } from './enforce';
+import { type Enforcement, enforceIam } from './enforce';
 import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION, type LocalResource } from './model';
 import { queueArnOfUrl } from './requests';
 import { loadTemplates, type SynthesizedStack } from './templates';
@@ -45,7 +45,7 @@ export async function startIam(opts: {
   queues: Record<string, ProvisionedQueue>;
   userPoolId: string;
   log: (line: string) => void;
-}): Promise<{ model?: IamModel; environment: Record<string, string>; stop(): Promise<void> }> {
+}): Promise<{ model?: IamModel; environment: Record<string, string>; allows?: Enforcement['allows']; stop(): Promise<void> }> {
   const templates = await opts.prepared;
   if (!templates) {
     opts.log('IAM is not enforced on this local stack (LOCAL_IAM=off): calls AWS would refuse succeed here.');
@@ -65,6 +65,7 @@ export async function startIam(opts: {
   return {
     model,
     environment,
+    allows: enforcement.allows,
     stop: async () => {
       clearInterval(timer);
       enforcement.flush();

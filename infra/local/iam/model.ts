@@ -47,12 +47,23 @@ export interface IamModel {
   managedPolicies: Record<string, { name: string; document: PolicyDocument }>;
   /** Each function's environment variables as the template sets them, resolved to local names (by principal). */
   environments: Record<string, Record<string, unknown>>;
+  /** Each function's ARN and log group name, by handler entry. */
+  functions: Record<string, { arn: string; logGroup?: string }>;
+  /** The log groups' subscription filters (infra/local/log-subscriptions.ts delivers what they match). */
+  subscriptions: LogSubscription[];
+}
+
+export interface LogSubscription {
+  logGroup: string;
+  filterName: string;
+  filterPattern: string;
+  destinationArn: string;
 }
 
 const arn = (service: string, resource: string, region = LOCAL_REGION, account = LOCAL_ACCOUNT) => `arn:aws:${service}:${region}:${account}:${resource}`;
 
 /** What a resource that has no local counterpart is called locally: its logical id, in the ARN shape of its type. */
-function syntheticResource(id: string, r: CfnResource): LocalResource {
+function syntheticResource(path: string, id: string, r: CfnResource): LocalResource {
   const p = r.Properties ?? {};
   switch (r.Type) {
     case 'AWS::IAM::Role':
@@ -61,8 +72,11 @@ function syntheticResource(id: string, r: CfnResource): LocalResource {
       return { ref: `arn:aws:iam::${LOCAL_ACCOUNT}:policy/${id}`, attrs: { PolicyArn: `arn:aws:iam::${LOCAL_ACCOUNT}:policy/${id}` } };
     case 'AWS::Lambda::Function':
       return { ref: id, attrs: { Arn: arn('lambda', `function:${id}`) } };
-    case 'AWS::Logs::LogGroup':
-      return { ref: id, attrs: { Arn: arn('logs', `log-group:${id}:*`) } };
+    case 'AWS::Logs::LogGroup': {
+      // CloudFormation names a log group without LogGroupName after its stack: <stack name>-<logical id>-<suffix>.
+      const name = (p.LogGroupName as string | undefined) ?? `${path.replace(/\//g, '-')}-${id}`;
+      return { ref: name, attrs: { Arn: arn('logs', `log-group:${name}:*`) } };
+    }
     case 'AWS::SNS::Topic':
       return { ref: arn('sns', id), attrs: { TopicArn: arn('sns', id), TopicName: id } };
     case 'AWS::KMS::Key':
@@ -120,7 +134,7 @@ export class TemplateResolver {
       if (!found) throw new Error(`the local stack has no ${local} (resource ${id} of ${path})`);
       return found;
     }
-    return syntheticResource(id, r);
+    return syntheticResource(path, id, r);
   }
 
   resolve(path: string, v: unknown): unknown {
@@ -222,6 +236,8 @@ export function buildIamModel(stacks: SynthesizedStack[], locals: Record<string,
   const managedPolicies: IamModel['managedPolicies'] = {};
   const environments: IamModel['environments'] = {};
   const trustPolicies: IamModel['trustPolicies'] = {};
+  const functions: IamModel['functions'] = {};
+  const subscriptions: LogSubscription[] = [];
   const addResourcePolicy = (target: string, doc: PolicyDocument) => {
     resourcePolicies[target] ??= [];
     resourcePolicies[target].push(doc);
@@ -230,12 +246,14 @@ export function buildIamModel(stacks: SynthesizedStack[], locals: Record<string,
     const res = Object.entries(s.template.Resources ?? {});
     const resolve = <T>(v: unknown) => resolver.resolve(s.path, v) as T;
     const entries = new Map<string, string>();
-    for (const [, r] of res) {
+    for (const [id, r] of res) {
       const entry = r.Metadata?.[ENTRY_METADATA] as string | undefined;
       const role = refId(r.Properties?.Role);
       if (r.Type !== 'AWS::Lambda::Function' || !entry || !role) continue;
       entries.set(role, entry);
       environments[`function:${entry}`] = resolve(r.Properties?.Environment?.Variables ?? {});
+      const logGroup = r.Properties?.LoggingConfig?.LogGroup;
+      functions[entry] = { arn: resolver.resource(s.path, id).attrs.Arn!, ...(logGroup ? { logGroup: resolve<string>(logGroup) } : {}) };
     }
     for (const [id, r] of res) {
       if (r.Type !== 'AWS::IAM::Role') continue;
@@ -297,6 +315,14 @@ export function buildIamModel(stacks: SynthesizedStack[], locals: Record<string,
         case 'AWS::KMS::Key':
           if (p.KeyPolicy) addResourcePolicy(resolver.resource(s.path, id).attrs.Arn!, resolve(p.KeyPolicy));
           break;
+        case 'AWS::Logs::SubscriptionFilter':
+          subscriptions.push({
+            logGroup: resolve<string>(p.LogGroupName),
+            filterName: resolve<string>(p.FilterName) ?? id,
+            filterPattern: resolve<string>(p.FilterPattern),
+            destinationArn: resolve<string>(p.DestinationArn),
+          });
+          break;
         // An invoke permission is a statement of the function's resource policy.
         case 'AWS::Lambda::Permission': {
           const fn = resolve<string>(p.FunctionName);
@@ -324,5 +350,5 @@ export function buildIamModel(stacks: SynthesizedStack[], locals: Record<string,
       }
     }
   }
-  return { roles, resourcePolicies, trustPolicies, managedPolicies, environments };
+  return { roles, resourcePolicies, trustPolicies, managedPolicies, environments, functions, subscriptions };
 }

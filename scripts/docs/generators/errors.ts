@@ -67,9 +67,10 @@ that may be reworded) and keep \`request_id\` in your logs.
 - \`code\`: \`domain.subdomain.detail\`, stable within \`/v1\`; the tables below list all ${codes.length}.
 - \`message\`: for your logs and your engineers, never for your customers.
 - \`request_id\`: also in the \`X-Request-Id\` header of every response, errors and
-  successes alike. Quote it to support: it finds the request, its logs and its trace.
-  A replayed answer (\`Idempotent-Replayed: true\`) keeps the request id of the request
-  that produced it.
+  successes alike. Look it up yourself in your request log (\`GET /request-logs/{request_id}\`,
+  a few seconds later: what you sent and what you got, redacted; see request-logs.md), or
+  quote it to support: it finds the request, its logs and its trace. A replayed answer
+  (\`Idempotent-Replayed: true\`) keeps the request id of the request that produced it.
 - \`details\`: structured, where a code says so. Validation errors list each offending
   field in \`details.errors\` (\`field\`, \`location\`: \`body\`, \`query\` or \`path\`,
   \`message\`, \`expected\`).

@@ -66,6 +66,22 @@ export const OPERATIONS = {
     "hasPathParams": false,
     "response": "json"
   },
+  "listRequestLogs": {
+    "method": "GET",
+    "path": "/request-logs",
+    "write": false,
+    "paginated": true,
+    "hasPathParams": false,
+    "response": "json"
+  },
+  "getRequestLog": {
+    "method": "GET",
+    "path": "/request-logs/{request_id}",
+    "write": false,
+    "paginated": false,
+    "hasPathParams": true,
+    "response": "json"
+  },
   "listTeamMembers": {
     "method": "GET",
     "path": "/team/members",
@@ -470,7 +486,9 @@ export const RESOURCES = {
     "getGuide": "getGuide",
     "getMe": "getMe",
     "signOut": "signOut",
-    "listAuditEvents": "listAuditEvents"
+    "listAuditEvents": "listAuditEvents",
+    "listRequestLogs": "listRequestLogs",
+    "getRequestLog": "getRequestLog"
   },
   "team": {
     "listMembers": "listTeamMembers",
@@ -647,6 +665,8 @@ export interface OperationErrorCodes {
   getMe: 'validation.parameter.unknown' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   signOut: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   listAuditEvents: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
+  listRequestLogs: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
+  getRequestLog: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'resource.not_found' | 'rate_limit.exceeded' | 'internal.error';
   listTeamMembers: 'validation.parameter.unknown' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   inviteTeamMember: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'auth.environment.live_required' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'team.member.exists' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   updateTeamMemberRole: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'auth.environment.live_required' | 'team.role.self_change' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'team.role.last_admin' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';

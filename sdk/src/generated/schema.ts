@@ -160,6 +160,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your requests in this environment, newest first: find a failing one
+         * @description Every request made with your keys and console sessions in the environment of the calling key, newest first, keyset-paged: method, path, status, error code, latency, request id, Idempotency-Key and whether it was replayed, the key or member, source IP and user agent; for a 401 auth.signature.invalid, what the service signed; for errors, the request and response bodies with personal data and secrets redacted. Filter by status (422) or class (4xx), code, path prefix, request id, Idempotency-Key, key and a time range (occurred_from, occurred_to). An entry appears a few seconds after its request; entries are kept 30 days.
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One request of the log, by its request id (X-Request-Id)
+         * @description 404 resource.not_found for a request id the log does not hold: another partner's or environment's, one older than 30 days, or one made in the last few seconds (an entry appears a few seconds after its request).
+         */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/team/members": {
         parameters: {
             query?: never;
@@ -1288,6 +1328,62 @@ export interface components {
             /** Format: int64 */
             total_results?: number | null;
             page_number?: number | null;
+        };
+        RequestLogPage: {
+            data: components["schemas"]["RequestLogEntry"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        RequestLogEntry: {
+            /** @description X-Request-Id of the answer */
+            request_id: string;
+            /**
+             * Format: date-time
+             * @description When the service received the request
+             */
+            occurred_at: string;
+            /** @enum {string} */
+            environment: "live" | "test";
+            method: string;
+            /** @description The path as sent, without the query string */
+            path: string;
+            /** @description The raw query string, sensitive parameters redacted; null without one */
+            query: string | null;
+            status: number;
+            /** @description The error code of an error answer; null on success */
+            error_code: string | null;
+            /** @description Time spent in the service, in milliseconds */
+            latency_ms: number;
+            idempotency_key: string | null;
+            /** @description The answer was the stored one of an earlier request with this Idempotency-Key (Idempotent-Replayed: true) */
+            idempotent_replayed: boolean;
+            /** @description For a replay: the request id of the request whose answer was replayed */
+            replay_of: string | null;
+            /** @enum {string} */
+            via: "api_key" | "console";
+            /** @description The id (prefix) of the API key; null for a console session */
+            key_id: string | null;
+            /** @description The member the key or console session belongs to */
+            member_id: string;
+            source_ip: string | null;
+            user_agent: string | null;
+            /** @description For 401 auth.signature.invalid: what the service signed (the error details: each part as received, the body as length and SHA-256, string_to_sign) */
+            signature: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Errors only (status 400 and above): the request body, redacted */
+            request_body: components["schemas"]["RequestLogBody"] | null;
+            /** @description Errors only: the error answer, redacted */
+            response_body: components["schemas"]["RequestLogBody"] | null;
+        };
+        RequestLogBody: {
+            /** @description The body as JSON text, personal data and secrets replaced by "[redacted]", cut at 8192 characters; null when it is not kept */
+            content: string | null;
+            /** @description The size of the body as sent, in bytes */
+            bytes: number;
+            /** @description true when content stops at 8192 characters */
+            truncated: boolean;
+            /** @description Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field */
+            omitted?: string;
         };
         TeamMemberList: {
             data: components["schemas"]["TeamMember"][];
@@ -3688,6 +3784,501 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "auth.scope.insufficient";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 25); the service clamps larger values to 100. */
+                limit?: number;
+                /** @description Opaque cursor from meta.next_cursor of the previous page. */
+                cursor?: string;
+                /** @description An exact status (422) or a class (4xx, 5xx) */
+                status?: string;
+                /** @description Error code, e.g. auth.signature.invalid */
+                code?: string;
+                /** @description Paths starting with this, e.g. /v1/bookings */
+                path?: string;
+                /** @description One request id (X-Request-Id) */
+                request_id?: string;
+                /** @description Requests sent with this Idempotency-Key */
+                idempotency_key?: string;
+                /** @description Requests made with this API key (its id, the key's prefix) */
+                key?: string;
+                /** @description Requests received at or after this instant */
+                occurred_from?: string;
+                /** @description Requests received at or before this instant */
+                occurred_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "request_id": "c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47",
+                     *           "occurred_at": "2026-11-24T09:14:03.512Z",
+                     *           "environment": "live",
+                     *           "method": "POST",
+                     *           "path": "/v1/bookings",
+                     *           "query": null,
+                     *           "status": 401,
+                     *           "error_code": "auth.signature.invalid",
+                     *           "latency_ms": 18,
+                     *           "idempotency_key": "5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c",
+                     *           "idempotent_replayed": false,
+                     *           "replay_of": null,
+                     *           "via": "api_key",
+                     *           "key_id": "k3m9q2x7w4p1",
+                     *           "member_id": "8a4f2c1e-6b3d-4e9a-b7c5-1d2e3f4a5b6c",
+                     *           "source_ip": "198.51.100.24",
+                     *           "user_agent": "partner-travel-sdk/1.4.0 node/22.11.0",
+                     *           "signature": {
+                     *             "signature_version": 2,
+                     *             "timestamp": "1795856043",
+                     *             "method": "POST",
+                     *             "path": "/v1/bookings",
+                     *             "idempotency_key": "5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c",
+                     *             "body_length": 412,
+                     *             "body_sha256": "9b71d224bd62f3785d96d46ad3ea3d73319bfbc2890caadae2dff72519673ca7",
+                     *             "string_to_sign": "v2\n1795856043\nPOST\n/v1/bookings\n5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c\n9b71d224bd62f3785d96d46ad3ea3d73319bfbc2890caadae2dff72519673ca7"
+                     *           },
+                     *           "request_body": {
+                     *             "content": "{\"quote_id\":\"0b8e6f4a-2c1d-4e3f-9a8b-7c6d5e4f3a2b\",\"partner_reference\":\"ORD-2026-11-0042\",\"customer_reference\":\"[redacted]\",\"contact\":{\"first_name\":\"[redacted]\",\"last_name\":\"[redacted]\",\"email\":\"[redacted]\",\"phone\":\"[redacted]\"},\"travelers\":[{\"first_name\":\"[redacted]\",\"last_name\":\"[redacted]\"}],\"payment_confirmation\":\"[redacted]\"}",
+                     *             "bytes": 412,
+                     *             "truncated": false
+                     *           },
+                     *           "response_body": {
+                     *             "content": "{\"code\":\"auth.signature.invalid\",\"message\":\"X-Signature does not match: the service signed, as version 2 (X-Signature-Version), HMAC-SHA256(secret, \\\"v2\\\" LF timestamp LF METHOD LF path?query LF Idempotency-Key LF body) over the bytes received.\",\"request_id\":\"c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47\"}",
+                     *             "bytes": 1024,
+                     *             "truncated": false
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "count": 1,
+                     *         "next_cursor": null,
+                     *         "page_size": 25
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequestLogPage"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `pagination.limit.invalid`, `pagination.cursor.invalid`, `pagination.cursor.wrong_endpoint`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.scope.insufficient";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request id (X-Request-Id) */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47",
+                     *       "occurred_at": "2026-11-24T09:14:03.512Z",
+                     *       "environment": "live",
+                     *       "method": "POST",
+                     *       "path": "/v1/bookings",
+                     *       "query": null,
+                     *       "status": 401,
+                     *       "error_code": "auth.signature.invalid",
+                     *       "latency_ms": 18,
+                     *       "idempotency_key": "5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c",
+                     *       "idempotent_replayed": false,
+                     *       "replay_of": null,
+                     *       "via": "api_key",
+                     *       "key_id": "k3m9q2x7w4p1",
+                     *       "member_id": "8a4f2c1e-6b3d-4e9a-b7c5-1d2e3f4a5b6c",
+                     *       "source_ip": "198.51.100.24",
+                     *       "user_agent": "partner-travel-sdk/1.4.0 node/22.11.0",
+                     *       "signature": {
+                     *         "signature_version": 2,
+                     *         "timestamp": "1795856043",
+                     *         "method": "POST",
+                     *         "path": "/v1/bookings",
+                     *         "idempotency_key": "5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c",
+                     *         "body_length": 412,
+                     *         "body_sha256": "9b71d224bd62f3785d96d46ad3ea3d73319bfbc2890caadae2dff72519673ca7",
+                     *         "string_to_sign": "v2\n1795856043\nPOST\n/v1/bookings\n5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c\n9b71d224bd62f3785d96d46ad3ea3d73319bfbc2890caadae2dff72519673ca7"
+                     *       },
+                     *       "request_body": {
+                     *         "content": "{\"quote_id\":\"0b8e6f4a-2c1d-4e3f-9a8b-7c6d5e4f3a2b\",\"partner_reference\":\"ORD-2026-11-0042\",\"customer_reference\":\"[redacted]\",\"contact\":{\"first_name\":\"[redacted]\",\"last_name\":\"[redacted]\",\"email\":\"[redacted]\",\"phone\":\"[redacted]\"},\"travelers\":[{\"first_name\":\"[redacted]\",\"last_name\":\"[redacted]\"}],\"payment_confirmation\":\"[redacted]\"}",
+                     *         "bytes": 412,
+                     *         "truncated": false
+                     *       },
+                     *       "response_body": {
+                     *         "content": "{\"code\":\"auth.signature.invalid\",\"message\":\"X-Signature does not match: the service signed, as version 2 (X-Signature-Version), HMAC-SHA256(secret, \\\"v2\\\" LF timestamp LF METHOD LF path?query LF Idempotency-Key LF body) over the bytes received.\",\"request_id\":\"c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47\"}",
+                     *         "bytes": 1024,
+                     *         "truncated": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequestLogEntry"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.scope.insufficient";
+                    };
+                };
+            };
+            /**
+             * @description No such resource for this partner and environment.
+             *
+             *     Codes: `resource.not_found`.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "resource.not_found",
+                     *       "message": "The resource does not exist in this partner and environment.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "resource.not_found";
                     };
                 };
             };

@@ -5,6 +5,7 @@ import { logger } from '../../kernel/logger';
 import { recordRefusal, recordRequest } from '../../kernel/metrics';
 import { annotate } from '../../kernel/tracing';
 import { recordAudit } from '../../platform/audit';
+import { writeRequestLog } from '../../request-logs/line';
 import { auditEventOf } from '../audit-event';
 import type { RequestState, RouteContext } from '../context';
 import { padAnswer, SimulatedCrash } from '../fault';
@@ -35,10 +36,11 @@ export const routeName = (def: RouteDef) => `${def.method} ${def.path}`;
  * error shape and adds the headers every response carries (X-Request-Id, rate
  * limits, deprecation), lets the idempotency result and the audit line land,
  * and writes the request's log line and its metrics (count, latency, status
- * class; failed authentications and rate-limit refusals).
+ * class; failed authentications and rate-limit refusals), and the line of the
+ * partner's request log (shared/request-logs/line.ts).
  */
 export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
-  const finish = async (state: RequestState, result: ApiResult): Promise<ApiResult> => {
+  const finish = async (state: RequestState, event: ApiEvent, result: ApiResult): Promise<ApiResult> => {
     const replayed = result.headers['idempotent-replayed'] === 'true';
     // A replay is the stored response: it keeps the request id of the request that produced it.
     const requestId = replayed ? result.headers['x-request-id']! : state.requestId;
@@ -61,7 +63,10 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
       ]);
       for (const o of outcomes) if (o.status === 'rejected') logger.error('post-operation write failed', { error: (o.reason as Error).message });
     }
-    return { ...result, headers };
+    const answer = { ...result, headers };
+    // The partner's request log: one line on stdout, carried off by the log group's subscription filter (no AWS call here).
+    writeRequestLog(state, event, answer, durationMs);
+    return answer;
   };
 
   return {
@@ -73,14 +78,14 @@ export function httpContext(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, E
       request.context.http = state;
     },
     after: async (request) => {
-      request.response = padAnswer(request.event, await finish(request.context.http!, request.response!));
+      request.response = padAnswer(request.event, await finish(request.context.http!, request.event, request.response!));
     },
     onError: async (request) => {
       // A simulated crash leaves no response and writes nothing more, as a killed worker would.
       if (request.error instanceof SimulatedCrash) return;
       const state = request.context.http ?? newState(request.event, def);
       if (request.error instanceof ApiError) recordRefusal(request.error.code, request.error.status);
-      request.response = padAnswer(request.event, await finish(state, errorResult(toApiError(request.error), state.requestId)));
+      request.response = padAnswer(request.event, await finish(state, request.event, errorResult(toApiError(request.error), state.requestId)));
     },
   };
 }

@@ -1,0 +1,38 @@
+import type { Env } from '../kernel/tenant';
+import type { BodyExcerpt } from './redact';
+
+/** One request as its partner sees it in the request log; personal data and secrets are already redacted. */
+export interface RequestLogEntry {
+  request_id: string;
+  occurred_at: string;
+  environment: Env;
+  method: string;
+  path: string;
+  /** The raw query string, sensitive parameters redacted; null when there was none. */
+  query: string | null;
+  status: number;
+  error_code: string | null;
+  latency_ms: number;
+  idempotency_key: string | null;
+  idempotent_replayed: boolean;
+  /** A replay's original request (its X-Request-Id). */
+  replay_of: string | null;
+  via: 'api_key' | 'console';
+  key_id: string | null;
+  member_id: string;
+  source_ip: string | null;
+  user_agent: string | null;
+  /** What the service signed, for an auth.signature.invalid refusal (the error's details). */
+  signature: Record<string, unknown> | null;
+  /** Errors only (status >= 400). */
+  request_body: BodyExcerpt | null;
+  response_body: BodyExcerpt | null;
+}
+
+/** The marker field of a request log line, which the log groups' subscription filters match. */
+export const REQUEST_LOG_MARKER = 'request_log';
+/** The CloudWatch Logs filter pattern of those lines. */
+export const REQUEST_LOG_FILTER_PATTERN = `{ $.${REQUEST_LOG_MARKER} = 1 }`;
+
+/** A request log line as the route functions write it: the marker, the partner, and the entry. */
+export type RequestLogLine = { [REQUEST_LOG_MARKER]: 1; partner_id: string } & RequestLogEntry;

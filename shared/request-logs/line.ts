@@ -1,0 +1,75 @@
+import type { RequestState } from '../http/context';
+import { headerValue } from '../http/headers';
+import type { ApiEvent, ApiResult } from '../http/types';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/idempotency';
+import { REQUEST_LOG_MARKER, type RequestLogEntry, type RequestLogLine } from './entry';
+import { bodyExcerpt, redact, redactQuery, scrub } from './redact';
+
+const MAX_HEADER_CHARS = 512;
+
+function errorOf(result: ApiResult): { code: string | null; details?: Record<string, unknown> } {
+  try {
+    const body = JSON.parse(result.body ?? '') as { code?: unknown; details?: Record<string, unknown> };
+    return { code: typeof body.code === 'string' ? body.code : null, details: body.details };
+  } catch {
+    return { code: null };
+  }
+}
+
+/** The request's entry, redacted: bodies and the signature diagnostics only for errors. */
+export function requestLogEntry(state: RequestState, event: ApiEvent, result: ApiResult, durationMs: number): RequestLogEntry {
+  const p = state.principal!;
+  const status = result.statusCode ?? 200;
+  const replayed = result.headers['idempotent-replayed'] === 'true';
+  const failed = status >= 400;
+  const error = failed ? errorOf(result) : { code: null };
+  const http = event.requestContext?.http;
+  const userAgent = headerValue(event, 'user-agent') ?? http?.userAgent;
+  return {
+    request_id: state.requestId,
+    occurred_at: new Date(state.startedAt).toISOString(),
+    environment: p.env,
+    method: http?.method ?? state.route.method,
+    path: state.path,
+    query: event.rawQueryString ? redactQuery(event.rawQueryString) : null,
+    status,
+    error_code: error.code,
+    latency_ms: durationMs,
+    idempotency_key: state.idempotencyKey ?? headerValue(event, 'idempotency-key')?.slice(0, MAX_IDEMPOTENCY_KEY_LENGTH) ?? null,
+    idempotent_replayed: replayed,
+    replay_of: replayed ? (result.headers['x-request-id'] ?? null) : null,
+    via: p.via,
+    key_id: p.keyId,
+    member_id: p.memberId,
+    source_ip: http?.sourceIp ?? null,
+    user_agent: userAgent ? scrub(userAgent.slice(0, MAX_HEADER_CHARS)) : null,
+    signature: error.code === 'auth.signature.invalid' && error.details ? (redact(error.details) as Record<string, unknown>) : null,
+    request_body: failed ? bodyExcerpt(state.bodyBytes) : null,
+    response_body: failed ? bodyExcerpt(result.body ?? '') : null,
+  };
+}
+
+/**
+ * Writes the request's log line to stdout, whatever the log level: in AWS the function's log group has a
+ * subscription filter on its marker that hands it to the request log's consumer (infra/constructs/request-logs.ts),
+ * locally infra/local/log-subscriptions.ts does the same. No AWS call and no wait: the request never fails
+ * because of it, and a line that cannot be built is dropped with a word in the log.
+ */
+export function writeRequestLog(state: RequestState, event: ApiEvent, result: ApiResult, durationMs: number): void {
+  if (!state.principal) return;
+  try {
+    const line: RequestLogLine & { level: string; message: string; timestamp: string; route: string } = {
+      level: 'INFO',
+      message: 'request log',
+      timestamp: new Date().toISOString(),
+      // As on the function's other lines: the local runtime, whose functions share one log file, tells them apart by it.
+      route: `${state.route.method} ${state.route.path}`,
+      [REQUEST_LOG_MARKER]: 1,
+      partner_id: state.principal.partnerId,
+      ...requestLogEntry(state, event, result, durationMs),
+    };
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+  } catch (e) {
+    process.stdout.write(`${JSON.stringify({ level: 'ERROR', message: 'request log line not written', error: (e as Error).message })}\n`);
+  }
+}

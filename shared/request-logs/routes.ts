@@ -1,0 +1,80 @@
+import { defineRoutes } from '../http/route-def';
+import { REQUEST_LOG_LEADING_KEYS } from './keys';
+import { RequestLogEntry, RequestLogPage, RequestLogParams, RequestLogQuery } from './schemas';
+
+const signatureFailure = {
+  request_id: 'c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47',
+  occurred_at: '2026-11-24T09:14:03.512Z',
+  environment: 'live',
+  method: 'POST',
+  path: '/v1/bookings',
+  query: null,
+  status: 401,
+  error_code: 'auth.signature.invalid',
+  latency_ms: 18,
+  idempotency_key: '5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c',
+  idempotent_replayed: false,
+  replay_of: null,
+  via: 'api_key',
+  key_id: 'k3m9q2x7w4p1',
+  member_id: '8a4f2c1e-6b3d-4e9a-b7c5-1d2e3f4a5b6c',
+  source_ip: '198.51.100.24',
+  user_agent: 'partner-travel-sdk/1.4.0 node/22.11.0',
+  signature: {
+    signature_version: 2,
+    timestamp: '1795856043',
+    method: 'POST',
+    path: '/v1/bookings',
+    idempotency_key: '5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c',
+    body_length: 412,
+    body_sha256: '9b71d224bd62f3785d96d46ad3ea3d73319bfbc2890caadae2dff72519673ca7',
+    string_to_sign:
+      'v2\n1795856043\nPOST\n/v1/bookings\n5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c\n9b71d224bd62f3785d96d46ad3ea3d73319bfbc2890caadae2dff72519673ca7',
+  },
+  request_body: {
+    content:
+      '{"quote_id":"0b8e6f4a-2c1d-4e3f-9a8b-7c6d5e4f3a2b","partner_reference":"ORD-2026-11-0042","customer_reference":"[redacted]","contact":{"first_name":"[redacted]","last_name":"[redacted]","email":"[redacted]","phone":"[redacted]"},"travelers":[{"first_name":"[redacted]","last_name":"[redacted]"}],"payment_confirmation":"[redacted]"}',
+    bytes: 412,
+    truncated: false,
+  },
+  response_body: {
+    content:
+      '{"code":"auth.signature.invalid","message":"X-Signature does not match: the service signed, as version 2 (X-Signature-Version), HMAC-SHA256(secret, \\"v2\\" LF timestamp LF METHOD LF path?query LF Idempotency-Key LF body) over the bytes received.","request_id":"c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47"}',
+    bytes: 1024,
+    truncated: false,
+  },
+};
+
+/** The request log: every request of the partner in the calling key's environment, as the service saw it. */
+export const requestLogRoutes = defineRoutes({
+  listRequestLogs: {
+    method: 'GET',
+    path: '/v1/request-logs',
+    handler: 'functions/request-logs/list.ts',
+    access: 'key',
+    scope: 'audit:read',
+    tag: 'Meta',
+    summary: 'Your requests in this environment, newest first: find a failing one',
+    description:
+      'Every request made with your keys and console sessions in the environment of the calling key, newest first, keyset-paged: method, path, status, error code, latency, request id, Idempotency-Key and whether it was replayed, the key or member, source IP and user agent; for a 401 auth.signature.invalid, what the service signed; for errors, the request and response bodies with personal data and secrets redacted. Filter by status (422) or class (4xx), code, path prefix, request id, Idempotency-Key, key and a time range (occurred_from, occurred_to). An entry appears a few seconds after its request; entries are kept 30 days.',
+    request: { query: RequestLogQuery },
+    examples: { response: { data: [signatureFailure], meta: { count: 1, next_cursor: null, page_size: 25 } } },
+    responses: { 200: { description: 'A page of requests, newest first.', schema: RequestLogPage } },
+    dataReadLeadingKeys: REQUEST_LOG_LEADING_KEYS,
+  },
+  getRequestLog: {
+    method: 'GET',
+    path: '/v1/request-logs/{request_id}',
+    handler: 'functions/request-logs/get.ts',
+    access: 'key',
+    scope: 'audit:read',
+    tag: 'Meta',
+    summary: 'One request of the log, by its request id (X-Request-Id)',
+    description:
+      "404 resource.not_found for a request id the log does not hold: another partner's or environment's, one older than 30 days, or one made in the last few seconds (an entry appears a few seconds after its request).",
+    request: { params: RequestLogParams },
+    examples: { response: signatureFailure },
+    responses: { 200: { description: 'The request.', schema: RequestLogEntry } },
+    dataReadLeadingKeys: REQUEST_LOG_LEADING_KEYS,
+  },
+});

@@ -1,0 +1,39 @@
+import type { z } from 'zod';
+import type { RequestLogEntry as Stored } from './entry';
+import type { RequestLogEntry } from './schemas';
+
+export type RequestLogView = z.input<typeof RequestLogEntry>;
+
+/** The signed parts in signing order (DynamoDB keeps a map's attributes in no order). */
+const SIGNED_PARTS = ['signature_version', 'timestamp', 'method', 'path', 'idempotency_key', 'body_length', 'body_sha256', 'string_to_sign'];
+
+function inSigningOrder(signature: Record<string, unknown>): Record<string, unknown> {
+  const rank = (k: string) => (SIGNED_PARTS.includes(k) ? SIGNED_PARTS.indexOf(k) : SIGNED_PARTS.length);
+  return Object.fromEntries(Object.entries(signature).sort(([a], [b]) => rank(a) - rank(b)));
+}
+
+/** An entry as the API answers it: the stored fields, in the document's order (rows written by older code lack none of them). */
+export function requestLogView(e: Stored): RequestLogView {
+  return {
+    request_id: e.request_id,
+    occurred_at: e.occurred_at,
+    environment: e.environment,
+    method: e.method,
+    path: e.path,
+    query: e.query ?? null,
+    status: e.status,
+    error_code: e.error_code ?? null,
+    latency_ms: e.latency_ms,
+    idempotency_key: e.idempotency_key ?? null,
+    idempotent_replayed: e.idempotent_replayed,
+    replay_of: e.replay_of ?? null,
+    via: e.via,
+    key_id: e.key_id ?? null,
+    member_id: e.member_id,
+    source_ip: e.source_ip ?? null,
+    user_agent: e.user_agent ?? null,
+    signature: e.signature ? inSigningOrder(e.signature) : null,
+    request_body: e.request_body ?? null,
+    response_body: e.response_body ?? null,
+  };
+}
