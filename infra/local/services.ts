@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -64,8 +64,15 @@ function loopbackLauncher(jar: string): string | undefined {
   const hash = createHash('sha256').update(readFileSync(LOOPBACK_SOURCE)).update(jar).digest('hex').slice(0, 16);
   const out = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'dynamodb-loopback', hash);
   if (existsSync(join(out, 'DynamoDBLocalLoopback.class'))) return out;
-  const javac = spawnSync('javac', ['-nowarn', '-cp', jar, '-d', out, LOOPBACK_SOURCE], { encoding: 'utf8' });
+  // Compiled beside it, then renamed into place: two stacks starting at once never load a half-written class.
+  const tmp = `${out}.${process.pid}`;
+  const javac = spawnSync('javac', ['-nowarn', '-cp', jar, '-d', tmp, LOOPBACK_SOURCE], { encoding: 'utf8' });
   if (javac.error || javac.status !== 0) return undefined;
+  try {
+    renameSync(tmp, out);
+  } catch {
+    rmSync(tmp, { recursive: true, force: true }); // another start put it there first
+  }
   return out;
 }
 
