@@ -101,6 +101,7 @@ describe('the partner console in a real browser: roles', () => {
         'Bookings',
         'Webhooks',
         'Reviews',
+        'Requests',
         'Sandbox tools',
       ]);
 
