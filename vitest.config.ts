@@ -26,8 +26,10 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           env,
           globalSetup: ['test/integration/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // A guard against hangs, not a performance bound: CI's 2 cores run two files at once beside the stack,
+          // Chromium and the CLIs, and a browser journey quiet at 16 s took over 60 s there.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
           // The suites share one local stack; files run in parallel against it.
           fileParallelism: true,
         },

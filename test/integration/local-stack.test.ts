@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { functionLogFile } from '../../infra/local/logs';
 import { readRuntime } from '../../infra/local/runtime-info';
 import { freePort } from '../../infra/local/services';
 import { eventKeys } from '../../shared/events/keys';
@@ -138,11 +139,20 @@ describe('the local stack', () => {
       process.kill(runtime.javaPid!, 'SIGKILL');
       await stack.exited;
 
-      const restarted = Date.now();
       stack = await boot(stateDir, port);
       expect(stack.output()).toMatch(/Recovered\s+1 event\(s\) and 1 webhook delivery/);
-      while (received.size < 2 && Date.now() - restarted < 30_000) await new Promise((r) => setTimeout(r, 100));
-      expect([...received].sort()).toEqual([orphan, claimed].sort());
+      // Counted from the stack's readiness, not from before its boot (which takes most of a loaded CI's budget).
+      const ready = Date.now();
+      while (received.size < 2 && Date.now() - ready < 60_000) await new Promise((r) => setTimeout(r, 100));
+      // On a failure, what the functions logged at WARN and above says which of the two stalled, and why.
+      const logFile = functionLogFile(stateDir, port);
+      const warnings = () =>
+        (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '')
+          .split('\n')
+          .filter((l) => /"level":"(WARN|ERROR|CRITICAL)"/.test(l))
+          .slice(-20)
+          .join('\n');
+      expect([...received].sort(), `orphan ${orphan}, claimed ${claimed}\n${stack.output().slice(-3000)}\n${warnings()}`).toEqual([orphan, claimed].sort());
     } finally {
       stack.child.kill('SIGTERM');
       await stack.exited;
