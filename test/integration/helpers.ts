@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { functionLogFile } from '../../infra/local/logs';
 import { checkContract } from './contract';
 
@@ -90,19 +90,74 @@ export async function api<T = any>(method: string, path: string, opts: ApiOption
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
-/** Runs the admin CLI against the test stack, as an operator would. */
-export async function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: string; json?: any }> {
+type AdminResult = { code: number; stdout: string; stderr: string; json?: any };
+const adminEnv = () => ({ ...process.env, PORT: String(inject('port')), LOCAL_STATE_DIR: inject('stateDir') });
+const withJson = (args: string[], r: Omit<AdminResult, 'json'>): AdminResult =>
+  r.code === 0 && args.includes('--json') ? { ...r, json: JSON.parse(r.stdout) } : r;
+
+/** Runs the admin CLI against the test stack, as an operator would: the same code as `npm run -s admin`, in this file's CLI process. */
+export async function admin(args: string[]): Promise<AdminResult> {
+  return withJson(args, await adminServer().run(args));
+}
+
+/** The admin CLI in a process of its own, for races between two operators' commands. */
+export async function adminProcess(args: string[]): Promise<AdminResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, PORT: String(inject('port')), LOCAL_STATE_DIR: inject('stateDir') },
-    });
-    return { code: 0, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined };
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env: adminEnv() });
+    return withJson(args, { code: 0, stdout, stderr });
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
     return { code: err.code, stdout: err.stdout, stderr: err.stderr };
   }
 }
+
+/** The test file's long-lived CLI (admin-process.ts): forked at the first command, gone with the file. */
+let server: { run(args: string[]): Promise<Omit<AdminResult, 'json'>>; close(): Promise<void> } | undefined;
+function adminServer() {
+  if (server) return server;
+  const child = fork(resolve(import.meta.dirname, 'admin-process.ts'), [], {
+    cwd: ROOT,
+    env: adminEnv(),
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  const pending = new Map<number, (r: Omit<AdminResult, 'json'>) => void>();
+  const exited = new Promise<void>((done) =>
+    child.once('exit', (code) => {
+      server = undefined;
+      for (const answer of pending.values()) answer({ code: code ?? 1, stdout: '', stderr: `the admin CLI process exited (${code}):\n${stderr}` });
+      done();
+    }),
+  );
+  const ready = new Promise<void>((r) => child.once('message', () => r()));
+  child.on('message', (m: { id?: number; code: number; stdout: string; stderr: string }) => {
+    if (m.id === undefined) return;
+    pending.get(m.id)?.({ code: m.code, stdout: m.stdout, stderr: m.stderr });
+    pending.delete(m.id);
+  });
+  child.unref();
+  (child.channel as { unref?: () => void } | undefined)?.unref?.();
+  let next = 0;
+  server = {
+    run: async (args) => {
+      await ready;
+      const id = ++next;
+      return new Promise((answer) => {
+        pending.set(id, answer);
+        child.send({ id, args });
+      });
+    },
+    close: async () => {
+      if (child.connected) child.disconnect();
+      await exited;
+    },
+  };
+  return server;
+}
+// The CLI writes the operator's IAM usage when it exits: before the run's least-privilege report reads it.
+afterAll(async () => server?.close());
 
 export async function newPartner(name = `Bank ${Math.random().toString(36).slice(2, 8)}`) {
   const r = await admin(['partner:create', '--name', name, '--json']);

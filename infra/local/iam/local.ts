@@ -82,6 +82,16 @@ startIam.prepare = async (): Promise<SynthesizedStack[] | undefined> => (iamEnfo
  * (none when the stack runs with LOCAL_IAM=off). Returns whether IAM is enforced.
  */
 export function enforceForOperator(stateDir: string): boolean {
+  // Once per process: a process that runs several commands (the tests' long-lived CLI) keeps one enforcement.
+  const known = operatorEnforcement.get(stateDir);
+  if (known !== undefined) return known;
+  const enforced = enforceOperatorPolicy(stateDir);
+  operatorEnforcement.set(stateDir, enforced);
+  return enforced;
+}
+const operatorEnforcement = new Map<string, boolean>();
+
+function enforceOperatorPolicy(stateDir: string): boolean {
   const file = join(stateDir, 'iam', 'model.json');
   if (!existsSync(file)) return false;
   const model = JSON.parse(readFileSync(file, 'utf8')) as IamModel;
