@@ -169,12 +169,12 @@ describe('API Gateway quotas on the local gateway', () => {
     expect(retry.status, retry.text).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect((await api('GET', '/quotes', { key: p.test_key })).body.data.map((q: { id: string }) => q.id)).toEqual([retry.body.id]);
-  }, 60_000);
+  });
 
   it("a route's own longer timeout holds locally too: the 29 s settlement run may take 12 s", async () => {
     const p = await newPartner();
     const run = await write('POST', '/test-helpers/settlements/run', p.test_key, undefined, { headers: { 'x-fault-inject': 'stall-after-commit=12000' } });
     expect(run.status, run.text).toBe(200);
     expect(run.body.data).toEqual([]);
-  }, 60_000);
+  });
 });

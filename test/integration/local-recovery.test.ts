@@ -170,7 +170,7 @@ describe('the local stack, from its first start to a restart after a kill', () =
     const deliveries = async () => (await call(port, 'GET', `/webhooks/deliveries?endpoint_id=${hook.body.id}`, early.test_key)).body.data;
     expect(await deliveries()).toMatchObject([{ status: 'DELIVERED', attempts: 1 }]);
     ack('POST /webhooks and its delivery, DELIVERED', async () => expect(await deliveries()).toMatchObject([{ status: 'DELIVERED', attempts: 1 }]));
-  }, 60_000);
+  });
 
   let killed: { partner_id: string; test_key: string; number: string };
   it('a rerun of a stopped settlement run counts what it issued apart from what it completed', async () => {
@@ -234,7 +234,7 @@ describe('the local stack, from its first start to a restart after a kill', () =
         { number: killed.number, status: 'ISSUED', period_start: '2026-09-01' },
       ]),
     );
-  }, 60_000);
+  });
 
   it('after a SIGKILL, with its PID reused by another process, `npm start` starts, keeps every acknowledged write and finishes the issued settlement', async () => {
     const runtime = readRuntime(stateDir, port)!;

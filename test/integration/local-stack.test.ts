@@ -31,7 +31,7 @@ async function boot(stateDir: string, port: number): Promise<{ child: ChildProce
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 150_000; // as local-recovery.test.ts: a loaded machine has taken 90 s to start a stack
   while (!out.includes('Ready in')) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the stack did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -158,5 +158,5 @@ describe('the local stack', () => {
       await stack.exited;
       receiver.close();
     }
-  }, 180_000);
+  }, 300_000);
 });
