@@ -46,7 +46,12 @@ export interface BookingRecord {
 export type BookingListRow = Pick<
   BookingRecord,
   'booking_number' | 'env' | 'partner_reference' | 'customer_ref_hash' | 'status' | 'quote_id' | 'travel_date' | 'start_time' | 'net_amount' | 'created_at'
-> & { adventure_slug: string; travelers: { initials: string }[] };
+> & {
+  adventure_slug: string;
+  /** Absent on rows written before the list showed titles: the list reads it from their booking. */
+  adventure_title?: string;
+  travelers: { initials: string }[];
+};
 
 export interface CreateBookingInput {
   quote_id: string;

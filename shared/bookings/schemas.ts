@@ -81,6 +81,7 @@ export const Booking = BookingCore.extend({
 
 export const BookingListItem = BookingCore.extend({
   adventure_slug: z.string(),
+  adventure_title: z.string().describe("The adventure's title, as booked"),
   travelers: z.array(z.object({ initials: z.string() })).describe('Names reduced to initials; full details on GET /bookings/{booking_number}'),
 }).meta({ id: 'BookingListItem' });
 
@@ -89,6 +90,7 @@ export const BookingPage = z.object({ data: z.array(BookingListItem), meta: Page
 export const BookingListQuery = pageQuery.extend({
   status: csvOf(Status.options).describe('Comma-separated: CONFIRMED, COMPLETED, CANCELLED'),
   customer_reference: z.string().min(1).max(128).optional().describe('Plaintext customer id; matched against the stored hash'),
+  partner_reference: z.string().min(1).max(64).optional().describe('Your own reference, exactly as you gave it: at most one booking matches'),
   created_from: BoundedInstant.optional().describe('Bookings created at or after this instant (from 2000-01-01 to the booking horizon)'),
   created_to: BoundedInstant.optional().describe('Bookings created at or before this instant (from 2000-01-01 to the booking horizon)'),
 });

@@ -3,7 +3,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { JWK } from 'jose';
 import { dataTable, type Table, type TransactItem } from '../db/client';
 import { isConditionFailed } from '../db/errors';
-import { clean, inList, newestFirst, queryPages } from '../db/query';
+import { batchGet, clean, inList, newestFirst, queryPages } from '../db/query';
 import { moveIndexToRows } from '../db/rows';
 import type { Env } from '../kernel/tenant';
 import { bookingKeys } from './keys';
@@ -45,6 +45,20 @@ export function makeBookingStore(table: Table = dataTable) {
     async get(bookingNumber: string): Promise<BookingRecord | undefined> {
       const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: bookingKeys.booking(bookingNumber), ConsistentRead: true }));
       return r.Item ? clean<BookingRecord>(r.Item) : undefined;
+    },
+
+    /** The booking number a partner_reference is reserved for (the duplicate check's record). */
+    async numberOfReference(partnerId: string, env: Env, reference: string): Promise<string | undefined> {
+      const r = await table.client.send(
+        new GetCommand({ TableName: TableName(), Key: bookingKeys.partnerReference(partnerId, env, reference), ConsistentRead: true }),
+      );
+      return r.Item?.booking_number as string | undefined;
+    },
+
+    /** The adventure titles of some bookings, by booking number (list rows written before they carried it). */
+    async titles(bookingNumbers: string[]): Promise<Map<string, string>> {
+      const items = await batchGet(table, bookingNumbers.map(bookingKeys.booking));
+      return new Map(items.map((i) => [i.booking_number as string, (i.adventure as BookingRecord['adventure']).title]));
     },
 
     /** A new booking; fails if the number is taken. Its list row goes in the same transaction (`listRow`). */

@@ -39,7 +39,7 @@ export function bookingView(b: BookingRecord): BookingView {
 }
 
 export function bookingListView(row: BookingListRow): BookingListView {
-  return { ...bookingCore(row), adventure_slug: row.adventure_slug, travelers: row.travelers };
+  return { ...bookingCore(row), adventure_slug: row.adventure_slug, adventure_title: row.adventure_title ?? row.adventure_slug, travelers: row.travelers };
 }
 
 /** The booking's row in its tenant's list, as of this record. */
@@ -56,6 +56,7 @@ export function bookingListRow(b: BookingRecord): BookingListRow {
     net_amount: b.net_amount,
     created_at: b.created_at,
     adventure_slug: b.adventure.slug,
+    adventure_title: b.adventure.title,
     travelers: b.travelers.map((t) => ({ initials: initials(t.first_name, t.last_name) })),
   };
 }

@@ -12,6 +12,12 @@ export async function getSettlement(t: Tenant, id: string): Promise<SettlementRe
   return s;
 }
 
+/** A page of a settlement's lines: the rows of its statement, a DRAFT's running ones included. */
+export async function listSettlementLines(t: Tenant, id: string, limit: number, after?: string) {
+  const s = await getSettlement(t, id);
+  return settlementStore.linePage(t.partnerId, t.env, s.period, limit, after);
+}
+
 export interface SettlementListQuery {
   limit: number;
   status?: SettlementStatus[];

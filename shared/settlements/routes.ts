@@ -5,6 +5,8 @@ import {
   Settlement,
   SettlementDocument,
   SettlementIdParams,
+  SettlementLinePage,
+  SettlementLinesQuery,
   SettlementList,
   SettlementListQuery,
   SettlementPage,
@@ -45,6 +47,20 @@ export const settlementRoutes = defineRoutes({
     description: 'A settlement of yours: its status (DRAFT, ISSUED, PAID), period, total due and, once issued, its number, dates and document links.',
     request: { params: SettlementIdParams },
     responses: { 200: { description: 'The settlement.', schema: Settlement } },
+  },
+  listSettlementLines: {
+    method: 'GET',
+    path: '/v1/settlements/{id}/lines',
+    handler: 'functions/settlements/lines.ts',
+    access: 'key',
+    scope: 'settlements:read',
+    tag: 'Settlements',
+    summary: "A settlement's lines, as its statement lists them",
+    description:
+      "Keyset-paged: one line per booking confirmed in the period and one ADJUSTMENT per refund of a booking an earlier settlement invoiced (the statement CSV's rows, " +
+      'with their amounts as Money). Adjustments first, then bookings, each by booking number. A DRAFT shows its running lines. The amounts sum to total_due.',
+    request: { params: SettlementIdParams, query: SettlementLinesQuery },
+    responses: { 200: { description: 'A page of lines.', schema: SettlementLinePage } },
   },
   getSettlementInvoice: {
     method: 'GET',

@@ -8,6 +8,18 @@ const Status = z.enum(SETTLEMENT_STATUSES).meta({ id: 'SettlementStatus' });
 const Month = z.string().regex(PERIOD_RE, 'a month YYYY-MM');
 const Period = boundedMonth(Month);
 
+export const PaymentInstructions = z
+  .object({
+    transfer_expected: z.boolean().describe('false in test mode and for an invoice issued under the example (SPECIMEN) identity: make no transfer'),
+    beneficiary: z.string().describe("The issuer's legal name, the transfer's beneficiary"),
+    bank: z.string(),
+    rib: z.string().describe("The issuer's RIB (relevé d'identité bancaire), 24 digits"),
+    amount: Money.describe('The total due'),
+    due_date: z.iso.date(),
+    reference: z.string().describe('What the transfer quotes as its reference: the invoice number'),
+  })
+  .meta({ id: 'PaymentInstructions' });
+
 export const Settlement = z
   .object({
     id: z.uuid(),
@@ -25,6 +37,7 @@ export const Settlement = z
     due_date: z.iso.date().nullable().describe('Issue date plus the payment term'),
     paid_at: z.iso.datetime().nullable(),
     transfer_reference: z.string().nullable().describe('The transfer that paid it, once PAID'),
+    payment_instructions: PaymentInstructions.nullable().describe('How to pay it, as its invoice says: null while DRAFT'),
     links: z
       .object({
         invoice_pdf: z.string().nullable(),
@@ -46,6 +59,7 @@ export const SettlementListQuery = pageQuery.extend({
 });
 
 export const SettlementIdParams = z.object({ id: z.uuid() });
+export const SettlementLinesQuery = pageQuery;
 
 export const RunSettlementsBody = z
   // Any month: one later than the latest closable is the domain's 422 settlement.period.not_closable, not a bad field.
@@ -61,3 +75,24 @@ export const PaySettlementBody = z
   .meta({ id: 'PaySettlementRequest' });
 
 export const SettlementDocument = z.string().describe('The file').meta({ format: 'binary' });
+
+export const SettlementLine = z
+  .object({
+    kind: z.enum(['BOOKING', 'ADJUSTMENT']).describe('A booking confirmed in the period, or the refund of a booking an earlier settlement invoiced'),
+    booking_number: z.string(),
+    partner_reference: z.string(),
+    travel_date: z.iso.date(),
+    confirmed_at: z.iso.datetime().describe('When the booking was confirmed'),
+    adventure: z.string().describe("The adventure's title"),
+    status: z.enum(['CONFIRMED', 'COMPLETED', 'CANCELLED', 'ADJUSTMENT']).describe("The statement's Status column"),
+    amount: Money.describe("What the line adds to the total due (the statement's AmountToChargeClient); negative for an adjustment"),
+    charged_amount: Money.describe('What the customer was charged at booking'),
+    refund_amount: Money,
+    adjusts: z
+      .object({ period: Month, number: z.string().nullable() })
+      .nullable()
+      .describe('ADJUSTMENT lines: the settlement (month and number) that invoiced the booking'),
+  })
+  .meta({ id: 'SettlementLine' });
+
+export const SettlementLinePage = z.object({ data: z.array(SettlementLine), meta: PageMeta }).meta({ id: 'SettlementLinePage' });

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dataTable, type Table, type TransactItem, transact } from '../db/client';
 import { isConditionFailed } from '../db/errors';
-import { clean, inList, newestFirst, queryAll } from '../db/query';
+import { clean, inList, newestFirst, queryAll, queryPage } from '../db/query';
 import type { Env } from '../kernel/tenant';
 import { settlementKeys } from './keys';
 import type { IssuerIdentity, LedgerLine, PartnerIdentity, SettlementRecord, SettlementStatus, StoredDocument } from './model';
@@ -234,6 +234,21 @@ export function makeSettlementStore(table: Table = dataTable) {
         after,
       );
       return { items: await Promise.all(items.map((i) => store.withTotals(clean<SettlementRecord>(i)))), next };
+    },
+
+    /**
+     * A keyset page of a period's lines in their key order (adjustments, then bookings, each by booking number),
+     * strongly consistent; `after` is the sort key of the last line of the previous page.
+     */
+    async linePage(partnerId: string, env: Env, period: string, limit: number, after?: string): Promise<{ items: LedgerLine[]; next?: string }> {
+      const pk = settlementKeys.ledgerPartition(partnerId, env, period);
+      const { items, hasMore } = await queryPage(
+        table,
+        { KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': pk }, ConsistentRead: true },
+        limit,
+        after === undefined ? undefined : { pk, sk: after },
+      );
+      return { items: items.map((i) => clean<LedgerLine>(i)), next: hasMore ? (items.at(-1)!.sk as string) : undefined };
     },
 
     /** The lines of a settlement (strongly consistent). */

@@ -274,6 +274,14 @@ export const OPERATIONS = {
     "hasPathParams": true,
     "response": "json"
   },
+  "listSettlementLines": {
+    "method": "GET",
+    "path": "/settlements/{id}/lines",
+    "write": false,
+    "paginated": true,
+    "hasPathParams": true,
+    "response": "json"
+  },
   "getSettlementInvoice": {
     "method": "GET",
     "path": "/settlements/{id}/invoice.pdf",
@@ -529,6 +537,7 @@ export const RESOURCES = {
   "settlements": {
     "list": "listSettlements",
     "get": "getSettlement",
+    "listLines": "listSettlementLines",
     "getInvoice": "getSettlementInvoice",
     "getStatement": "getSettlementStatement"
   },
@@ -691,6 +700,7 @@ export interface OperationErrorCodes {
   serviceCancelBookingTestHelper: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'request.route.not_found' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'booking.not_cancellable' | 'booking.slot.contended' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   listSettlements: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   getSettlement: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'resource.not_found' | 'rate_limit.exceeded' | 'internal.error';
+  listSettlementLines: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'resource.not_found' | 'rate_limit.exceeded' | 'internal.error';
   getSettlementInvoice: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'resource.not_found' | 'settlement.not_issued' | 'settlement.documents.pending' | 'rate_limit.exceeded' | 'internal.error';
   getSettlementStatement: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'resource.not_found' | 'settlement.not_issued' | 'settlement.documents.pending' | 'rate_limit.exceeded' | 'internal.error';
   runSettlementsTestHelper: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'request.route.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'settlement.period.not_closable' | 'rate_limit.exceeded' | 'internal.error';

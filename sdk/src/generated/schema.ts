@@ -600,6 +600,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settlements/{id}/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A settlement's lines, as its statement lists them
+         * @description Keyset-paged: one line per booking confirmed in the period and one ADJUSTMENT per refund of a booking an earlier settlement invoiced (the statement CSV's rows, with their amounts as Money). Adjustments first, then bookings, each by booking number. A DRAFT shows its running lines. The amounts sum to total_due.
+         */
+        get: operations["listSettlementLines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/settlements/{id}/invoice.pdf": {
         parameters: {
             query?: never;
@@ -1837,6 +1857,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             adventure_slug: string;
+            /** @description The adventure's title, as booked */
+            adventure_title: string;
             /** @description Names reduced to initials; full details on GET /bookings/{booking_number} */
             travelers: {
                 initials: string;
@@ -1910,6 +1932,8 @@ export interface components {
             paid_at: string | null;
             /** @description The transfer that paid it, once PAID */
             transfer_reference: string | null;
+            /** @description How to pay it, as its invoice says: null while DRAFT */
+            payment_instructions: components["schemas"]["PaymentInstructions"] | null;
             /** @description The documents, once stored: null while DRAFT, and for the seconds between the issue and the documents (settlement.issued follows them) */
             links: {
                 invoice_pdf: string | null;
@@ -1922,6 +1946,58 @@ export interface components {
         };
         /** @enum {string} */
         SettlementStatus: "DRAFT" | "ISSUED" | "PAID";
+        PaymentInstructions: {
+            /** @description false in test mode and for an invoice issued under the example (SPECIMEN) identity: make no transfer */
+            transfer_expected: boolean;
+            /** @description The issuer's legal name, the transfer's beneficiary */
+            beneficiary: string;
+            bank: string;
+            /** @description The issuer's RIB (relevé d'identité bancaire), 24 digits */
+            rib: string;
+            /** @description The total due */
+            amount: components["schemas"]["Money"];
+            /** Format: date */
+            due_date: string;
+            /** @description What the transfer quotes as its reference: the invoice number */
+            reference: string;
+        };
+        SettlementLinePage: {
+            data: components["schemas"]["SettlementLine"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        SettlementLine: {
+            /**
+             * @description A booking confirmed in the period, or the refund of a booking an earlier settlement invoiced
+             * @enum {string}
+             */
+            kind: "BOOKING" | "ADJUSTMENT";
+            booking_number: string;
+            partner_reference: string;
+            /** Format: date */
+            travel_date: string;
+            /**
+             * Format: date-time
+             * @description When the booking was confirmed
+             */
+            confirmed_at: string;
+            /** @description The adventure's title */
+            adventure: string;
+            /**
+             * @description The statement's Status column
+             * @enum {string}
+             */
+            status: "CONFIRMED" | "COMPLETED" | "CANCELLED" | "ADJUSTMENT";
+            /** @description What the line adds to the total due (the statement's AmountToChargeClient); negative for an adjustment */
+            amount: components["schemas"]["Money"];
+            /** @description What the customer was charged at booking */
+            charged_amount: components["schemas"]["Money"];
+            refund_amount: components["schemas"]["Money"];
+            /** @description ADJUSTMENT lines: the settlement (month and number) that invoiced the booking */
+            adjusts: {
+                period: string;
+                number: string | null;
+            } | null;
+        };
         SettlementList: {
             data: components["schemas"]["Settlement"][];
         };
@@ -8359,6 +8435,8 @@ export interface operations {
                 status?: string;
                 /** @description Plaintext customer id; matched against the stored hash */
                 customer_reference?: string;
+                /** @description Your own reference, exactly as you gave it: at most one booking matches */
+                partner_reference?: string;
                 /** @description Bookings created at or after this instant (from 2000-01-01 to the booking horizon) */
                 created_from?: string;
                 /** @description Bookings created at or before this instant (from 2000-01-01 to the booking horizon) */
@@ -8397,6 +8475,7 @@ export interface operations {
                      *           },
                      *           "created_at": "2026-11-21T09:27:45.000Z",
                      *           "adventure_slug": "marrakech-sunrise-balloon-flight",
+                     *           "adventure_title": "Sunrise hot-air balloon flight over Marrakech",
                      *           "travelers": [
                      *             {
                      *               "initials": "A. E."
@@ -10610,6 +10689,18 @@ export interface operations {
                      *           "due_date": "2026-12-31",
                      *           "paid_at": "2026-12-03T10:12:00.000Z",
                      *           "transfer_reference": "SIMULATED-9c1e8b7d",
+                     *           "payment_instructions": {
+                     *             "transfer_expected": false,
+                     *             "beneficiary": "Partner Travel Services SARL",
+                     *             "bank": "Banque Exemple du Maroc, agence Casablanca Anfa",
+                     *             "rib": "011 780 0000123456789012 34",
+                     *             "amount": {
+                     *               "amount": "400.00",
+                     *               "currency": "MAD"
+                     *             },
+                     *             "due_date": "2026-12-31",
+                     *             "reference": "TEST-PTS-000012"
+                     *           },
                      *           "links": {
                      *             "invoice_pdf": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/invoice.pdf",
                      *             "statement_csv": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/statement.csv"
@@ -10824,6 +10915,18 @@ export interface operations {
                      *       "due_date": "2026-12-31",
                      *       "paid_at": "2026-12-03T10:12:00.000Z",
                      *       "transfer_reference": "SIMULATED-9c1e8b7d",
+                     *       "payment_instructions": {
+                     *         "transfer_expected": false,
+                     *         "beneficiary": "Partner Travel Services SARL",
+                     *         "bank": "Banque Exemple du Maroc, agence Casablanca Anfa",
+                     *         "rib": "011 780 0000123456789012 34",
+                     *         "amount": {
+                     *           "amount": "400.00",
+                     *           "currency": "MAD"
+                     *         },
+                     *         "due_date": "2026-12-31",
+                     *         "reference": "TEST-PTS-000012"
+                     *       },
                      *       "links": {
                      *         "invoice_pdf": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/invoice.pdf",
                      *         "statement_csv": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/statement.csv"
@@ -10862,6 +10965,253 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.scope.insufficient";
+                    };
+                };
+            };
+            /**
+             * @description No such resource for this partner and environment.
+             *
+             *     Codes: `resource.not_found`.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "resource.not_found",
+                     *       "message": "The resource does not exist in this partner and environment.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "resource.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    listSettlementLines: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 25); the service clamps larger values to 100. */
+                limit?: number;
+                /** @description Opaque cursor from meta.next_cursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of lines. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "kind": "BOOKING",
+                     *           "booking_number": "PTB-7K3M-Q9XD",
+                     *           "partner_reference": "BANK-2026-000123",
+                     *           "travel_date": "2026-12-01",
+                     *           "confirmed_at": "2026-11-21T09:27:45.000Z",
+                     *           "adventure": "Sunrise hot-air balloon flight over Marrakech",
+                     *           "status": "COMPLETED",
+                     *           "amount": {
+                     *             "amount": "400.00",
+                     *             "currency": "MAD"
+                     *           },
+                     *           "charged_amount": {
+                     *             "amount": "400.00",
+                     *             "currency": "MAD"
+                     *           },
+                     *           "refund_amount": {
+                     *             "amount": "400.00",
+                     *             "currency": "MAD"
+                     *           },
+                     *           "adjusts": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "count": 1,
+                     *         "next_cursor": null,
+                     *         "page_size": 25,
+                     *         "total_results": 1,
+                     *         "page_number": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SettlementLinePage"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `pagination.limit.invalid`, `pagination.cursor.invalid`, `pagination.cursor.wrong_endpoint`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "pagination.limit.invalid" | "pagination.cursor.invalid" | "pagination.cursor.wrong_endpoint";
                     };
                 };
             };
@@ -11582,6 +11932,18 @@ export interface operations {
                      *           "due_date": "2026-12-31",
                      *           "paid_at": "2026-12-03T10:12:00.000Z",
                      *           "transfer_reference": "SIMULATED-9c1e8b7d",
+                     *           "payment_instructions": {
+                     *             "transfer_expected": false,
+                     *             "beneficiary": "Partner Travel Services SARL",
+                     *             "bank": "Banque Exemple du Maroc, agence Casablanca Anfa",
+                     *             "rib": "011 780 0000123456789012 34",
+                     *             "amount": {
+                     *               "amount": "400.00",
+                     *               "currency": "MAD"
+                     *             },
+                     *             "due_date": "2026-12-31",
+                     *             "reference": "TEST-PTS-000012"
+                     *           },
                      *           "links": {
                      *             "invoice_pdf": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/invoice.pdf",
                      *             "statement_csv": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/statement.csv"
@@ -11928,6 +12290,18 @@ export interface operations {
                      *       "due_date": "2026-12-31",
                      *       "paid_at": "2026-12-03T10:12:00.000Z",
                      *       "transfer_reference": "SIMULATED-9c1e8b7d",
+                     *       "payment_instructions": {
+                     *         "transfer_expected": false,
+                     *         "beneficiary": "Partner Travel Services SARL",
+                     *         "bank": "Banque Exemple du Maroc, agence Casablanca Anfa",
+                     *         "rib": "011 780 0000123456789012 34",
+                     *         "amount": {
+                     *           "amount": "400.00",
+                     *           "currency": "MAD"
+                     *         },
+                     *         "due_date": "2026-12-31",
+                     *         "reference": "TEST-PTS-000012"
+                     *       },
                      *       "links": {
                      *         "invoice_pdf": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/invoice.pdf",
                      *         "statement_csv": "/v1/settlements/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/statement.csv"
