@@ -1,6 +1,7 @@
 import { type ReactNode, type SelectHTMLAttributes, useEffect, useId, useRef, useState } from 'react';
 import { ApiError } from './api';
 import { SessionEndedError } from './session';
+import { DATE_TIME_OPTIONS } from './time';
 import type { Money } from './types';
 
 /** Long work: a spinner with words, announced politely. */
@@ -148,14 +149,22 @@ export function ConfirmButton({
   );
 }
 
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, DATE_TIME_OPTIONS);
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+/** The reader's zone by its IANA name (Africa/Casablanca), said in each time's tooltip with the instant in UTC. */
+const timeZone = dateTimeFormat.resolvedOptions().timeZone;
+
+/** An instant (ISO 8601), in the reader's time zone with the zone named. */
+function formatDateTime(value: string): string {
+  const d = new Date(value);
+  return Number.isNaN(d.getTime()) ? value : dateTimeFormat.format(d);
+}
 
 export function DateTime({ value }: { value: string | null | undefined }) {
   if (!value) return <span className="muted">—</span>;
   return (
-    <time dateTime={value} title={value}>
-      {dateTimeFormat.format(new Date(value))}
+    <time dateTime={value} title={`${value} (shown in ${timeZone})`}>
+      {formatDateTime(value)}
     </time>
   );
 }
