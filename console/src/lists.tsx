@@ -1,5 +1,5 @@
 import type { UseQueryResult } from '@tanstack/react-query';
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, type InputHTMLAttributes, type ReactNode, useState } from 'react';
 import type { useCursorPages } from './hooks';
 import type { PageMeta } from './types';
 import { ErrorNote, Pager, Spinner } from './ui';
@@ -127,6 +127,36 @@ export function FilterForm({ label, onApply, onClear, children }: { label: strin
           </button>
         ) : null}
       </div>
+    </form>
+  );
+}
+
+/** One field and a button that finds a thing by what the reader typed (an id, a number), trimmed. */
+export function FindForm({
+  label,
+  field,
+  button,
+  onFind,
+  ...input
+}: { label?: string; field: string; button: string; onFind: (value: string) => void } & Pick<
+  InputHTMLAttributes<HTMLInputElement>,
+  'pattern' | 'placeholder'
+>) {
+  const [draft, setDraft] = useState('');
+  return (
+    <form
+      className="row"
+      aria-label={label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onFind(draft.trim());
+      }}
+    >
+      <label>
+        {field}
+        <input type="text" required {...input} value={draft} onChange={(e) => setDraft(e.target.value)} />
+      </label>
+      <button type="submit">{button}</button>
     </form>
   );
 }

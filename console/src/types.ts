@@ -10,6 +10,7 @@ export type BookingListItem = S['BookingListItem'];
 export type BookingStatus = BookingListItem['status'];
 export type CancellationQuote = S['CancellationQuote'];
 export type Settlement = S['Settlement'];
+export type SettlementLine = S['SettlementLine'];
 export type WebhookEndpoint = S['WebhookEndpoint'];
 export type WebhookDelivery = S['WebhookDelivery'];
 export type WebhookDeliveryDetail = S['WebhookDeliveryDetail'];

@@ -76,8 +76,8 @@ export interface ConsolePage {
  * page.route is on, Playwright answers every CORS preflight itself (allowing all), so the API's, Cognito's and
  * S3's CORS would go untested. The console's CSP is what stops a request to another origin.
  */
-export async function openConsole(browser: Browser): Promise<ConsolePage> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+export async function openConsole(browser: Browser, options: { timezoneId?: string; locale?: string } = {}): Promise<ConsolePage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, ...options });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: consoleOrigin() });
   const page = await context.newPage();
   const problems: string[] = [];

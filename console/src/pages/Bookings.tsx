@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { call } from '../api';
-import { href, useApiQuery, useCursorPages, useWrite } from '../hooks';
-import { Checks, DataTable, FilterForm, PagedTable, QueryView, useFilters } from '../lists';
+import { href, navigate, useApiQuery, useCursorPages, useWrite } from '../hooks';
+import { Checks, DataTable, FilterForm, FindForm, PagedTable, QueryView, useFilters } from '../lists';
 import { useCan } from '../me';
 import type { Booking, BookingStatus } from '../types';
 import { Badge, DateOnly, DateTime, Details, ErrorNote, money, Outcome, PageTitle, Spinner } from '../ui';
@@ -17,10 +17,11 @@ interface Filters {
   createdFrom: string;
   createdTo: string;
   customerReference: string;
+  partnerReference: string;
 }
 
 function BookingList() {
-  const f = useFilters<Filters>({ status: [], createdFrom: '', createdTo: '', customerReference: '' });
+  const f = useFilters<Filters>({ status: [], createdFrom: '', createdTo: '', customerReference: '', partnerReference: '' });
   const { filters, draft } = f;
   const pages = useCursorPages(filters);
   const q = useApiQuery(['bookings', 'list', filters, pages.cursor], (env, signal) =>
@@ -34,12 +35,14 @@ function BookingList() {
         created_from: filters.createdFrom ? `${filters.createdFrom}T00:00:00Z` : undefined,
         created_to: filters.createdTo ? `${filters.createdTo}T23:59:59Z` : undefined,
         customer_reference: filters.customerReference.trim() || undefined,
+        partner_reference: filters.partnerReference.trim() || undefined,
       },
     }),
   );
   return (
     <>
       <PageTitle>Bookings</PageTitle>
+      <FindBooking />
       <FilterForm label="Filter the bookings" onApply={f.apply} onClear={f.clear}>
         <Checks legend="Status" options={STATUSES} value={draft.status} onChange={(status) => f.set({ status })} />
         <label>
@@ -49,6 +52,10 @@ function BookingList() {
         <label>
           Created to (UTC)
           <input type="date" value={draft.createdTo} onChange={(e) => f.set({ createdTo: e.target.value })} />
+        </label>
+        <label>
+          Your reference
+          <input type="text" maxLength={64} value={draft.partnerReference} onChange={(e) => f.set({ partnerReference: e.target.value })} />
         </label>
         <label>
           Customer reference
@@ -66,7 +73,7 @@ function BookingList() {
         columns={[
           { header: 'Booking', cell: (b) => <a href={href('bookings', b.booking_number)}>{b.booking_number}</a> },
           { header: 'Your reference', cell: (b) => b.partner_reference },
-          { header: 'Adventure', cell: (b) => b.adventure_slug },
+          { header: 'Adventure', cell: (b) => b.adventure_title },
           {
             header: 'Travel date',
             cell: (b) => (
@@ -83,6 +90,19 @@ function BookingList() {
         ]}
       />
     </>
+  );
+}
+
+/** A booking number goes straight to its booking (GET /v1/bookings/{number}), as support quotes it. */
+function FindBooking() {
+  return (
+    <FindForm
+      label="Find a booking by its number"
+      field="Booking number"
+      button="Open"
+      placeholder="PTB-7K3M-Q9XD"
+      onFind={(number) => navigate('bookings', number.toUpperCase())}
+    />
   );
 }
 

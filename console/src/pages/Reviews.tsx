@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { call } from '../api';
 import { useApiQuery, useCursorPages } from '../hooks';
-import { FilterForm, QueryView, useFilters } from '../lists';
+import { FilterForm, FindForm, QueryView, useFilters } from '../lists';
 import type { Review } from '../types';
 import { Badge, DateTime, Pager, PageTitle, SelectField } from '../ui';
 
@@ -103,25 +103,12 @@ function ReviewCard({ review: r }: { review: Review }) {
 }
 
 function FindReview() {
-  const [draft, setDraft] = useState('');
   const [id, setId] = useState<string | null>(null);
   const q = useApiQuery(['reviews', 'one', id], (env, signal) => call(env, 'getReview', { path: { id: id! }, signal }), { enabled: !!id });
   return (
     <section aria-labelledby="rv-find">
       <h2 id="rv-find">Find a review by its id</h2>
-      <form
-        className="row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setId(draft.trim() || null);
-        }}
-      >
-        <label>
-          Review id
-          <input type="text" required pattern="[0-9a-fA-F-]{36}" value={draft} onChange={(e) => setDraft(e.target.value)} />
-        </label>
-        <button type="submit">Find</button>
-      </form>
+      <FindForm field="Review id" button="Find" pattern="[0-9a-fA-F-]{36}" onFind={(v) => setId(v || null)} />
       <QueryView query={q} loading="Looking for the review…">
         {(r) => <ReviewCard review={r} />}
       </QueryView>

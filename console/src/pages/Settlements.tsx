@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { call, download, saveBlob } from '../api';
 import { href, useApiQuery, useCursorPages, useEnv } from '../hooks';
 import { Checks, FilterForm, PagedTable, QueryView, useFilters } from '../lists';
-import type { Settlement } from '../types';
-import { Badge, DateOnly, DateTime, Details, money, Outcome, PageTitle } from '../ui';
+import type { Settlement, SettlementLine } from '../types';
+import { Badge, CopyButton, DateOnly, DateTime, Details, money, Outcome, PageTitle } from '../ui';
 
 const STATUSES = ['DRAFT', 'ISSUED', 'PAID'] as const;
 type Status = (typeof STATUSES)[number];
@@ -88,6 +88,8 @@ function SettlementDetail({ id }: { id: string }) {
                 ['Transfer reference', s.transfer_reference ?? '—'],
               ]}
             />
+            <Payment settlement={s} />
+            <Lines settlement={s} />
             <section aria-labelledby="st-docs">
               <h2 id="st-docs">Documents</h2>
               {s.status === 'DRAFT' ? (
@@ -107,6 +109,88 @@ function SettlementDetail({ id }: { id: string }) {
         )}
       </QueryView>
     </>
+  );
+}
+
+/** The invoice's payment block: whom to pay, where, how much, by when and the reference the transfer quotes. */
+function Payment({ settlement: s }: { settlement: Settlement }) {
+  const p = s.payment_instructions;
+  return (
+    <section aria-labelledby="st-pay">
+      <h2 id="st-pay">Payment instructions</h2>
+      {!p ? (
+        <p>A draft is not due yet: it gets its payment instructions when it is issued.</p>
+      ) : (
+        <>
+          {!p.transfer_expected ? <p className="notice">{s.test_mode ? 'Test mode: make no transfer.' : 'Specimen invoice: make no transfer.'}</p> : null}
+          <Details
+            items={[
+              ['Amount', money(p.amount)],
+              ['Due by', <DateOnly key="d" value={p.due_date} />],
+              ['Beneficiary', p.beneficiary],
+              ['Bank', p.bank],
+              ['RIB', <CopyField key="r" text={p.rib} label="Copy the RIB" />],
+              ['Reference to quote', <CopyField key="q" text={p.reference} label="Copy the reference" />],
+            ]}
+          />
+          {s.status === 'PAID' ? <p>Paid: no transfer is due.</p> : null}
+        </>
+      )}
+    </section>
+  );
+}
+
+function CopyField({ text, label }: { text: string; label: string }) {
+  return (
+    <>
+      <code>{text}</code> <CopyButton text={text} label={label} />
+    </>
+  );
+}
+
+/** The statement's rows, a page at a time, so finance reconciles without the CSV. */
+function Lines({ settlement: s }: { settlement: Settlement }) {
+  const pages = useCursorPages(s.id);
+  const q = useApiQuery(['settlements', 'lines', s.id, pages.cursor], (env, signal) =>
+    call(env, 'listSettlementLines', { path: { id: s.id }, query: { limit: 50, cursor: pages.cursor }, signal }),
+  );
+  return (
+    <section aria-labelledby="st-lines">
+      <h2 id="st-lines">Lines</h2>
+      <p>
+        {s.line_count} lines totalling {money(s.total_due)}
+        {s.status === 'DRAFT' ? ' so far' : ''}: one per booking confirmed in the month, and an adjustment for each refund of a booking an earlier settlement
+        invoiced.
+      </p>
+      <PagedTable<SettlementLine>
+        query={q}
+        pages={pages}
+        loading="Loading the lines…"
+        empty="No lines: no booking was confirmed in this month."
+        pagerLabel="Pages of lines"
+        caption={`Lines of the settlement, ${s.line_count} in all`}
+        rowKey={(l) => `${l.kind}-${l.booking_number}`}
+        columns={[
+          { header: 'Booking', rowHeader: true, cell: (l) => <a href={href('bookings', l.booking_number)}>{l.booking_number}</a> },
+          { header: 'Your reference', cell: (l) => l.partner_reference },
+          { header: 'Adventure', cell: (l) => l.adventure },
+          { header: 'Travel date', cell: (l) => <DateOnly value={l.travel_date} /> },
+          { header: 'Confirmed', cell: (l) => <DateTime value={l.confirmed_at} /> },
+          {
+            header: 'Status',
+            cell: (l) => (
+              <>
+                <Badge value={l.status} />
+                {l.adjusts ? ` of ${l.adjusts.number ?? l.adjusts.period}` : ''}
+              </>
+            ),
+          },
+          { header: 'Charged', numeric: true, cell: (l) => money(l.charged_amount) },
+          { header: 'Refunded', numeric: true, cell: (l) => money(l.refund_amount) },
+          { header: 'Amount', numeric: true, cell: (l) => money(l.amount) },
+        ]}
+      />
+    </section>
   );
 }
 
