@@ -144,6 +144,8 @@ const VALUES: Record<string, unknown> = {
   'SettlementLine.kind': 'BOOKING',
   'SettlementLine.status': 'COMPLETED',
   adjusts: null,
+  reviewable_name: 'Sunrise hot-air balloon flight over Marrakech',
+  reviewable_slug: ADVENTURE,
   // Webhooks
   url: 'https://bank.example/webhooks/travel',
   'WebhookEndpoint.description': 'Booking events for the core banking system',

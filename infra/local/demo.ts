@@ -93,7 +93,8 @@ export async function ensureCatalog(): Promise<string> {
   const { importConsumerReviews } = await import('../../shared/reviews/seed');
   const data = join(import.meta.dirname, '..', '..', 'data');
   // Reviews first: the sandbox snapshot the catalog import creates clones them.
-  const reviews = await importConsumerReviews(JSON.parse(readFileSync(join(data, 'reviews', 'consumer.json'), 'utf8')));
-  const r = await importCatalog(JSON.parse(readFileSync(join(data, 'catalog', 'production.json'), 'utf8')));
+  const catalog = JSON.parse(readFileSync(join(data, 'catalog', 'production.json'), 'utf8'));
+  const reviews = await importConsumerReviews(JSON.parse(readFileSync(join(data, 'reviews', 'consumer.json'), 'utf8')), catalog);
+  const r = await importCatalog(catalog);
   return `${r.adventures} adventures imported from data/catalog/production.json, ${reviews.reviews} consumer reviews from data/reviews/consumer.json`;
 }

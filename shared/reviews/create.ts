@@ -7,7 +7,7 @@ import { countEvent } from '../kernel/metrics';
 import type { Tenant } from '../kernel/tenant';
 import { newPartnerReview, type ReviewableType, type ReviewRecord } from './model';
 import { photoChanges, photoNames, photoRefusal, photosFor } from './photos';
-import { bookingIdOf, displayName, kindInWords, ratingDelta, reviewableOf } from './rules';
+import { aboutOf, bookingIdOf, displayName, kindInWords, ratingDelta, reviewableOf } from './rules';
 import { reviewSpaces } from './spaces';
 import { reviewStore } from './store';
 import { commitWithRetry, foldRating } from './write';
@@ -84,6 +84,7 @@ export async function createReview(t: Tenant, input: NewReview, seal: Seal<Revie
       photos,
       partner_id: t.partnerId,
       env: t.env,
+      about: aboutOf(input.reviewable_type, adventure),
       booking: { booking_number: booking.booking_number, booking_id: bookingIdOf(booking.booking_number), partner_reference: booking.partner_reference },
     },
     now.toISOString(),

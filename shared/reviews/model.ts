@@ -15,6 +15,11 @@ export interface ReviewPhoto {
   url?: string;
 }
 
+export interface ReviewAbout {
+  name: string;
+  slug: string | null;
+}
+
 export interface ReviewRecord {
   id: string;
   space: string;
@@ -37,6 +42,12 @@ export interface ReviewRecord {
   updated_at: string;
   /** Optimistic lock: each change is conditioned on the version it read. */
   version: number;
+  /**
+   * What it is about, by name: the adventure's title and slug, or the agency's name (slug null). Kept when the
+   * review is stored (a review has only the reviewable's id, and the catalog has no lookup by id); absent on
+   * reviews stored before.
+   */
+  about?: ReviewAbout;
   /** Partner reviews: who posted it, for which booking. */
   partner_id?: string;
   env?: Env;
@@ -46,7 +57,7 @@ export interface ReviewRecord {
 /** What a partner gives for a new review; the rest starts the same for every one. */
 export type NewPartnerReview = Pick<
   ReviewRecord,
-  'id' | 'space' | 'reviewable_type' | 'reviewable_id' | 'rating' | 'title' | 'comment' | 'author_name' | 'photos' | 'partner_id' | 'env' | 'booking'
+  'id' | 'space' | 'reviewable_type' | 'reviewable_id' | 'rating' | 'title' | 'comment' | 'author_name' | 'photos' | 'partner_id' | 'env' | 'booking' | 'about'
 >;
 
 /** A partner review as POST /reviews stores it: VISIBLE, a verified booking, no reply, version 1. */

@@ -1,5 +1,5 @@
 import { eventIdFor } from '../events/record';
-import type { ModerationAction, ReviewableType, ReviewRecord, ReviewStatus } from './model';
+import type { ModerationAction, ReviewAbout, ReviewableType, ReviewRecord, ReviewStatus } from './model';
 
 /** An adventure of a day or more is a TRIP, anything shorter an EXPERIENCE. */
 export const TRIP_MIN_MINUTES = 24 * 60;
@@ -41,6 +41,28 @@ export function ratingDelta(
 export const average = (sum: number, count: number) => (count > 0 ? Math.round((sum / count) * 100) / 100 : 0);
 
 /** The reviewable a booking's review is about, for a reviewable type. */
+/** An adventure as the catalog (its store, or its import file) names it and its agency. */
+export interface NamedAdventure {
+  id: string;
+  slug: string;
+  title: string;
+  agency: { id: string; name: string };
+}
+
+/** What a review of `type` about this adventure (or its agency) is about, by name. */
+export const aboutOf = (type: ReviewableType, a: NamedAdventure): ReviewAbout =>
+  type === 'AGENCY' ? { name: a.agency.name, slug: null } : { name: a.title, slug: a.slug };
+
+/** Names by reviewable id, from a catalog's adventures: each adventure's, and each agency's. */
+export function aboutIndex(adventures: NamedAdventure[]): (type: ReviewableType, id: string) => ReviewAbout | undefined {
+  const byId = new Map<string, NamedAdventure>(adventures.map((a) => [a.id, a]));
+  const agencies = new Map<string, NamedAdventure>(adventures.map((a) => [a.agency.id, a]));
+  return (type, id) => {
+    const a = (type === 'AGENCY' ? agencies : byId).get(id);
+    return a && aboutOf(type, a);
+  };
+}
+
 export function reviewableOf(
   type: ReviewableType,
   adventure: { id: string; duration_minutes: number; agency: { id: string } },

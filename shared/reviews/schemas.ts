@@ -22,6 +22,11 @@ export const Review = z
     id: z.uuid(),
     reviewable_type: ReviewableType,
     reviewable_id: z.uuid().describe('The adventure id for EXPERIENCE and TRIP; the agency id for AGENCY'),
+    reviewable_name: z
+      .string()
+      .nullable()
+      .describe("What the review is about: the adventure's title (EXPERIENCE, TRIP) or the agency's name (AGENCY); null for a review stored without it"),
+    reviewable_slug: z.string().nullable().describe("The adventure's slug (EXPERIENCE, TRIP); null for an agency"),
     rating: z.number().int().min(1).max(5),
     title: z.string().nullable(),
     comment: z.string(),

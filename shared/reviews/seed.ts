@@ -1,7 +1,11 @@
 import * as z from 'zod';
 import { PROD } from '../catalog/keys';
-import { REVIEWABLE_TYPES, type ReviewRecord } from './model';
+import { catalogStore } from '../catalog/store';
+import { REVIEWABLE_TYPES, type ReviewAbout, type ReviewRecord } from './model';
+import { aboutIndex, type NamedAdventure } from './rules';
 import { reviewStore } from './store';
+
+const withAbout = (about: ReviewAbout | undefined) => (about ? { about } : {});
 
 /** The consumer-site review file (data/reviews/consumer.json): reviews from the consumer site, some tied to consumer bookings. */
 export const ConsumerReviewFile = z.object({
@@ -42,10 +46,13 @@ const totalsOf = (reviews: ReviewRecord[]) => {
  * (a Query per reviewable), once the index shows what it loaded. Run it before a
  * sandbox snapshot is taken: the snapshot clones them from the index.
  */
-export async function importConsumerReviews(raw: unknown): Promise<{ reviews: number; reviewables: number }> {
+export async function importConsumerReviews(raw: unknown, catalog?: { adventures: NamedAdventure[] }): Promise<{ reviews: number; reviewables: number }> {
   const file = ConsumerReviewFile.parse(raw);
+  // Each review keeps the name of what it is about: from the catalog file about to be imported, or the one in production.
+  const about = aboutIndex(catalog?.adventures ?? (await catalogStore.allAdventures(PROD)));
   const reviews: ReviewRecord[] = file.reviews.map(({ photo_urls, ...r }) => ({
     ...r,
+    ...withAbout(about(r.reviewable_type, r.reviewable_id)),
     space: PROD,
     source: 'CONSUMER',
     photos: (photo_urls ?? []).map((url) => ({ file_id: null, url })),

@@ -12,6 +12,8 @@ export function reviewView(r: ReviewRecord): ReviewView {
     id: r.id,
     reviewable_type: r.reviewable_type,
     reviewable_id: r.reviewable_id,
+    reviewable_name: r.about?.name ?? null,
+    reviewable_slug: r.about?.slug ?? null,
     rating: r.rating,
     title: r.title,
     comment: r.comment,

@@ -91,4 +91,38 @@ describe('the partner console in a real browser: the operations pages (bookings,
     expect(problems).toEqual([]);
     expect(findings).toEqual([]);
   }, 180_000);
+
+  it('Reviews: each review says which adventure, trip or agency it is about', async () => {
+    const p = await newPartner();
+    const admin = await partnerAdmin(p);
+    const b = await sandboxBooking(p);
+    expect((await write('POST', `/test-helpers/bookings/${b.booking_number}/complete`, p.test_key)).status).toBe(200);
+    const posted = await write('POST', '/reviews', p.test_key, {
+      booking_number: b.booking_number,
+      reviewable_type: 'AGENCY',
+      rating: 5,
+      comment: 'Well organised from the first message to the last.',
+    });
+    expect(posted.status, posted.text).toBe(201);
+    const findings: AxeFinding[] = [];
+    const { page, problems } = await openConsole(browser(), READER);
+    await signInUi(page, admin);
+    await visit(page, 'reviews', 'Reviews');
+    const cards = page.locator('ul.cards article');
+    expect(await cards.count()).toBeGreaterThan(0);
+    for (const text of await cards.allInnerTexts()) expect(text).toMatch(/About the (experience|trip|agency) \S/);
+    expect(await cards.first().locator('time[title]').first().innerText()).toMatch(/GMT\+9$/);
+
+    await page.getByLabel('Review id').fill(posted.body.id);
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    const found = page
+      .getByRole('region', { name: 'Find a review by its id' })
+      .getByRole('article', { name: `Review by ${posted.body.author_name} of ${posted.body.reviewable_name}` });
+    await found.waitFor();
+    expect(await found.innerText()).toContain(`About the agency ${posted.body.reviewable_name}`);
+    await check(page, 'ops-reviews', findings);
+
+    expect(problems).toEqual([]);
+    expect(findings).toEqual([]);
+  }, 180_000);
 });

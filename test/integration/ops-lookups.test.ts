@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { bookingKeys } from '../../shared/bookings/keys';
@@ -5,6 +6,11 @@ import { sandboxBooking } from './console-helpers';
 import { api, newPartner, testDb, write } from './helpers';
 
 const cents = (amount: string) => Math.round(Number(amount) * 100);
+
+/** The catalog the local stack imported, as its file has it. */
+const catalog = JSON.parse(readFileSync('data/catalog/production.json', 'utf8')) as {
+  adventures: { id: string; slug: string; title: string; agency: { id: string; name: string } }[];
+};
 
 describe('what the console looks up: bookings by partner_reference with their titles, a settlement with its lines and payment instructions', () => {
   it('GET /bookings?partner_reference= answers the one booking of that reference, with the filters it is combined with, never another partner’s', async () => {
@@ -106,4 +112,29 @@ describe('what the console looks up: bookings by partner_reference with their ti
     expect(bad.body).toMatchObject({ code: 'validation.field.invalid', request_id: expect.any(String) });
     expect((await lines('00000000-0000-4000-8000-000000000000', '')).status).toBe(404);
   }, 180_000);
+
+  it('each review names what it is about: the adventure by title and slug, or the agency by name, for consumer-site and partner reviews', async () => {
+    const p = await newPartner();
+    const expected = (type: string, id: string) => {
+      const a = catalog.adventures.find((x) => (type === 'AGENCY' ? x.agency.id : x.id) === id)!;
+      return type === 'AGENCY' ? { reviewable_name: a.agency.name, reviewable_slug: null } : { reviewable_name: a.title, reviewable_slug: a.slug };
+    };
+    for (const type of ['EXPERIENCE', 'AGENCY']) {
+      const page = (await api('GET', `/reviews?reviewable_type=${type}&limit=10`, { key: p.test_key })).body.data;
+      expect(page.length, type).toBeGreaterThan(0);
+      for (const r of page) expect(r).toMatchObject(expected(r.reviewable_type, r.reviewable_id));
+    }
+
+    const b = await sandboxBooking(p);
+    expect((await write('POST', `/test-helpers/bookings/${b.booking_number}/complete`, p.test_key)).status).toBe(200);
+    const body = { booking_number: b.booking_number, rating: 5, comment: 'A lovely morning with a great guide.' };
+    const mine = await write('POST', '/reviews', p.test_key, { ...body, reviewable_type: 'EXPERIENCE' });
+    expect(mine.status, mine.text).toBe(201);
+    const adventure = catalog.adventures.find((a) => a.id === mine.body.reviewable_id)!;
+    expect(mine.body).toMatchObject({ reviewable_name: adventure.title, reviewable_slug: adventure.slug });
+    const agency = await write('POST', '/reviews', p.test_key, { ...body, reviewable_type: 'AGENCY' });
+    expect(agency.status, agency.text).toBe(201);
+    expect(agency.body).toMatchObject({ reviewable_id: adventure.agency.id, reviewable_name: adventure.agency.name, reviewable_slug: null });
+    expect((await api('GET', `/reviews/${agency.body.id}`, { key: p.test_key })).body.reviewable_name).toBe(adventure.agency.name);
+  }, 120_000);
 });

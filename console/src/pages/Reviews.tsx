@@ -6,6 +6,7 @@ import type { Review } from '../types';
 import { Badge, DateTime, Pager, PageTitle, SelectField } from '../ui';
 
 const TYPES = ['EXPERIENCE', 'TRIP', 'AGENCY'] as const;
+const KIND: Record<(typeof TYPES)[number], string> = { EXPERIENCE: 'the experience', TRIP: 'the trip', AGENCY: 'the agency' };
 
 export default function Reviews() {
   const f = useFilters({ minRating: '', type: '', adventure: '' });
@@ -77,16 +78,20 @@ export default function Reviews() {
 
 function ReviewCard({ review: r }: { review: Review }) {
   return (
-    <article className="card" aria-label={`Review by ${r.author_name}`}>
+    <article className="card" aria-label={`Review by ${r.author_name} of ${r.reviewable_name ?? r.reviewable_type.toLowerCase()}`}>
       <p className="rating">
         <span aria-hidden="true">{'★'.repeat(r.rating) + '☆'.repeat(5 - r.rating)}</span>
         <span className="visually-hidden">Rated {r.rating} out of 5</span> <Badge value={r.moderation_status} />
         {r.verified_booking ? <span className="muted"> · verified booking</span> : null}
       </p>
+      <p>
+        About {KIND[r.reviewable_type]} <strong>{r.reviewable_name ?? r.reviewable_id}</strong>
+        {r.reviewable_slug ? <span className="muted"> ({r.reviewable_slug})</span> : null}
+      </p>
       {r.title ? <h3>{r.title}</h3> : null}
       <p className="comment">{r.comment}</p>
       <p className="muted">
-        {r.author_name} · {r.reviewable_type.toLowerCase()} · <DateTime value={r.created_at} />
+        {r.author_name} · <DateTime value={r.created_at} />
         {r.moderated_at ? (
           <>
             {' '}

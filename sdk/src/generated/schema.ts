@@ -2280,6 +2280,10 @@ export interface components {
              * @description The adventure id for EXPERIENCE and TRIP; the agency id for AGENCY
              */
             reviewable_id: string;
+            /** @description What the review is about: the adventure's title (EXPERIENCE, TRIP) or the agency's name (AGENCY); null for a review stored without it */
+            reviewable_name: string | null;
+            /** @description The adventure's slug (EXPERIENCE, TRIP); null for an agency */
+            reviewable_slug: string | null;
             rating: number;
             title: string | null;
             comment: string;
@@ -16400,6 +16404,8 @@ export interface operations {
                      *           "id": "a8533853-faf7-4996-8e5b-1a48de4bcee1",
                      *           "reviewable_type": "EXPERIENCE",
                      *           "reviewable_id": "158770ec-ab3e-46aa-b22d-cae93dbcd721",
+                     *           "reviewable_name": "Sunrise hot-air balloon flight over Marrakech",
+                     *           "reviewable_slug": "marrakech-sunrise-balloon-flight",
                      *           "rating": 5,
                      *           "title": "Worth the early start",
                      *           "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
@@ -16637,6 +16643,8 @@ export interface operations {
                      *       "id": "a8533853-faf7-4996-8e5b-1a48de4bcee1",
                      *       "reviewable_type": "EXPERIENCE",
                      *       "reviewable_id": "158770ec-ab3e-46aa-b22d-cae93dbcd721",
+                     *       "reviewable_name": "Sunrise hot-air balloon flight over Marrakech",
+                     *       "reviewable_slug": "marrakech-sunrise-balloon-flight",
                      *       "rating": 5,
                      *       "title": "Worth the early start",
                      *       "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
@@ -16959,6 +16967,8 @@ export interface operations {
                      *       "id": "a8533853-faf7-4996-8e5b-1a48de4bcee1",
                      *       "reviewable_type": "EXPERIENCE",
                      *       "reviewable_id": "158770ec-ab3e-46aa-b22d-cae93dbcd721",
+                     *       "reviewable_name": "Sunrise hot-air balloon flight over Marrakech",
+                     *       "reviewable_slug": "marrakech-sunrise-balloon-flight",
                      *       "rating": 5,
                      *       "title": "Worth the early start",
                      *       "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
@@ -17215,6 +17225,8 @@ export interface operations {
                      *       "id": "a8533853-faf7-4996-8e5b-1a48de4bcee1",
                      *       "reviewable_type": "EXPERIENCE",
                      *       "reviewable_id": "158770ec-ab3e-46aa-b22d-cae93dbcd721",
+                     *       "reviewable_name": "Sunrise hot-air balloon flight over Marrakech",
+                     *       "reviewable_slug": "marrakech-sunrise-balloon-flight",
                      *       "rating": 5,
                      *       "title": "Worth the early start",
                      *       "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
@@ -17559,6 +17571,8 @@ export interface operations {
                      *       "id": "a8533853-faf7-4996-8e5b-1a48de4bcee1",
                      *       "reviewable_type": "EXPERIENCE",
                      *       "reviewable_id": "158770ec-ab3e-46aa-b22d-cae93dbcd721",
+                     *       "reviewable_name": "Sunrise hot-air balloon flight over Marrakech",
+                     *       "reviewable_slug": "marrakech-sunrise-balloon-flight",
                      *       "rating": 5,
                      *       "title": "Worth the early start",
                      *       "comment": "We flew over the palm groves at sunrise; the crew was attentive and the breakfast generous.",
