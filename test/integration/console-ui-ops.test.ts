@@ -33,7 +33,8 @@ describe('the partner console in a real browser: the operations pages (bookings,
     await page.getByLabel('Your reference').fill(b1.partner_reference);
     await page.getByRole('button', { name: 'Apply filters' }).click();
     const bodyRows = page.locator('tbody tr');
-    await expect.poll(() => bodyRows.count()).toBe(1);
+    await settle(page);
+    await expect.poll(() => bodyRows.count(), { timeout: 20_000 }).toBe(1);
     expect(await bodyRows.innerText()).toContain(b1.booking_number);
 
     await page.getByLabel('Booking number').fill(b2.booking_number.toLowerCase());
