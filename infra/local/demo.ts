@@ -84,7 +84,7 @@ async function ensureConsoleSignIn(demo: DemoPartner): Promise<boolean> {
 }
 
 /** On the first start, the production catalog and its consumer-site reviews are imported from data/. */
-export async function ensureCatalog(): Promise<string> {
+export async function ensureCatalog(progress: (line: string) => void = () => undefined): Promise<string> {
   const { catalogStore } = await import('../../shared/catalog/store');
   const { PROD } = await import('../../shared/catalog/keys');
   const meta = await catalogStore.meta(PROD);
@@ -92,6 +92,8 @@ export async function ensureCatalog(): Promise<string> {
   const { importCatalog } = await import('../../shared/catalog/operations');
   const { importConsumerReviews } = await import('../../shared/reviews/seed');
   const data = join(import.meta.dirname, '..', '..', 'data');
+  // The longest step of a first start (20-40 s): said, so a start that has not answered yet is seen working.
+  progress('Importing the catalog and its consumer reviews (the first start in a state directory)...');
   // Reviews first: the sandbox snapshot the catalog import creates clones them.
   const catalog = JSON.parse(readFileSync(join(data, 'catalog', 'production.json'), 'utf8'));
   const reviews = await importConsumerReviews(JSON.parse(readFileSync(join(data, 'reviews', 'consumer.json'), 'utf8')), catalog);

@@ -46,7 +46,7 @@ try {
     },
     // Before the API listens: /v1/health answers once the catalog is there and a new partner's sandbox has it.
     beforeListen: async () => {
-      catalog = await ensureCatalog();
+      catalog = await ensureCatalog((line) => console.log(line));
       demo = await ensureDemoPartner(stateDir);
     },
   });
