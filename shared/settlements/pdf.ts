@@ -10,10 +10,14 @@ const A4 = { width: 595.28, height: 841.89 };
 const MARGIN = 48;
 const WIDTH = A4.width - 2 * MARGIN;
 
-/** Columns of the booking rows: label, width (points), alignment. */
-const COLUMNS: { label: string; width: number; align: 'left' | 'right' }[] = [
+/**
+ * Columns of the booking rows: label, width (points), alignment, and whether
+ * a long value wraps onto more lines (finance reconciles on the partner's
+ * reference: it is printed whole, never cut).
+ */
+const COLUMNS: { label: string; width: number; align: 'left' | 'right'; wrap?: true }[] = [
   { label: 'Booking', width: 72, align: 'left' },
-  { label: 'Partner reference', width: 88, align: 'left' },
+  { label: 'Partner reference', width: 88, align: 'left', wrap: true },
   { label: 'Travel date', width: 52, align: 'left' },
   { label: 'Confirmed', width: 52, align: 'left' },
   { label: 'Adventure', width: 116, align: 'left' },
@@ -93,7 +97,7 @@ function fitted(doc: Doc, text: string, width: number): { t: string; w: number }
   return hit;
 }
 
-/** Text on one line cut to `width` with an ellipsis (every row of a table keeps its height). */
+/** Text on one line cut to `width` with an ellipsis (a table cell that does not wrap keeps its row's height). */
 function oneLine(doc: Doc, text: string, x: number, y: number, width: number, align: 'left' | 'right' = 'left') {
   const { t, w } = fitted(doc, text, width);
   let at = x + (align === 'right' ? width - w : 0);
@@ -108,30 +112,82 @@ function oneLine(doc: Doc, text: string, x: number, y: number, width: number, al
   }
 }
 
-/** One table row; long texts are cut to one line so every row keeps its height. */
-function row(doc: Doc, values: string[], y: number, bold = false) {
-  doc.font(bold ? 'bold' : 'regular').fontSize(7.5);
-  let x = MARGIN;
-  COLUMNS.forEach((c, i) => {
-    oneLine(doc, values[i] ?? '', x + 2, y, c.width - 4, c.align);
-    x += c.width;
-  });
+/** Where a line may break: after a space or a separator a reference is commonly made of. */
+const BREAK_AFTER = /[\s\-_/.:,;]/;
+
+/**
+ * A text as the lines that each fit `width`: broken after a space or a
+ * separator when the line has one, inside a word when it must. Every
+ * character is kept.
+ */
+function wrappedLines(doc: Doc, text: string, width: number): string[] {
+  const lines: string[] = [];
+  let rest = text.trim();
+  while (rest && doc.widthOfString(rest) > width) {
+    // The longest prefix that fits (binary search), at least one character.
+    let lo = 1;
+    let hi = rest.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (doc.widthOfString(rest.slice(0, mid)) <= width) lo = mid;
+      else hi = mid - 1;
+    }
+    let cut = lo;
+    for (let i = lo - 1; i > 0; i--) {
+      if (BREAK_AFTER.test(rest[i]!)) {
+        cut = i + 1;
+        break;
+      }
+    }
+    lines.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest || lines.length === 0) lines.push(rest);
+  return lines;
 }
 
 const ROW_HEIGHT = 12;
+/** The pitch of the wrapped lines of a cell, 7.5 pt text. */
+const WRAPPED_LINE = 9;
+
+/** The lines of each cell of a row: one (cut with an ellipsis) unless its column wraps. */
+function rowLines(doc: Doc, values: string[], bold: boolean): string[][] {
+  doc.font(bold ? 'bold' : 'regular').fontSize(7.5);
+  return COLUMNS.map((c, i) => (c.wrap ? wrappedLines(doc, values[i] ?? '', c.width - 4) : [values[i] ?? '']));
+}
+
+const heightOf = (cells: string[][]) => ROW_HEIGHT + (Math.max(...cells.map((c) => c.length)) - 1) * WRAPPED_LINE;
+
+/** One table row from its cells' lines; returns its height. */
+function row(doc: Doc, cells: string[][], y: number, bold = false): number {
+  doc.font(bold ? 'bold' : 'regular').fontSize(7.5);
+  let x = MARGIN;
+  COLUMNS.forEach((c, i) => {
+    for (const [n, line] of (cells[i] ?? []).entries()) oneLine(doc, line, x + 2, y + n * WRAPPED_LINE, c.width - 4, c.align);
+    x += c.width;
+  });
+  return heightOf(cells);
+}
 
 /** The booking rows from `y`, adding pages as needed (headers repeated); returns where the table ends. */
 function table(doc: Doc, lines: LedgerLine[], y: number, title?: string): number {
   const header = (at: number) => {
     doc.rect(MARGIN, at - 2, WIDTH, ROW_HEIGHT + 1).fill('#eeeeee');
     doc.fillColor('black');
-    row(
-      doc,
-      COLUMNS.map((c) => c.label),
-      at,
-      true,
+    return (
+      at +
+      row(
+        doc,
+        rowLines(
+          doc,
+          COLUMNS.map((c) => c.label),
+          true,
+        ),
+        at,
+        true,
+      ) +
+      2
     );
-    return at + ROW_HEIGHT + 2;
   };
   if (title) {
     doc.font('bold').fontSize(11).text(title, MARGIN, y);
@@ -139,12 +195,12 @@ function table(doc: Doc, lines: LedgerLine[], y: number, title?: string): number
   }
   y = header(y);
   for (const l of lines) {
-    if (y > A4.height - MARGIN - 40) {
+    const drawn = rowLines(doc, cells(l), false);
+    if (y + heightOf(drawn) - ROW_HEIGHT > A4.height - MARGIN - 40) {
       doc.addPage();
       y = header(MARGIN);
     }
-    row(doc, cells(l), y);
-    y += ROW_HEIGHT;
+    y += row(doc, drawn, y);
   }
   doc
     .moveTo(MARGIN, y)

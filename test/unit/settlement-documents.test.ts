@@ -237,6 +237,31 @@ describe('documents issued under the example identity (a stack deployed without 
     expect(text(valid)).toContain('Partner Travel Services SARL, Banque Exemple, RIB 011 780 0000123456789012 34');
   });
 
+  // Finance reconciles the invoice on the partner's references: each is printed whole, its cell wrapped.
+  it('prints every partner reference whole, up to 64 characters, its cell wrapped over the rows of several pages', async () => {
+    const { renderInvoice } = await import('../../shared/settlements/pdf');
+    const { pdfText } = await import('../fixtures/pdf-text');
+    const reference = (i: number) =>
+      [
+        `BANK-1795618182-${String(i).padStart(4, '0')}`,
+        // 64 characters (the API's maximum) and nowhere to break: cut inside the word.
+        `${String(i).padStart(4, '0')}${'X7Q2'.repeat(15)}`,
+        `CMI/2026/11/VIREMENT-${i}_agence.casablanca-anfa:${i}`,
+      ][i % 3]!;
+    const referenced = lines.map((l, i) => ({ ...l, partner_reference: reference(i) }));
+    const pages = pdfText(await renderInvoice(settlement(false), referenced, 200));
+    expect(pages.length).toBeGreaterThan(2);
+    // A wrapped cell is one text operator per line, drawn one after the other.
+    const joined = pages.map((p) => p.join(''));
+    for (const [i, l] of referenced.entries()) {
+      expect(joined.filter((p) => p.includes(reference(i))).length, reference(i)).toBe(1);
+      expect(joined.filter((p) => p.includes(l.booking_number)).length).toBe(1);
+    }
+    expect(pages.flat().some((t) => t.includes('…'))).toBe(false);
+    // The long one takes several lines of its column.
+    expect(pages.flat().filter((t) => t.length > 0 && reference(1).includes(t)).length).toBeGreaterThan(1);
+  }, 30_000);
+
   it('says so in the Issuer cell of the statement, with its header block and columns unchanged', async () => {
     const { renderStatement } = await import('../../shared/settlements/csv');
     const rows = (s: SettlementRecord) => renderStatement(s, lines).toString('utf8').split('\r\n');
