@@ -150,6 +150,7 @@ const VALUES: Record<string, unknown> = {
   url: 'https://bank.example/webhooks/travel',
   'WebhookEndpoint.description': 'Booking events for the core banking system',
   'WebhookEndpointWithSecret.description': 'Booking events for the core banking system',
+  'WebhookEndpointListed.description': 'Booking events for the core banking system',
   'CreateWebhookRequest.description': 'Booking events for the core banking system',
   'UpdateWebhookRequest.description': 'Booking events for the core banking system',
   'endpoint.description': 'Booking events for the core banking system',

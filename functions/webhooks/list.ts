@@ -2,4 +2,4 @@ import { route } from '../../shared/http/route';
 import { listEndpoints } from '../../shared/webhooks/endpoints';
 import { webhookRoutes } from '../../shared/webhooks/routes';
 
-export const handler = route(webhookRoutes.listWebhooks, async ({ tenant }) => ({ body: { data: await listEndpoints(tenant) } }));
+export const handler = route(webhookRoutes.listWebhooks, async ({ tenant }) => ({ body: await listEndpoints(tenant) }));

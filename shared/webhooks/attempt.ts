@@ -122,7 +122,15 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     ...(final && !result.delivered ? { dead_lettered: true } : {}),
   });
   if (endpoint && !refused) {
-    const answer = { partner_id: d.partner_id, env: d.env, endpoint_id: d.endpoint_id, http_status: result.http_status, delivered: result.delivered, at };
+    const answer = {
+      partner_id: d.partner_id,
+      env: d.env,
+      endpoint_id: d.endpoint_id,
+      http_status: result.http_status,
+      error: result.error,
+      delivered: result.delivered,
+      at,
+    };
     if (batch) batch.answered(answer);
     else await writeEndpointStatus(answer);
   }
@@ -135,6 +143,7 @@ interface EndpointAnswer {
   env: Env;
   endpoint_id: string;
   http_status: number | null;
+  error: string | null;
   delivered: boolean;
   at: string;
 }

@@ -52,8 +52,15 @@ export async function getEndpoint(t: Tenant, id: string): Promise<EndpointRecord
   return e;
 }
 
+/** The endpoints, oldest first, each with how many of its deliveries are pending (one bounded Query of the pending index). */
 export async function listEndpoints(t: Tenant) {
-  return (await webhookStore.listEndpoints(t.partnerId, t.env)).sort((a, b) => a.created_at.localeCompare(b.created_at)).map(endpointView);
+  const [endpoints, pending] = await Promise.all([webhookStore.listEndpoints(t.partnerId, t.env), webhookStore.pendingByEndpoint(t.partnerId, t.env)]);
+  return {
+    data: endpoints
+      .sort((a, b) => a.created_at.localeCompare(b.created_at))
+      .map((e) => ({ ...endpointView(e), pending_deliveries: pending.counts.get(e.id) ?? 0 })),
+    pending_complete: pending.complete,
+  };
 }
 
 export async function updateEndpoint(

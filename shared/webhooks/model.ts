@@ -15,6 +15,8 @@ export interface EndpointRecord {
   previous_secret_expires_at?: string | null;
   last_http_status: number | null;
   last_delivery_at: string | null;
+  /** What went wrong in the last attempt (`HTTP 503`, `timeout after 10000 ms`), null when it succeeded; absent before it was kept. */
+  last_error?: string | null;
   /** When the last attempt's outcome was recorded: orders concurrent answers. */
   last_outcome_at?: string;
   /** Start of the current run of failed attempts (absent once one succeeds): what auto-disable measures. */

@@ -45,7 +45,8 @@ export const webhookRoutes = defineRoutes({
     scope: 'webhooks:read',
     tag: 'Webhooks',
     summary: 'Your endpoints in this environment (at most 16)',
-    description: 'Every endpoint of the environment of the calling key, with its last delivery status; never their secrets.',
+    description:
+      'Every endpoint of the environment of the calling key, with its last answer and error, its failure streak (failing_since) and how many of its deliveries are pending; never their secrets.',
     responses: { 200: { description: 'The endpoints, without secrets.', schema: WebhookList } },
   },
   listWebhookDeliveries: {

@@ -28,6 +28,12 @@ export const WebhookEndpoint = z
       .describe('Every attempt since then has failed (null once one succeeds): the team is warned after 24 h, the endpoint disabled after 5 days'),
     description: z.string().nullable(),
     last_http_status: z.number().int().nullable().describe('Last HTTP status received from this endpoint'),
+    last_error: z
+      .string()
+      .nullable()
+      .describe(
+        'What went wrong in the last attempt (HTTP 503, timeout after 10000 ms, connection refused...); null when it succeeded or before the first attempt',
+      ),
     last_delivery_at: z.iso.datetime().nullable(),
     secret_rotation: z
       .object({
@@ -66,7 +72,24 @@ export const UpdateWebhookBody = z
   .refine((b) => Object.keys(b).length > 0, 'give at least one of url, event_types, status, description')
   .meta({ id: 'UpdateWebhookRequest' });
 
-export const WebhookList = z.object({ data: z.array(WebhookEndpoint) }).meta({ id: 'WebhookEndpointList' });
+export const WebhookEndpointListed = WebhookEndpoint.extend({
+  pending_deliveries: z
+    .number()
+    .int()
+    .min(0)
+    .describe(
+      'Deliveries to this endpoint waiting for an attempt (a first one, or a retry); read from an index, so a delivery of the last second may be missed',
+    ),
+}).meta({ id: 'WebhookEndpointListed' });
+
+export const WebhookList = z
+  .object({
+    data: z.array(WebhookEndpointListed),
+    pending_complete: z
+      .boolean()
+      .describe('false when more deliveries were pending across the service than one list counts (5 000): each pending_deliveries is then a lower bound'),
+  })
+  .meta({ id: 'WebhookEndpointList' });
 export const WebhookIdParams = z.object({ id: z.uuid() });
 export const DeletedWebhook = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ id: 'DeletedWebhookEndpoint' });
 

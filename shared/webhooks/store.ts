@@ -58,6 +58,9 @@ const openEntry = (id: string, number: number, now: Date): AttemptRecord => ({
 });
 
 /** Webhook endpoints (with their per-environment count) and deliveries. */
+/** The most pending deliveries a list reads to count them (a few pages of the pending index). */
+const PENDING_READ_MAX = 5_000;
+
 export function makeWebhookStore(table: Table = dataTable) {
   const TableName = () => table.name();
   const deliveryItem = (d: DeliveryRecord) => ({
@@ -298,17 +301,17 @@ export function makeWebhookStore(table: Table = dataTable) {
     },
 
     /**
-     * The last HTTP status the endpoint answered, if it still exists and has
+     * The last HTTP status the endpoint answered and the last attempt's error, if it still exists and has
      * not recorded a later answer meanwhile (concurrent attempts finish in any order).
      */
     async recordEndpointStatus(
       partnerId: string,
       env: Env,
       id: string,
-      answer: { http_status: number | null; at: string; delivered?: boolean },
+      answer: { http_status: number | null; error: string | null; at: string; delivered?: boolean },
     ): Promise<EndpointRecord | undefined> {
-      const sets = ['last_outcome_at = :now'];
-      const values: Record<string, unknown> = { ':now': answer.at, ':null': 'NULL' };
+      const sets = ['last_outcome_at = :now', 'last_error = :err'];
+      const values: Record<string, unknown> = { ':now': answer.at, ':null': 'NULL', ':err': answer.error };
       if (answer.http_status !== null) {
         sets.push('last_http_status = :h', 'last_delivery_at = :now');
         values[':h'] = answer.http_status;
@@ -576,6 +579,37 @@ export function makeWebhookStore(table: Table = dataTable) {
         after,
       );
       return { items: items as unknown as DeliveryRecord[], next };
+    },
+
+    /**
+     * How many deliveries of a partner's environment wait for an attempt, per endpoint: a Query of the
+     * pending index (sparse: only PENDING deliveries, of every partner), at most `maxRead` items read.
+     * `complete` is false when more were left unread (the counts are then lower bounds). From an index:
+     * a delivery created or settled in the last second may be missed or still counted.
+     */
+    async pendingByEndpoint(partnerId: string, env: Env, maxRead = PENDING_READ_MAX): Promise<{ counts: Map<string, number>; complete: boolean }> {
+      const counts = new Map<string, number>();
+      let read = 0;
+      let start: Item | undefined;
+      do {
+        const r = await table.client.send(
+          new QueryCommand({
+            TableName: TableName(),
+            IndexName: 'gsi2',
+            KeyConditionExpression: 'gsi2pk = :p',
+            FilterExpression: 'partner_id = :partner AND #env = :env',
+            ProjectionExpression: 'endpoint_id',
+            ExpressionAttributeNames: { '#env': 'env' },
+            ExpressionAttributeValues: { ':p': webhookKeys.pendingPartition, ':partner': partnerId, ':env': env },
+            Limit: Math.min(maxRead - read, 1_000),
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const i of r.Items ?? []) counts.set(i.endpoint_id as string, (counts.get(i.endpoint_id as string) ?? 0) + 1);
+        read += r.ScannedCount ?? 0;
+        start = r.LastEvaluatedKey;
+      } while (start && read < maxRead);
+      return { counts, complete: !start };
     },
 
     /** Deliveries whose next attempt was due before `cutoff`, a page at a time. */

@@ -90,6 +90,6 @@ export async function testEndpoint(
     error: r.error,
   };
   await webhookStore.recordAttempt(d, 1, claim, outcome, seal.items(result));
-  if (r.http_status !== null) await webhookStore.recordEndpointStatus(t.partnerId, t.env, id, { http_status: r.http_status, at });
+  if (r.http_status !== null) await webhookStore.recordEndpointStatus(t.partnerId, t.env, id, { http_status: r.http_status, error: r.error, at });
   return result;
 }

@@ -21,6 +21,7 @@ export function endpointView(e: EndpointRecord): EndpointView {
     failing_since: e.failing_since ?? null,
     description: e.description,
     last_http_status: e.last_http_status,
+    last_error: e.last_error ?? null,
     last_delivery_at: e.last_delivery_at,
     secret_rotation: openRotation(e) ? { previous_secret_expires_at: e.previous_secret_expires_at! } : null,
     created_at: e.created_at,

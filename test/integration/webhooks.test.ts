@@ -650,13 +650,13 @@ describe('event delivery', () => {
     Object.assign(process.env, readRuntime(inject('stateDir'), inject('port'))!.env);
     const { webhookStore } = await import('../../shared/webhooks/store');
     const earlier = new Date(Date.parse(shown.last_delivery_at) - 1000).toISOString();
-    await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, { http_status: 500, at: earlier, delivered: false });
+    await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, { http_status: 500, error: 'HTTP 500', at: earlier, delivered: false });
     expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body).toMatchObject({
       last_http_status: 200,
       last_delivery_at: shown.last_delivery_at,
     });
     const later = new Date(Date.parse(shown.last_delivery_at) + 1000).toISOString();
-    await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, { http_status: 503, at: later, delivered: false });
+    await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, { http_status: 503, error: 'HTTP 503', at: later, delivered: false });
     expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body).toMatchObject({
       last_http_status: 503,
       last_delivery_at: later,

@@ -709,7 +709,7 @@ export interface paths {
         };
         /**
          * Your endpoints in this environment (at most 16)
-         * @description Every endpoint of the environment of the calling key, with its last delivery status; never their secrets.
+         * @description Every endpoint of the environment of the calling key, with its last answer and error, its failure streak (failing_since) and how many of its deliveries are pending; never their secrets.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -2025,6 +2025,8 @@ export interface components {
             description: string | null;
             /** @description Last HTTP status received from this endpoint */
             last_http_status: number | null;
+            /** @description What went wrong in the last attempt (HTTP 503, timeout after 10000 ms, connection refused...); null when it succeeded or before the first attempt */
+            last_error: string | null;
             last_delivery_at: string | null;
             /** @description An open secret rotation, or null; never a secret */
             secret_rotation: {
@@ -2051,9 +2053,11 @@ export interface components {
             description?: string;
         };
         WebhookEndpointList: {
-            data: components["schemas"]["WebhookEndpoint"][];
+            data: components["schemas"]["WebhookEndpointListed"][];
+            /** @description false when more deliveries were pending across the service than one list counts (5 000): each pending_deliveries is then a lower bound */
+            pending_complete: boolean;
         };
-        WebhookEndpoint: {
+        WebhookEndpointListed: {
             /** Format: uuid */
             id: string;
             /** Format: uri */
@@ -2069,6 +2073,8 @@ export interface components {
             description: string | null;
             /** @description Last HTTP status received from this endpoint */
             last_http_status: number | null;
+            /** @description What went wrong in the last attempt (HTTP 503, timeout after 10000 ms, connection refused...); null when it succeeded or before the first attempt */
+            last_error: string | null;
             last_delivery_at: string | null;
             /** @description An open secret rotation, or null; never a secret */
             secret_rotation: {
@@ -2082,6 +2088,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description Deliveries to this endpoint waiting for an attempt (a first one, or a retry); read from an index, so a delivery of the last second may be missed */
+            pending_deliveries: number;
         };
         WebhookDeliveryPage: {
             data: components["schemas"]["WebhookDelivery"][];
@@ -2173,6 +2181,38 @@ export interface components {
             error: string | null;
             /** @description null while the attempt is in flight, or if the worker stopped before recording it (the attempt is then sent again under a new id) */
             result: ("SUCCEEDED" | "FAILED") | null;
+        };
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uri */
+            url: string;
+            event_types: components["schemas"]["EventType"][];
+            /** @enum {string} */
+            status: "ACTIVE" | "DISABLED";
+            /** @description Why a DISABLED endpoint is: failing (every delivery failed for 5 days: auto-disabled) or manual (PATCH); null when ACTIVE */
+            disabled_reason: ("failing" | "manual") | null;
+            disabled_at: string | null;
+            /** @description Every attempt since then has failed (null once one succeeds): the team is warned after 24 h, the endpoint disabled after 5 days */
+            failing_since: string | null;
+            description: string | null;
+            /** @description Last HTTP status received from this endpoint */
+            last_http_status: number | null;
+            /** @description What went wrong in the last attempt (HTTP 503, timeout after 10000 ms, connection refused...); null when it succeeded or before the first attempt */
+            last_error: string | null;
+            last_delivery_at: string | null;
+            /** @description An open secret rotation, or null; never a secret */
+            secret_rotation: {
+                /**
+                 * Format: date-time
+                 * @description Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)
+                 */
+                previous_secret_expires_at: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         UpdateWebhookRequest: {
             url?: string;
@@ -12613,7 +12653,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "4c949f09-f5d1-464a-a1f4-1c98a94507fd",
+                     *           "id": "d342255a-b24b-4a26-b190-208f2e3777f1",
                      *           "url": "https://bank.example/webhooks/travel",
                      *           "event_types": [
                      *             "booking.confirmed"
@@ -12624,14 +12664,17 @@ export interface operations {
                      *           "failing_since": "2026-11-21T09:27:45.000Z",
                      *           "description": "Booking events for the core banking system",
                      *           "last_http_status": 200,
+                     *           "last_error": null,
                      *           "last_delivery_at": "2026-11-21T09:27:45.000Z",
                      *           "secret_rotation": {
                      *             "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
                      *           },
                      *           "created_at": "2026-11-21T09:27:45.000Z",
-                     *           "updated_at": "2026-11-21T09:27:45.000Z"
+                     *           "updated_at": "2026-11-21T09:27:45.000Z",
+                     *           "pending_deliveries": 0
                      *         }
-                     *       ]
+                     *       ],
+                     *       "pending_complete": true
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointList"];
@@ -12845,6 +12888,7 @@ export interface operations {
                      *       "failing_since": "2026-11-21T09:27:45.000Z",
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
+                     *       "last_error": null,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
                      *       "secret_rotation": {
                      *         "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
@@ -13900,6 +13944,7 @@ export interface operations {
                      *       "failing_since": "2026-11-21T09:27:45.000Z",
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
+                     *       "last_error": null,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
                      *       "secret_rotation": {
                      *         "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
@@ -14435,6 +14480,7 @@ export interface operations {
                      *       "failing_since": "2026-11-21T09:27:45.000Z",
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
+                     *       "last_error": null,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
                      *       "secret_rotation": {
                      *         "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
@@ -14772,6 +14818,7 @@ export interface operations {
                      *       "failing_since": "2026-11-21T09:27:45.000Z",
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
+                     *       "last_error": null,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
                      *       "secret_rotation": {
                      *         "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
@@ -15082,6 +15129,7 @@ export interface operations {
                      *         "failing_since": "2026-11-21T09:27:45.000Z",
                      *         "description": "Booking events for the core banking system",
                      *         "last_http_status": 200,
+                     *         "last_error": null,
                      *         "last_delivery_at": "2026-11-21T09:27:45.000Z",
                      *         "secret_rotation": {
                      *           "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
@@ -15394,6 +15442,7 @@ export interface operations {
                      *       "failing_since": "2026-11-21T09:27:45.000Z",
                      *       "description": "Booking events for the core banking system",
                      *       "last_http_status": 200,
+                     *       "last_error": null,
                      *       "last_delivery_at": "2026-11-21T09:27:45.000Z",
                      *       "secret_rotation": {
                      *         "previous_secret_expires_at": "2026-11-21T09:27:45.000Z"
