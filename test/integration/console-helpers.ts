@@ -309,8 +309,8 @@ export interface Delivery {
   event: { id: string; type: string; test: boolean; data: Record<string, unknown> };
 }
 
-/** A webhook receiver on the loopback that keeps each delivery's headers and exact bytes (to check the signature). */
-export async function startReceiver() {
+/** A webhook receiver on the loopback that keeps each delivery's headers and exact bytes (to check the signature); `status` answers each (200 unless set). */
+export async function startReceiver(status: () => number = () => 200) {
   const received: Delivery[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -318,7 +318,7 @@ export async function startReceiver() {
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       received.push({ headers: req.headers, raw, event: JSON.parse(raw) });
-      res.writeHead(200).end('ok');
+      res.writeHead(status()).end('ok');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

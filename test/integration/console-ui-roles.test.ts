@@ -19,7 +19,7 @@ import { newPartner, write } from './helpers';
 
 /** Every button that changes something, by the words the console uses. */
 const WRITE_ACTIONS =
-  /^(Add an endpoint|Add the endpoint|Issue the key|Send the invitation|Cancel this booking|Confirm the cancellation|Revoke|Replay the delivery|Send a test event|Save the changes|Disable|Enable|Delete|Remove|Change role|Resend the invitation|Complete|Pay|Run the settlement|Switch to Live to manage the team)/;
+  /^(Add an endpoint|Add the endpoint|Issue the key|Send the invitation|Cancel this booking|Confirm the cancellation|Revoke|Replay the delivery|Rotate the signing secret|Rotate|Re-send failed deliveries|Send a test event|Save the changes|Disable|Enable|Delete|Remove|Change role|Resend the invitation|Complete|Pay|Run the settlement|Switch to Live to manage the team)/;
 
 async function writeButtons(page: Page) {
   const names = await page.getByRole('button').evaluateAll((els) => els.map((e) => (e.textContent ?? '').trim()));

@@ -1,10 +1,10 @@
 import { type FormEvent, useState } from 'react';
 import { WEBHOOK_EVENT_TYPES } from '../../../sdk/src/generated/events';
-import { call } from '../api';
+import { ApiError, call } from '../api';
 import { href, navigate, useApiQuery, useCursorPages, useWrite } from '../hooks';
 import { Checks, DataTable, PagedTable, QueryView } from '../lists';
 import { useCan } from '../me';
-import type { EventType, WebhookEndpoint } from '../types';
+import type { EventType, WebhookDelivery, WebhookEndpoint } from '../types';
 import { Badge, ConfirmButton, DateTime, Details, Outcome, PageTitle, SecretOnce, SelectField, shortId } from '../ui';
 
 const EVENT_TYPES = WEBHOOK_EVENT_TYPES as readonly EventType[];
@@ -82,16 +82,9 @@ function Endpoints() {
                     ),
                   },
                   { header: 'Events', cell: (e) => eventsLabel(e.event_types) },
-                  {
-                    header: 'Status',
-                    cell: (e) => (
-                      <>
-                        <Badge value={e.status} />
-                        {e.disabled_reason === 'failing' ? <div className="muted">every delivery failed for 5 days</div> : null}
-                      </>
-                    ),
-                  },
-                  { header: 'Last answer', cell: (e) => e.last_http_status ?? '—' },
+                  { header: 'Status', cell: (e) => <EndpointHealth endpoint={e} /> },
+                  { header: 'Last answer', cell: (e) => <LastAnswer endpoint={e} /> },
+                  { header: 'Pending', numeric: true, cell: (e) => `${e.pending_deliveries}${list.pending_complete ? '' : '+'}` },
                   { header: 'Last delivery', cell: (e) => <DateTime value={e.last_delivery_at} /> },
                 ]}
               />
@@ -99,6 +92,32 @@ function Endpoints() {
           }
         </QueryView>
       </section>
+    </>
+  );
+}
+
+/** The endpoint's status, and its failure streak: an ACTIVE endpoint whose every attempt fails is shown failing. */
+function EndpointHealth({ endpoint: e }: { endpoint: WebhookEndpoint }) {
+  return (
+    <>
+      {e.status === 'ACTIVE' && e.failing_since ? <span className="badge badge-bad">FAILING</span> : <Badge value={e.status} />}
+      {e.failing_since ? (
+        <div className="muted">
+          failing since <DateTime value={e.failing_since} />
+        </div>
+      ) : null}
+      {e.disabled_reason === 'failing' ? <div className="muted">every delivery failed for 5 days</div> : null}
+    </>
+  );
+}
+
+/** The last HTTP status and what went wrong (a timeout has no status). */
+function LastAnswer({ endpoint: e }: { endpoint: WebhookEndpoint }) {
+  if (e.last_http_status === null && !e.last_error) return <span className="muted">—</span>;
+  return (
+    <>
+      {e.last_http_status === null ? null : `HTTP ${e.last_http_status}`}
+      {e.last_error && e.last_error !== `HTTP ${e.last_http_status}` ? <div className="muted">{e.last_error}</div> : null}
     </>
   );
 }
@@ -160,10 +179,10 @@ function EndpointDetail({ id }: { id: string }) {
                     {e.url}
                   </span>,
                 ],
-                ['Status', <Badge key="s" value={e.status} />],
+                ['Status', <EndpointHealth key="s" endpoint={e} />],
                 ['Description', e.description ?? '—'],
                 ['Events', eventsLabel(e.event_types)],
-                ['Last answer', e.last_http_status === null ? '—' : `HTTP ${e.last_http_status}`],
+                ['Last answer', <LastAnswer key="a" endpoint={e} />],
                 ['Last delivery', <DateTime key="l" value={e.last_delivery_at} />],
                 ['Failing since', <DateTime key="f" value={e.failing_since} />],
                 ['Created', <DateTime key="c" value={e.created_at} />],
@@ -172,6 +191,8 @@ function EndpointDetail({ id }: { id: string }) {
             {can('webhooks:write') ? (
               <>
                 <TestSend endpoint={e} />
+                <Recover endpoint={e} />
+                <RotateSecret endpoint={e} />
                 <EditEndpoint endpoint={e} />
                 <EndpointState endpoint={e} />
               </>
@@ -229,6 +250,137 @@ function TestSend({ endpoint }: { endpoint: WebhookEndpoint }) {
           ) : null
         }
       />
+    </section>
+  );
+}
+
+/** An instant as a datetime-local field shows it, in the browser's time zone, to the minute (floored: `since` then covers it). */
+const localInput = (iso: string) => {
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+/** POST /webhooks/{id}/recover: re-send what failed since a time; a DISABLED endpoint must be enabled by the same call. */
+function Recover({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const disabled = endpoint.status === 'DISABLED';
+  const [since, setSince] = useState(() => localInput(endpoint.failing_since ?? new Date(Date.now() - 24 * 3600_000).toISOString()));
+  const [enable, setEnable] = useState(disabled);
+  const recover = useWrite((body: { since: string; enable: boolean }, { env, idempotencyKey }) =>
+    call(env, 'recoverWebhook', { path: { id: endpoint.id }, body, idempotencyKey }),
+  );
+  const r = recover.data;
+  return (
+    <section aria-labelledby="wh-recover">
+      <h2 id="wh-recover">Re-send failed deliveries</h2>
+      <p>
+        Every event whose deliveries to this endpoint since the time below all failed is sent again, now, once; retries still waiting are attempted now.
+        {disabled ? ' This endpoint is disabled: it must be enabled to receive them.' : ''}
+      </p>
+      <form
+        className="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          recover.mutate({ since: new Date(since).toISOString(), enable });
+        }}
+      >
+        <label>
+          Failed since (your time zone)
+          <input type="datetime-local" required value={since} onChange={(e) => setSince(e.target.value)} />
+        </label>
+        {disabled ? (
+          <label className="inline">
+            <input type="checkbox" checked={enable} onChange={(e) => setEnable(e.target.checked)} /> Enable the endpoint first
+          </label>
+        ) : null}
+        <div className="actions">
+          <button type="submit" disabled={recover.isPending || !since || (disabled && !enable)}>
+            Re-send failed deliveries
+          </button>
+        </div>
+        <Outcome
+          pending={recover.isPending}
+          pendingLabel="Re-sending…"
+          error={recover.error}
+          success={
+            r ? (
+              <>
+                {r.resent} event(s) re-sent, {r.brought_forward} waiting retr{r.brought_forward === 1 ? 'y' : 'ies'} attempted now
+                {r.truncated ? '. More remain: re-send again with the same time.' : '.'}
+              </>
+            ) : null
+          }
+        />
+      </form>
+    </section>
+  );
+}
+
+/** The overlaps offered for a rotation (the API takes any number of seconds up to 7 days). */
+const OVERLAPS: [number, string][] = [
+  [0, 'None: the current secret stops signing now (after a leak)'],
+  [3600, '1 hour'],
+  [86_400, '24 hours'],
+  [3 * 86_400, '3 days'],
+  [7 * 86_400, '7 days'],
+];
+
+/** POST /webhooks/{id}/rotate-secret: the new secret shown once; while a rotation is open only a revocation (overlap 0) is allowed. */
+function RotateSecret({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const open = endpoint.secret_rotation;
+  const [overlap, setOverlap] = useState(open ? 0 : 86_400);
+  const [shown, setShown] = useState<string | null | undefined>(undefined);
+  const rotate = useWrite(
+    (body: { overlap_seconds: number }, { env, idempotencyKey }) => call(env, 'rotateWebhookSecret', { path: { id: endpoint.id }, body, idempotencyKey }),
+    (e) => setShown(e.signing_secret),
+  );
+  if (shown !== undefined)
+    return (
+      <SecretOnce
+        title="New signing secret"
+        secret={shown}
+        note={
+          overlap > 0
+            ? 'Store it in your receiver now: it is shown only this once. Until the overlap ends, deliveries carry a signature with each secret.'
+            : 'Store it in your receiver now: it is shown only this once. The previous secret no longer signs anything.'
+        }
+        onDone={() => {
+          setShown(undefined);
+          rotate.reset();
+        }}
+      />
+    );
+  return (
+    <section aria-labelledby="wh-rotate">
+      <h2 id="wh-rotate">Rotate the signing secret</h2>
+      {open ? (
+        <p>
+          A rotation is open: the previous secret signs too until <DateTime value={open.previous_secret_expires_at} />. Until then only a rotation without
+          overlap is possible: it revokes every older secret at once.
+        </p>
+      ) : (
+        <p>
+          A new secret signs every delivery from now on; during the overlap the current one signs them too, so your receiver can switch without losing events.
+        </p>
+      )}
+      <div className="row">
+        <SelectField label="Overlap" value={overlap} onChange={(e) => setOverlap(Number(e.target.value))}>
+          {OVERLAPS.filter(([seconds]) => !open || seconds === 0).map(([seconds, label]) => (
+            <option key={seconds} value={seconds}>
+              {label}
+            </option>
+          ))}
+        </SelectField>
+      </div>
+      <div className="actions">
+        <ConfirmButton
+          label="Rotate the signing secret"
+          question={overlap > 0 ? 'Mint a new signing secret now?' : 'Mint a new signing secret and revoke every older one now?'}
+          confirmLabel="Rotate"
+          disabled={rotate.isPending}
+          onConfirm={() => rotate.mutate({ overlap_seconds: overlap })}
+        />
+      </div>
+      <Outcome pending={rotate.isPending} pendingLabel="Rotating…" error={rotate.error} />
     </section>
   );
 }
@@ -383,7 +535,6 @@ function DeliveryTable({ endpointId }: { endpointId?: string }) {
 function DeliveryDetail({ id }: { id: string }) {
   const can = useCan();
   const q = useApiQuery(['webhooks', 'delivery', id], (env, signal) => call(env, 'getWebhookDelivery', { path: { id }, signal }));
-  const replay = useWrite((_: null, { env, idempotencyKey }) => call(env, 'replayWebhookDelivery', { path: { id }, body: {}, idempotencyKey }));
   return (
     <>
       <p>
@@ -397,12 +548,7 @@ function DeliveryDetail({ id }: { id: string }) {
               items={[
                 ['Event', <code key="e">{d.event_type}</code>],
                 ['Event id', <code key="i">{d.event_id}</code>],
-                [
-                  'Endpoint',
-                  <a key="u" href={href('webhooks', d.endpoint_id)} className="break">
-                    {d.url}
-                  </a>,
-                ],
+                ['Endpoint', <DeliveryEndpoint key="u" delivery={d} />],
                 ['Status', <Badge key="s" value={d.status} />],
                 ['Attempts', String(d.attempts)],
                 ['Delivered', <DateTime key="d" value={d.delivered_at} />],
@@ -440,30 +586,64 @@ function DeliveryDetail({ id }: { id: string }) {
                 />
               )}
             </section>
-            {can('webhooks:write') ? (
-              <section aria-labelledby="dl-replay">
-                <h2 id="dl-replay">Replay</h2>
-                <p>Sends this event to the endpoint again, now.</p>
-                <button type="button" onClick={() => replay.mutate(null)} disabled={replay.isPending}>
-                  Replay the delivery
-                </button>
-                <Outcome
-                  pending={replay.isPending}
-                  pendingLabel="Replaying…"
-                  error={replay.error}
-                  success={
-                    replay.data ? (
-                      <>
-                        Replay queued as delivery <a href={href('webhooks', 'deliveries', replay.data.id)}>{shortId(replay.data.id)}</a>.
-                      </>
-                    ) : null
-                  }
-                />
-              </section>
-            ) : null}
+            {can('webhooks:write') ? <Replay delivery={d} /> : null}
           </>
         )}
       </QueryView>
     </>
+  );
+}
+
+/** The delivery's endpoint, read once for the page: undefined while reading, null once it is known deleted (404). */
+function useDeliveryEndpoint(d: WebhookDelivery): WebhookEndpoint | null | undefined {
+  const q = useApiQuery(['webhooks', 'one', d.endpoint_id], (env, signal) => call(env, 'getWebhook', { path: { id: d.endpoint_id }, signal }));
+  if (q.error instanceof ApiError && q.error.status === 404) return null;
+  return q.data;
+}
+
+function DeliveryEndpoint({ delivery: d }: { delivery: WebhookDelivery }) {
+  if (useDeliveryEndpoint(d) === null)
+    return (
+      <>
+        <span className="break">{d.url}</span> <span className="muted">(deleted)</span>
+      </>
+    );
+  return (
+    <a href={href('webhooks', d.endpoint_id)} className="break">
+      {d.url}
+    </a>
+  );
+}
+
+/** Replay is offered only while the endpoint exists: a deleted one would fail the new delivery at once. */
+function Replay({ delivery: d }: { delivery: WebhookDelivery }) {
+  const endpoint = useDeliveryEndpoint(d);
+  const replay = useWrite((_: null, { env, idempotencyKey }) => call(env, 'replayWebhookDelivery', { path: { id: d.id }, body: {}, idempotencyKey }));
+  return (
+    <section aria-labelledby="dl-replay">
+      <h2 id="dl-replay">Replay</h2>
+      {endpoint === null ? (
+        <p>The endpoint of this delivery was deleted: there is nothing to replay it to.</p>
+      ) : (
+        <>
+          <p>Sends this event to the endpoint again, now.</p>
+          <button type="button" onClick={() => replay.mutate(null)} disabled={replay.isPending || endpoint === undefined}>
+            Replay the delivery
+          </button>
+          <Outcome
+            pending={replay.isPending}
+            pendingLabel="Replaying…"
+            error={replay.error}
+            success={
+              replay.data ? (
+                <>
+                  Replay queued as delivery <a href={href('webhooks', 'deliveries', replay.data.id)}>{shortId(replay.data.id)}</a>.
+                </>
+              ) : null
+            }
+          />
+        </>
+      )}
+    </section>
   );
 }
