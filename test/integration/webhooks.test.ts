@@ -653,12 +653,14 @@ describe('event delivery', () => {
     await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, { http_status: 500, error: 'HTTP 500', at: earlier, delivered: false });
     expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body).toMatchObject({
       last_http_status: 200,
+      last_error: null,
       last_delivery_at: shown.last_delivery_at,
     });
     const later = new Date(Date.parse(shown.last_delivery_at) + 1000).toISOString();
     await webhookStore.recordEndpointStatus(p.partner_id, 'test', e.id, { http_status: 503, error: 'HTTP 503', at: later, delivered: false });
     expect((await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body).toMatchObject({
       last_http_status: 503,
+      last_error: 'HTTP 503',
       last_delivery_at: later,
       failing_since: later,
     });
@@ -877,7 +879,13 @@ describe('endpoint health: warning, auto-disable, re-enable', () => {
       async () => (await api('GET', `/webhooks/${e.id}`, { key: p.test_key })).body,
       (x) => x.failing_since !== null,
     );
-    expect(failing).toMatchObject({ status: 'ACTIVE', disabled_reason: null, last_http_status: 500 });
+    expect(failing).toMatchObject({ status: 'ACTIVE', disabled_reason: null, last_http_status: 500, last_error: 'HTTP 500' });
+    // The list says so too, with the deliveries waiting for a retry (read from an index: polled).
+    const listed = await until(
+      async () => (await api('GET', '/webhooks', { key: p.test_key })).body,
+      (l) => l?.data?.[0]?.pending_deliveries > 0,
+    );
+    expect(listed).toMatchObject({ pending_complete: true, data: [{ id: e.id, failing_since: failing.failing_since, last_error: 'HTTP 500' }] });
     expect(await mailsTo(adminEmail!)).toHaveLength(0);
 
     // 25 hours of failures: the next failed attempt warns the team once.
