@@ -10,7 +10,7 @@ import { eventKeys } from '../../shared/events/keys';
 import { addDays, isoWeekday, localDate } from '../../shared/kernel/time';
 import { quoteKeys } from '../../shared/quotes/keys';
 import { bookingBody, livePaymentKey, paidClaims, quoteFor, signPayment } from './booking-helpers';
-import { admin, api, newPartner, testDb, write } from './helpers';
+import { admin, api, newPartner, pastIndexLag, testDb, write } from './helpers';
 
 const today = localDate(new Date());
 const nextWeekday = (iso: number, after = 2) => {
@@ -308,6 +308,7 @@ describe('sandbox catalog and adventure.unavailable', () => {
     const date = nextWeekday(4);
     const live = await quote(p.live_key, { rate_pack_id: ids.weekdayPack, start_date: date, start_time: '15:00', travelers: [{ age: 30 }] });
     expect(live.status).toBe(201);
+    await pastIndexLag(); // the quotes on a slot and the subscribers are read through indexes
     const closed = await admin(['catalog:close-slot', '--rate-pack', ids.weekdayPack, '--date', date, '--time', '15:00', '--json']);
     // Every live subscriber hears of it (other suites' partners may be subscribed too).
     expect(closed.json).toMatchObject({ closed: true });
@@ -405,6 +406,7 @@ describe('sandbox catalog and adventure.unavailable', () => {
     const sandbox = await watcher('test');
     const q = await quote(holder.live_key, { rate_pack_id: ids.weekdayPack, start_date: date, start_time: '15:00', travelers: [{ age: 30 }] });
     expect(q.status, q.text).toBe(201);
+    await pastIndexLag(); // the quotes on a slot and the subscribers are read through indexes
     const closed = await admin(['catalog:close-slot', '--rate-pack', ids.weekdayPack, '--date', date, '--time', '15:00', '--json']);
     expect(closed.json.events).toBeGreaterThanOrEqual(2);
     const common = { adventure_id: ids.advA, rate_pack_id: ids.weekdayPack, date, start_time: '15:00', reason: 'SLOT_CLOSED' };
