@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { readRuntime } from '../../infra/local/runtime-info';
 import { SERVED_PHOTO_HEADERS } from '../../shared/buckets';
 import { fileKeys } from '../../shared/files/keys';
-import { admin, newPartner, testDb } from './helpers';
+import { admin, newPartner, pastIndexLag, testDb } from './helpers';
 import { createFile, fileOf, objectExists, PHOTO_BUCKET, postForm, readyPhoto, settled, until, upload } from './photo-helpers';
 
 /**
@@ -216,6 +216,7 @@ describe('uploaded photos', () => {
         ExpressionAttributeValues: { ':x': past, ':s': fileKeys.open(past, id).gsi1sk },
       }),
     );
+    await pastIndexLag(); // the command reads through an index
     expect((await admin(['files:sweep'])).code).toBe(0);
     for (const key of keys) expect(await objectExists(key), key).toBe(false);
     expect((await fetch(file.thumbnail_url)).status).toBe(404);

@@ -15,7 +15,7 @@ import { EVENT_TYPES } from '../../shared/events/types';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { webhookKeys } from '../../shared/webhooks/keys';
 import { bookingBody, livePaymentKey, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
-import { admin, api, newPartner, testDb, write } from './helpers';
+import { admin, api, newPartner, pastIndexLag, testDb, write } from './helpers';
 
 interface Received {
   path: string;
@@ -136,6 +136,7 @@ describe('webhook endpoints', () => {
     for (const type of ['adventure.unavailable', 'booking.confirmed'])
       await ddb.send(new DeleteCommand({ TableName: dataTable, Key: webhookKeys.subscription('test', type, p.partner_id, e.id) }));
     expect(await indexed('adventure.unavailable')).toBe(false);
+    await pastIndexLag(); // the command reads through an index
     const re = await admin(['webhooks:reindex', '--json']);
     expect(re.code, re.stderr).toBe(0);
     expect(re.json.endpoints).toBeGreaterThanOrEqual(1);
@@ -493,6 +494,7 @@ describe('event delivery', () => {
         },
       }),
     );
+    await pastIndexLag(); // the command reads through an index
     const swept = await admin(['webhooks:sweep', '--json']);
     expect(swept.json.deliveries).toBeGreaterThanOrEqual(1);
     const again = await until(
@@ -539,6 +541,7 @@ describe('event delivery', () => {
         },
       }),
     );
+    await pastIndexLag(); // the command reads through an index
     expect((await admin(['webhooks:sweep', '--json'])).json.deliveries).toBeGreaterThanOrEqual(1);
     const closed = await until(
       async () => (await api('GET', `/webhooks/deliveries/${sent.body.delivery_id}`, { key: p.test_key })).body,
@@ -687,6 +690,7 @@ describe('event delivery', () => {
         },
       }),
     );
+    await pastIndexLag(); // the command reads through an index
     await admin(['webhooks:sweep', '--json']);
     const got = await until(
       () => at(path),
