@@ -23,6 +23,7 @@ import {
   UserPool,
   type UserPoolClient,
   UserPoolEmail,
+  UserPoolOperation,
 } from 'aws-cdk-lib/aws-cognito';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
@@ -31,7 +32,7 @@ import { CONSOLE_PATH, consoleCsp } from '../console-policy';
 import { markLocal } from './local-names';
 import type { MailConstruct } from './mail';
 import { acknowledge, DEFAULT_CERTIFICATE_REASON } from './nag';
-import { deployTimeHandler, type IdentityBinding, nagRef, REPO_ROOT } from './service-function';
+import { deployTimeHandler, type IdentityBinding, nagRef, REPO_ROOT, ServiceFunction } from './service-function';
 
 /** Where `npm run -s console:build` writes the console. */
 export const CONSOLE_DIST = join(REPO_ROOT, 'console', 'dist');
@@ -50,6 +51,9 @@ export const CONSOLE_PATH_FUNCTION = `function handler(event) {
   if (request.uri.endsWith('/')) request.uri += 'index.html';
   return request;
 }`;
+
+/** The user pool's CustomMessage trigger: the invitation names the bank and the member who invited (shared/team/invitation.ts). */
+export const INVITATION_MESSAGE_TRIGGER = 'functions/team/invitation-message.ts';
 
 /** Cognito's regional endpoint, which the browser calls to sign in (InitiateAuth, RespondToAuthChallenge, ...). */
 export const cognitoEndpoint = (region: string) => `https://cognito-idp.${region}.amazonaws.com`;
@@ -179,6 +183,14 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     markLocal(this.userPool, 'userPool');
+    // The pool's template cannot name the bank or who invited: this trigger writes the invitation from
+    // AdminCreateUser's ClientMetadata. It makes no AWS call; Cognito may invoke it for this pool only.
+    const invitationMessage = new ServiceFunction(this, 'InvitationMessage', {
+      entry: INVITATION_MESSAGE_TRIGGER,
+      description: 'Console invitation e-mail: names the bank and the member who invited (Cognito CustomMessage trigger)',
+    });
+    invitationMessage.addEnvironment('CONSOLE_URL', `${this.consoleOrigin}${CONSOLE_PATH}`);
+    this.userPool.addTrigger(UserPoolOperation.CUSTOM_MESSAGE, invitationMessage);
     this.client = this.userPool.addClient('ConsoleClient', {
       userPoolClientName: 'partner-console',
       // A browser app cannot keep a secret.

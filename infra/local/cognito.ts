@@ -4,7 +4,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { decodeJwt, SignJWT } from 'jose';
-import { sendEmail } from '../../shared/mail/send';
+import { type Mail, sendEmail } from '../../shared/mail/send';
+import { htmlToText } from '../../shared/team/invitation';
+import { LOCAL_REGION } from './iam/model';
 import { closeServer } from './services';
 
 const require = createRequire(import.meta.url);
@@ -25,7 +27,8 @@ const require = createRequire(import.meta.url);
  * - a disabled user cannot sign in; passwords follow the pool's policy;
  * - AdminCreateUser without a password generates one that meets the policy and
  *   e-mails the invitation (through the local SES, from the deployment's sender, as a pool with
- *   EmailSendingAccount DEVELOPER does), and MessageAction RESEND resends it;
+ *   EmailSendingAccount DEVELOPER does), and MessageAction RESEND resends it; the pool's CustomMessage trigger
+ *   writes it, invoked as Cognito invokes it (./cognito-triggers.ts: only under the function's resource policy);
  * - access and ID tokens carry origin_jti, one per sign-in, kept by its refreshes (the API's sign-out
  *   revokes a session by it); a refreshed access token keeps the auth_time of its sign-in;
  * - a sign-in that answered a challenge (TOTP: every sign-in after enrolment) gets a refresh token that
@@ -105,7 +108,19 @@ export interface LocalCognito {
    * (http://127.0.0.1:<port>/cognito), up before the API listens.
    */
   listen(port: number): Promise<{ endpoint: string; stop(): Promise<void> }>;
+  /** The pool's Lambda triggers, once the IAM layer knows them (infra/local/cognito-triggers.ts). */
+  useTriggers(triggers: CognitoTriggers): void;
 }
+
+/** Invokes a trigger as Cognito does: its answer, or a CognitoException as Cognito's (the invocation refused, the function failed). */
+export type CognitoTrigger = (event: Json) => Promise<Json>;
+export interface CognitoTriggers {
+  customMessage?: CognitoTrigger;
+}
+
+/** Cognito's placeholders in a CustomMessage event (request.codeParameter, request.usernameParameter). */
+const CODE_PARAMETER = '{####}';
+const USERNAME_PARAMETER = '{username}';
 
 const attr = (u: CognitoUser, name: string) => u.Attributes.find((a) => a.Name === name)?.Value;
 
@@ -135,26 +150,22 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
     UsernameAttributes: ['email'],
     MfaConfiguration: 'OPTIONAL',
   });
-  // The invitation and password-reset codes go through SES from the deployment's sender, as the AWS pool sends them (DEVELOPER).
+  // The codes (password reset) go through SES from the deployment's sender, as the AWS pool sends them (DEVELOPER);
+  // the invitations too, written by the pool's CustomMessage trigger when it has one (deliverInvitation below).
+  const deliver = async (mail: Mail) => {
+    try {
+      await sendEmail(mail);
+    } catch (e) {
+      // What Cognito answers when SES refuses its message.
+      throw new CognitoException(
+        'CodeDeliveryFailureException',
+        `Cognito received the following error from Amazon SES when attempting to send email: ${(e as Error).message}`,
+      );
+    }
+  };
   const sender = {
-    sendEmail: async (_c: unknown, user: CognitoUser, destination: string, message: { __code?: string; emailSubject?: string }) => {
-      const invitation = user.UserStatus === 'FORCE_CHANGE_PASSWORD';
-      try {
-        await sendEmail({
-          to: destination,
-          subject: invitation ? 'Your invitation to the Partner Travel console' : (message.emailSubject ?? 'Your Partner Travel console code'),
-          text: invitation
-            ? `You have been invited to your company's Partner Travel console.\n\nSign in at ${consoleUrl} with\n  e-mail: ${attr(user, 'email') ?? destination}\n  temporary password: ${message.__code}\n\nYou will choose your own password and set up an authenticator app. The temporary password expires in 7 days.\n`
-            : `Your code: ${message.__code}\n`,
-        });
-      } catch (e) {
-        // What Cognito answers when SES refuses its message.
-        throw new CognitoException(
-          'CodeDeliveryFailureException',
-          `Cognito received the following error from Amazon SES when attempting to send email: ${(e as Error).message}`,
-        );
-      }
-    },
+    sendEmail: async (_c: unknown, _user: CognitoUser, destination: string, message: { __code?: string; emailSubject?: string }) =>
+      deliver({ to: destination, subject: message.emailSubject ?? 'Your Partner Travel console code', text: `Your code: ${message.__code}\n` }),
     sendSms: async () => {
       throw new CognitoException('InvalidParameterException', 'SMS is not enabled on this user pool.');
     },
@@ -264,6 +275,45 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
     return u;
   };
 
+  let poolTriggers: CognitoTriggers = {};
+  /**
+   * The invitation as Cognito writes it: the pool's CustomMessage trigger (CustomMessage_AdminCreateUser, with
+   * AdminCreateUser's ClientMetadata), whose HTML must keep both placeholders; without a trigger, the pool's own
+   * text. Made before the user is, so that a failing trigger fails the AdminCreateUser.
+   */
+  const invitation = async (user: { Username: string; Attributes: CognitoUser['Attributes'] }, email: string, password: string, clientMetadata: unknown) => {
+    const fallback: Mail = {
+      to: email,
+      subject: 'Your invitation to the Partner Travel console',
+      text: `You have been invited to your company's Partner Travel console.\n\nSign in at ${consoleUrl} with\n  e-mail: ${email}\n  temporary password: ${password}\n\nYou will choose your own password and set up an authenticator app. The temporary password expires in 7 days.\n`,
+    };
+    if (!poolTriggers.customMessage) return fallback;
+    const answer = await poolTriggers.customMessage({
+      version: '1',
+      triggerSource: 'CustomMessage_AdminCreateUser',
+      region: LOCAL_REGION,
+      userPoolId,
+      userName: user.Username,
+      callerContext: { awsSdkVersion: 'aws-sdk-unknown-unknown', clientId: 'CLIENT_ID_NOT_APPLICABLE' },
+      request: {
+        userAttributes: Object.fromEntries(user.Attributes.map((a) => [a.Name, a.Value ?? ''])),
+        codeParameter: CODE_PARAMETER,
+        linkParameter: '{##Click Here##}',
+        usernameParameter: USERNAME_PARAMETER,
+        ...(clientMetadata && typeof clientMetadata === 'object' ? { clientMetadata } : {}),
+      },
+      response: { smsMessage: null, emailMessage: null, emailSubject: null },
+    });
+    const message = answer?.response?.emailMessage;
+    if (message === null || message === undefined) return fallback;
+    if (typeof message !== 'string' || !message.includes(CODE_PARAMETER) || !message.includes(USERNAME_PARAMETER)) {
+      throw new CognitoException('InvalidLambdaResponseException', 'Invalid lambda response: the invitation must contain the code and username parameters.');
+    }
+    const html = message.replaceAll(CODE_PARAMETER, password).replaceAll(USERNAME_PARAMETER, email);
+    const subject = typeof answer.response.emailSubject === 'string' ? answer.response.emailSubject : fallback.subject;
+    return { to: email, subject, html, text: htmlToText(html) };
+  };
+
   const operations: Record<string, (body: Json) => Promise<Json>> = {
     InitiateAuth: async (body) => {
       if (body.AuthFlow === 'REFRESH_TOKEN_AUTH' || body.AuthFlow === 'REFRESH_TOKEN') {
@@ -325,18 +375,26 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
       return { Status: 'SUCCESS', Session: open({ ...s, verified: true }) };
     },
     AdminCreateUser: async (body) => {
+      const password = body.TemporaryPassword ?? temporaryPassword();
       if (body.MessageAction === 'RESEND') {
         const u = await userOf(body.Username);
         if (!u) throw new CognitoException('UserNotFoundException', 'User does not exist.');
         if (u.UserStatus !== 'FORCE_CHANGE_PASSWORD')
           throw new CognitoException('UnsupportedUserStateException', 'Resend not possible. User is not in FORCE_CHANGE_PASSWORD state.');
-        const password = body.TemporaryPassword ?? temporaryPassword();
+        const email = attr(u, 'email')!;
+        const mail = await invitation(u, email, password, body.ClientMetadata);
         const updated = { ...u, Password: password };
         await (await pool()).saveUser(ctx, updated);
-        await sender.sendEmail(ctx, updated, attr(u, 'email')!, { __code: password });
+        await deliver(mail);
         return { User: { Username: u.Username, Enabled: u.Enabled, UserStatus: u.UserStatus, Attributes: u.Attributes } };
       }
-      return call('AdminCreateUser', { ...body, TemporaryPassword: body.TemporaryPassword ?? temporaryPassword() });
+      if (body.MessageAction === 'SUPPRESS') return call('AdminCreateUser', { ...body, TemporaryPassword: password });
+      const attributes = (body.UserAttributes ?? []) as CognitoUser['Attributes'];
+      const email = attributes.find((a) => a.Name === 'email')?.Value ?? String(body.Username);
+      const mail = await invitation({ Username: String(body.Username), Attributes: attributes }, email, password, body.ClientMetadata);
+      const created = await call('AdminCreateUser', { ...body, MessageAction: 'SUPPRESS', TemporaryPassword: password });
+      await deliver(mail);
+      return created;
     },
     AdminSetUserPassword: async (body) => {
       checkPolicy(body.Password);
@@ -374,6 +432,9 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
     userPoolId,
     clientId,
     issuer,
+    useTriggers(t) {
+      poolTriggers = t;
+    },
     async listen(port) {
       const server = createServer((req, res) => {
         if (!local.handle(req, res, (req.url ?? '/').split('?')[0]!)) send(res, 404, { __type: 'UnknownOperationException', message: 'Not found.' });

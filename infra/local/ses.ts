@@ -88,7 +88,19 @@ export async function startLocalSes(o: LocalSesOptions): Promise<ServerHandle> {
     for (const to of recipients) {
       writeFileSync(
         join(o.mailboxDir, `${sentAt.replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.json`),
-        JSON.stringify({ from, to: bareAddress(to), subject: simple.Subject.Data, text, sent_at: sentAt, message_id: messageId }, null, 2),
+        JSON.stringify(
+          {
+            from,
+            to: bareAddress(to),
+            subject: simple.Subject.Data,
+            text,
+            ...(simple.Body?.Html?.Data !== undefined ? { html: simple.Body.Html.Data } : {}),
+            sent_at: sentAt,
+            message_id: messageId,
+          },
+          null,
+          2,
+        ),
       );
       sent.push(Date.now());
     }

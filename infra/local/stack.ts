@@ -16,10 +16,11 @@ import { domainOf, LOCAL_CONFIGURATION_SET, SPECIMEN_MAIL } from '../mail-addres
 import { buildReferenceHtml } from '../reference-docs';
 import { startApiGateway } from './api-gateway';
 import { startLocalCognito } from './cognito';
+import { cognitoTriggers } from './cognito-triggers';
 import { startConsoleServer } from './console-serve';
 import { startCron, verboseLevel } from './cron';
 import { startGsiLag } from './gsi-lag';
-import { startIam } from './iam/local';
+import { startIam, userPoolArn } from './iam/local';
 import { functionPrincipal, runAs } from './iam/principal';
 import { ROOT, withinInvocation } from './lambda';
 import { startLogSubscriptions, subscriptionsOf } from './log-subscriptions';
@@ -271,6 +272,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
     // From here on, every AWS call a function makes is authorized as AWS would (infra/local/iam).
     const iam = await startIam({ prepared: iamP, stateDir, queues, userPoolId: cognito.userPoolId, log });
     stops.push(iam.stop);
+    // The pool's triggers (the invitation's CustomMessage), invoked as Cognito would, once IAM may check Cognito's invocations.
+    cognito.useTriggers(cognitoTriggers({ model: iam.model, userPoolArn: userPoolArn(cognito.userPoolId), allows: iam.allows, log }));
     const env: Record<string, string> = {
       ...LOCAL_CREDENTIALS,
       AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognitoH.endpoint,
@@ -278,6 +281,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
       USER_POOL_CLIENT_ID: cognito.clientId,
       COGNITO_ISSUER: cognito.issuer,
       CONSOLE_ORIGIN: consoleH.origin,
+      // The invitation's sign-in link (the CustomMessage trigger's; the CDK sets the CloudFront one).
+      CONSOLE_URL: consoleH.url,
       AWS_ENDPOINT_URL_DYNAMODB: gsiLag?.endpoint ?? dynamoH.endpoint,
       // What the stack runs with, for the scripts and tests that read its runtime file (the handlers never read it).
       LOCAL_GSI_LAG_MS: String(gsiLag?.lagMs ?? 0),

@@ -59,7 +59,7 @@ export const hasControlCharacter = (s: string) => {
 };
 
 /** Bidirectional formatting controls (ALM, LRM, RLM, embeddings, overrides, isolates): they can make a text read as another. */
-const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+export const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 export const SINGLE_LINE =
   'a single line of text, without control characters such as line breaks or tabs, nor bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)';

@@ -54,7 +54,11 @@ export interface DirectoryUser {
 
 export const directory = {
   /** Creates the user; Cognito e-mails the temporary password. Returns its `sub` (the member's id). */
-  async invite(email: string, names: { first_name: string; last_name: string }, opts: { suppressMail?: boolean } = {}): Promise<string> {
+  async invite(
+    email: string,
+    names: { first_name: string; last_name: string },
+    opts: { suppressMail?: boolean; clientMetadata?: Record<string, string> } = {},
+  ): Promise<string> {
     const r = await run(
       cognito().send(
         new AdminCreateUserCommand({
@@ -62,6 +66,8 @@ export const directory = {
           Username: email,
           DesiredDeliveryMediums: ['EMAIL'],
           ...(opts.suppressMail ? { MessageAction: 'SUPPRESS' } : {}),
+          // For the CustomMessage trigger, which writes the invitation (shared/team/invitation.ts).
+          ...(opts.clientMetadata && !opts.suppressMail ? { ClientMetadata: opts.clientMetadata } : {}),
           UserAttributes: [
             { Name: 'email', Value: email },
             { Name: 'email_verified', Value: 'true' },
@@ -77,11 +83,19 @@ export const directory = {
   },
 
   /** A new temporary password, e-mailed; only for a user who has not signed in yet. */
-  async resendInvitation(sub: string): Promise<void> {
+  async resendInvitation(sub: string, clientMetadata?: Record<string, string>): Promise<void> {
     const user = await directory.get(sub);
     if (!user) throw new DirectoryError('not_found', `user ${sub} does not exist`);
     await run(
-      cognito().send(new AdminCreateUserCommand({ UserPoolId: pool(), Username: user.email, MessageAction: 'RESEND', DesiredDeliveryMediums: ['EMAIL'] })),
+      cognito().send(
+        new AdminCreateUserCommand({
+          UserPoolId: pool(),
+          Username: user.email,
+          MessageAction: 'RESEND',
+          DesiredDeliveryMediums: ['EMAIL'],
+          ...(clientMetadata ? { ClientMetadata: clientMetadata } : {}),
+        }),
+      ),
     );
   },
 

@@ -22,6 +22,8 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** An HTML part beside the text (what Cognito sends is HTML). */
+  html?: string;
 }
 
 let ses: SESv2Client | undefined;
@@ -40,7 +42,15 @@ export async function sendEmail(m: Mail): Promise<void> {
       FromEmailAddress: c.MAIL_FROM,
       Destination: { ToAddresses: [m.to] },
       ConfigurationSetName: c.MAIL_CONFIGURATION_SET,
-      Content: { Simple: { Subject: { Data: m.subject, Charset: 'UTF-8' }, Body: { Text: { Data: m.text, Charset: 'UTF-8' } } } },
+      Content: {
+        Simple: {
+          Subject: { Data: m.subject, Charset: 'UTF-8' },
+          Body: {
+            Text: { Data: m.text, Charset: 'UTF-8' },
+            ...(m.html ? { Html: { Data: m.html, Charset: 'UTF-8' } } : {}),
+          },
+        },
+      },
     }),
   );
 }

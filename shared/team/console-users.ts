@@ -5,6 +5,7 @@ import { DirectoryError, type DirectoryUser, directory } from '../identity/direc
 import { ApiError, notFound } from '../kernel/errors';
 import { logger } from '../kernel/logger';
 import { IDEMPOTENCY_LOCK_MS } from '../platform/idempotency';
+import { invitationMetadata } from './invitation';
 import { callerNotAdmin, memberExists, type TeamChange, teamRefusal } from './refusals';
 import type { MemberStatus } from './schemas';
 
@@ -66,7 +67,8 @@ export async function withStatuses(members: Member[], concurrency = 8): Promise<
  */
 export async function addConsoleMember(partnerId: string, m: NewMember, opts: ActingAs & { suppressMail?: boolean } = {}): Promise<ConsoleMember> {
   if (await accessStore.getMemberByEmail(partnerId, m.email)) throw memberExists(m.email, 'team');
-  const sub = await newUser(m.email, { first_name: m.first_name ?? '', last_name: m.last_name ?? '' }, { ...opts, partnerId });
+  const clientMetadata = opts.suppressMail ? undefined : await invitationFrom(partnerId, opts.callerId);
+  const sub = await newUser(m.email, { first_name: m.first_name ?? '', last_name: m.last_name ?? '' }, { ...opts, partnerId, clientMetadata });
   try {
     const member = await accessStore.addMember(partnerId, { ...m, identity_id: sub }, { callerId: opts.callerId, seal: sealWith(opts.seal, 'INVITED') });
     return { ...member, status: 'INVITED' };
@@ -76,6 +78,15 @@ export async function addConsoleMember(partnerId: string, m: NewMember, opts: Ac
     if (e instanceof AccessError && e.kind === 'invalid') throw callerNotAdmin();
     throw e;
   }
+}
+
+/** What the invitation e-mail names (AdminCreateUser's ClientMetadata): the partner and, unless an operator invites, the member inviting. */
+async function invitationFrom(partnerId: string, callerId?: string): Promise<Record<string, string>> {
+  const [partner, caller] = await Promise.all([accessStore.getPartner(partnerId), callerId ? accessStore.getMember(partnerId, callerId) : undefined]);
+  return invitationMetadata({
+    partner_name: partner?.name ?? '',
+    ...(caller ? { inviter_name: `${caller.first_name} ${caller.last_name}`.trim(), inviter_email: caller.email } : {}),
+  });
 }
 
 /**
@@ -91,7 +102,11 @@ const LEFT_OVER_AFTER_MS = IDEMPOTENCY_LOCK_MS;
  * person is already a member (here, or of another partner, which is not
  * named); one linked to no member is a left-over invitation, replaced.
  */
-async function newUser(email: string, names: { first_name: string; last_name: string }, opts: { suppressMail?: boolean; partnerId?: string }): Promise<string> {
+async function newUser(
+  email: string,
+  names: { first_name: string; last_name: string },
+  opts: { suppressMail?: boolean; partnerId?: string; clientMetadata?: Record<string, string> },
+): Promise<string> {
   try {
     return await directory.invite(email, names, opts);
   } catch (e) {
@@ -177,7 +192,7 @@ export async function removeConsoleMember(
  * (the previous one stops working). A member made before the console gets its
  * console user here, and this invitation is its first.
  */
-export async function resendInvitation(partnerId: string, memberId: string): Promise<ConsoleMember> {
+export async function resendInvitation(partnerId: string, memberId: string, opts: Pick<ActingAs, 'callerId'> = {}): Promise<ConsoleMember> {
   const member = await existingMember(partnerId, memberId);
   if (!member.enabled) {
     throw new ApiError('team.member.disabled', 'This member is disabled: enable them before sending their invitation again.', { user_id: memberId });
@@ -188,7 +203,7 @@ export async function resendInvitation(partnerId: string, memberId: string): Pro
         throw e instanceof AccessError && e.kind === 'conflict' ? memberExists(member.email, 'elsewhere') : e;
       });
   try {
-    await directory.resendInvitation(linked.identity_id!);
+    await directory.resendInvitation(linked.identity_id!, await invitationFrom(partnerId, opts.callerId));
   } catch (e) {
     if (e instanceof DirectoryError && e.kind === 'not_invited') {
       throw new ApiError(
@@ -205,7 +220,9 @@ export async function resendInvitation(partnerId: string, memberId: string): Pro
 /** A partner and its first PARTNER_ADMIN, who is invited to the console. */
 export async function createPartnerWithConsole(input: Parameters<typeof accessStore.createPartner>[0] & { suppressMail?: boolean }) {
   const email = input.email ?? `admin+${crypto.randomUUID().slice(0, 8)}@example.invalid`;
-  const sub = await newUser(email, { first_name: 'Admin', last_name: input.name }, { suppressMail: input.suppressMail ?? !input.email });
+  const suppressMail = input.suppressMail ?? !input.email;
+  const clientMetadata = suppressMail ? undefined : invitationMetadata({ partner_name: input.name });
+  const sub = await newUser(email, { first_name: 'Admin', last_name: input.name }, { suppressMail, clientMetadata });
   try {
     return await accessStore.createPartner({ ...input, adminEmail: email, adminIdentityId: sub });
   } catch (e) {

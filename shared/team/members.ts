@@ -67,4 +67,4 @@ export async function removeMember(t: Tenant, userId: string, seal: Seal<Removed
   return removeConsoleMember(t.partnerId, userId, { callerId: t.memberId, seal });
 }
 
-export const resendMemberInvitation = (t: Tenant, userId: string) => resendInvitation(t.partnerId, userId);
+export const resendMemberInvitation = (t: Tenant, userId: string) => resendInvitation(t.partnerId, userId, { callerId: t.memberId });

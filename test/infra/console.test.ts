@@ -5,7 +5,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CORS } from '../../infra/console-policy';
-import { CONSOLE_DIST_MISSING, CONSOLE_PATH_FUNCTION, ConsoleConstruct } from '../../infra/constructs/console';
+import { CONSOLE_DIST_MISSING, CONSOLE_PATH_FUNCTION, ConsoleConstruct, INVITATION_MESSAGE_TRIGGER } from '../../infra/constructs/console';
 import { MailConstruct } from '../../infra/constructs/mail';
 import { IDENTITY_ADMIN_ACTIONS, IDENTITY_READ_ACTIONS } from '../../infra/constructs/service-function';
 import { mailOf } from '../../infra/mail';
@@ -78,6 +78,26 @@ describe('console user pool', () => {
     });
     expect(client.Properties.CallbackURLs).toBeUndefined();
     expect(client.Properties.WriteAttributes).not.toContain('email');
+  });
+});
+
+describe('the invitation e-mail', () => {
+  it("is written by the pool's CustomMessage trigger, which Cognito may invoke for this pool only and which makes no AWS call", () => {
+    const [, pool] = one('AWS::Cognito::UserPool');
+    const [fnId, fn] = rootOf('AWS::Lambda::Function').find(
+      ([, f]) => (f as Resource & { Metadata?: Record<string, unknown> }).Metadata?.Entry === INVITATION_MESSAGE_TRIGGER,
+    )!;
+    expect(pool.Properties.LambdaConfig).toEqual({ CustomMessage: { 'Fn::GetAtt': [fnId, 'Arn'] } });
+    expect(render(fn.Properties.Environment.Variables.CONSOLE_URL)).toMatch(/^https:\/\/\{ConsoleCdn[0-9A-F]{8}\.DomainName\}\/console\/$/);
+    const permissions = rootOf('AWS::Lambda::Permission').filter(([, p]) => JSON.stringify(p.Properties.FunctionName).includes(fnId));
+    expect(permissions.map(([, p]) => [p.Properties.Principal, p.Properties.SourceArn])).toEqual([
+      ['cognito-idp.amazonaws.com', { 'Fn::GetAtt': [s.root.getResourceId('AWS::Cognito::UserPool'), 'Arn'] }],
+    ]);
+    const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
+    const policies = rootOf('AWS::IAM::Policy').filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`));
+    expect(policies.length).toBeGreaterThan(0);
+    const actions = policies.flatMap(([, p]) => (p.Properties.PolicyDocument.Statement as Statement[]).flatMap(actionsOf));
+    expect(actions.filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
   });
 });
 
@@ -261,7 +281,8 @@ describe('the API and the console', () => {
       );
     }
     const others = rootOf('AWS::Lambda::Function').filter(([id, f]) => isServiceFunction(f) && !id.startsWith('Api'));
-    expect(others.length).toBe(Object.keys(QUEUES).length + JOBS.length);
+    // The consumers, the jobs and the invitation's CustomMessage trigger.
+    expect(others.length).toBe(Object.keys(QUEUES).length + JOBS.length + 1);
     for (const [id, f] of others) expect(f.Properties.Environment.Variables, id).not.toHaveProperty('USER_POOL_ID');
   });
 

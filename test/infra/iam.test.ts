@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { INVITATION_MESSAGE_TRIGGER } from '../../infra/constructs/console';
 import { REQUEST_LOG_CONSUMER } from '../../infra/constructs/request-logs';
 import { Authorizer } from '../../infra/local/iam/enforce';
-import { localResources } from '../../infra/local/iam/local';
+import { localResources, userPoolArn } from '../../infra/local/iam/local';
 import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/local/iam/model';
 import { type IamRequest, iamRequestsFor } from '../../infra/local/iam/requests';
 import { synthesizeTemplates } from '../../infra/local/iam/templates';
@@ -194,6 +195,27 @@ describe('AWS services can do what the design needs of them', () => {
     const foreign = { 'aws:SourceArn': arn('logs', 'log-group:OtherService-ApiLogs:*'), 'aws:SourceAccount': LOCAL_ACCOUNT };
     expect(await allowed(service('logs.amazonaws.com'), { action: 'lambda:InvokeFunction', resource: consumerArn, context: foreign })).toBe(false);
     expect(await allowed(service('events.amazonaws.com'), { action: 'lambda:InvokeFunction', resource: consumerArn, context: {} })).toBe(false);
+  });
+
+  it("Cognito invokes the invitation's CustomMessage trigger for the console's user pool only; the trigger makes no AWS call", async () => {
+    const poolArn = userPoolArn('us-east-1_local');
+    const fnArn = model.functions[INVITATION_MESSAGE_TRIGGER]!.arn;
+    expect(model.userPoolTriggers).toEqual([{ userPoolArn: poolArn, trigger: 'CustomMessage', functionArn: fnArn }]);
+    const invoke = (sourceArn: string) => ({
+      action: 'lambda:InvokeFunction',
+      resource: fnArn,
+      context: { 'aws:SourceArn': sourceArn, 'aws:SourceAccount': LOCAL_ACCOUNT },
+    });
+    expect(await allowed(service('cognito-idp.amazonaws.com'), invoke(poolArn))).toBe(true);
+    expect(await allowed(service('cognito-idp.amazonaws.com'), invoke(`${poolArn}-other`))).toBe(false);
+    expect(await allowed(service('events.amazonaws.com'), invoke(poolArn))).toBe(false);
+    const actions = model.roles[`function:${INVITATION_MESSAGE_TRIGGER}`]!.policies.flatMap((p) =>
+      [p.document.Statement].flat().flatMap((st) => [st.Action ?? []].flat()),
+    );
+    expect(
+      actions.every((a) => a.startsWith('logs:') || a.startsWith('xray:')),
+      actions.join(', '),
+    ).toBe(true);
   });
 
   it('Lambda assumes every function role', async () => {

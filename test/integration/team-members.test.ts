@@ -151,6 +151,42 @@ describe('POST /team/members', () => {
   });
 });
 
+describe('the invitation e-mail', () => {
+  /** The invitations e-mailed to `email`, newest first, with their HTML part (Cognito's message is HTML). */
+  const invitationMails = async (email: string) =>
+    ((await admin(['mail:list', '--to', email, '--json'])).json.data as { subject: string; text: string; html?: string }[]).filter((m) =>
+      m.subject.includes('invitation'),
+    );
+
+  it('names the bank and the member who invited, on the first and the resent one; names are text: no HTML, no bidirectional control, no link', async () => {
+    const bank = 'Atlas <b>Bank</b> \u202Ekcab\u202C https://evil.example/login';
+    const shown = 'Atlas &lt;b&gt;Bank&lt;/b&gt; kcab https[:]//evil[.]example/login';
+    const p = await newPartner(bank);
+    const inviter = (await members(p)).find((m) => m.id === p.member_id)!;
+    const email = newEmail();
+    const invited = await write('POST', '/team/members', p.live_key, invitation(email));
+    expect(invited.status, invited.text).toBe(201);
+    const resent = await write('POST', `/team/members/${invited.body.id}/invitation`, p.live_key);
+    expect(resent.status, resent.text).toBe(200);
+
+    const mails = await invitationMails(email);
+    expect(mails).toHaveLength(2);
+    const inviterEmail = inviter.email.replace('@', '[at]').replaceAll('.', '[.]');
+    for (const mail of mails) {
+      expect(mail.subject).toBe('Your invitation to the Atlas <b>Bank</b> kcab https[:]//evil[.]example/login Partner Travel console');
+      // The partner's first admin (first name Admin, last name the bank's) invited, by its live key.
+      expect(mail.html).toContain(`Admin ${shown} (${inviterEmail}) invited you to the Partner Travel console of ${shown}.`);
+      expect(mail.html).toContain(`e-mail: ${email}<br>`);
+      expect(mail.html).not.toMatch(/<b>|\u202e|\u202c|evil\.example/);
+      // Only the console's own address is a link.
+      expect(mail.html!.match(/<a href="([^"]+)"/g)).toEqual([`<a href="${stackRuntime().consoleUrl}"`]);
+      expect(mail.text).toMatch(/temporary password: \S+\n/);
+    }
+    // The resent one's password signs in.
+    await signIn({ email, password: (await invitationPasswords(email))[0]! });
+  });
+});
+
 describe('POST /team/members/{user_id}/invitation', () => {
   it('e-mails a new temporary password (the old one stops working), 409 after the first sign-in, 404 for an unknown member', async () => {
     const p = await newPartner();

@@ -13,6 +13,8 @@ import { loadTemplates, type SynthesizedStack } from './templates';
 /** `LOCAL_IAM=off` turns the layer off, for debugging only (docs/operations/local-stack.md). */
 export const iamEnforced = () => (process.env.LOCAL_IAM ?? 'on') !== 'off';
 
+export const userPoolArn = (userPoolId: string) => `arn:aws:cognito-idp:${LOCAL_REGION}:${LOCAL_ACCOUNT}:userpool/${userPoolId}`;
+
 /** The local counterparts of the resources the constructs mark with LocalName (infra/constructs/local-names.ts). */
 export function localResources(queues: Record<string, ProvisionedQueue>, userPoolId: string): Record<string, LocalResource> {
   const out: Record<string, LocalResource> = {};
@@ -25,7 +27,7 @@ export function localResources(queues: Record<string, ProvisionedQueue>, userPoo
     out[`dlq:${key}`] = { ref: q.dlqUrl, attrs: { Arn: queueArnOfUrl(q.dlqUrl), QueueUrl: q.dlqUrl } };
   }
   for (const [key, b] of Object.entries(BUCKETS)) out[`bucket:${key}`] = { ref: b.name, attrs: { Arn: `arn:aws:s3:::${b.name}` } };
-  out.userPool = { ref: userPoolId, attrs: { Arn: `arn:aws:cognito-idp:${LOCAL_REGION}:${LOCAL_ACCOUNT}:userpool/${userPoolId}` } };
+  out.userPool = { ref: userPoolId, attrs: { Arn: userPoolArn(userPoolId) } };
   out.configurationSet = { ref: LOCAL_CONFIGURATION_SET, attrs: {} };
   return out;
 }

@@ -51,6 +51,15 @@ export interface IamModel {
   functions: Record<string, { arn: string; logGroup?: string }>;
   /** The log groups' subscription filters (infra/local/log-subscriptions.ts delivers what they match). */
   subscriptions: LogSubscription[];
+  /** The user pools' Lambda triggers (LambdaConfig: CustomMessage, ...), which the local Cognito invokes. */
+  userPoolTriggers: UserPoolTrigger[];
+}
+
+export interface UserPoolTrigger {
+  userPoolArn: string;
+  /** LambdaConfig's key: CustomMessage, PreSignUp, ... */
+  trigger: string;
+  functionArn: string;
 }
 
 export interface LogSubscription {
@@ -238,6 +247,7 @@ export function buildIamModel(stacks: SynthesizedStack[], locals: Record<string,
   const trustPolicies: IamModel['trustPolicies'] = {};
   const functions: IamModel['functions'] = {};
   const subscriptions: LogSubscription[] = [];
+  const userPoolTriggers: UserPoolTrigger[] = [];
   const addResourcePolicy = (target: string, doc: PolicyDocument) => {
     resourcePolicies[target] ??= [];
     resourcePolicies[target].push(doc);
@@ -315,6 +325,13 @@ export function buildIamModel(stacks: SynthesizedStack[], locals: Record<string,
         case 'AWS::KMS::Key':
           if (p.KeyPolicy) addResourcePolicy(resolver.resource(s.path, id).attrs.Arn!, resolve(p.KeyPolicy));
           break;
+        case 'AWS::Cognito::UserPool': {
+          const userPoolArn = resolver.resource(s.path, id).attrs.Arn!;
+          for (const [trigger, fn] of Object.entries((p.LambdaConfig ?? {}) as Record<string, unknown>)) {
+            if (typeof fn === 'string' || refId(fn)) userPoolTriggers.push({ userPoolArn, trigger, functionArn: resolve<string>(fn) });
+          }
+          break;
+        }
         case 'AWS::Logs::SubscriptionFilter':
           subscriptions.push({
             logGroup: resolve<string>(p.LogGroupName),
@@ -350,5 +367,5 @@ export function buildIamModel(stacks: SynthesizedStack[], locals: Record<string,
       }
     }
   }
-  return { roles, resourcePolicies, trustPolicies, managedPolicies, environments, functions, subscriptions };
+  return { roles, resourcePolicies, trustPolicies, managedPolicies, environments, functions, subscriptions, userPoolTriggers };
 }

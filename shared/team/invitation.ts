@@ -1,0 +1,89 @@
+import { BIDI_CONTROL, hasControlCharacter } from '../http/bounds';
+
+/**
+ * The console invitation e-mail. Cognito's invitation template is one text for the whole pool ({username} and
+ * {####} only), so a CustomMessage trigger (functions/team/invitation-message.ts) writes it, from what
+ * AdminCreateUser passes in ClientMetadata: the bank's name and the member who invited. A bank employee trained
+ * against phishing looks for both. Cognito sends the message as HTML and replaces the placeholders it gives the
+ * trigger (request.codeParameter, request.usernameParameter) with the temporary password and the user name.
+ */
+
+/** The ClientMetadata of an invitation (AdminCreateUser, and its MessageAction RESEND): strings only, as Cognito takes them. */
+export interface InvitationMetadata {
+  partner_name: string;
+  /** Absent when an operator invites (the admin CLI): the e-mail then names the bank only. */
+  inviter_name?: string;
+  inviter_email?: string;
+}
+
+export const invitationMetadata = (m: InvitationMetadata): Record<string, string> =>
+  Object.fromEntries(Object.entries(m).filter(([, v]) => typeof v === 'string' && v.trim() !== '')) as Record<string, string>;
+
+/** Names longer than this are cut (the schemas allow 100; a partner's name is an operator's). */
+const MAX_NAME = 100;
+const BIDI_CONTROLS = new RegExp(BIDI_CONTROL.source, 'gu');
+/** Zero-width characters, which can hide inside a name a text that reads as another. */
+const INVISIBLE = /[\u200b-\u200d\u2060\ufeff]/gu;
+/** A word that mail clients would turn into a link: a scheme, www., an address, or a dotted host name. */
+const LINKABLE = /^(?:[a-z][a-z0-9+.-]*:\/*|www\.)|@|[a-z0-9-]\.[a-z]{2,}/i;
+
+/**
+ * A name as the e-mail may show it: one line (control, bidirectional and zero-width characters dropped, spaces
+ * collapsed), at most 100 characters, and no word a mail client would link: in a host-like word every `.` is
+ * shown as `[.]`, `@` as `[at]` and `://` as `[:]//`, so `evil.example` reads as text and goes nowhere.
+ */
+export function neutraliseName(raw: string): string {
+  const oneLine = [...raw.replace(BIDI_CONTROLS, '').replace(INVISIBLE, '')].map((ch) => (hasControlCharacter(ch) ? ' ' : ch)).join('');
+  const words = oneLine.split(/\s+/).filter(Boolean);
+  const defused = words.map((w) => (LINKABLE.test(w) ? w.replace(/:\/\//g, '[:]//').replace(/@/g, '[at]').replace(/\./g, '[.]') : w));
+  const text = defused.join(' ');
+  return [...text].length > MAX_NAME ? `${[...text].slice(0, MAX_NAME - 1).join('')}…` : text;
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+export interface InvitationInput {
+  metadata: Partial<InvitationMetadata>;
+  /** The console's sign-in page. */
+  consoleUrl: string;
+  /** Cognito's placeholders, replaced by the temporary password and the user name after the trigger. */
+  codeParameter: string;
+  usernameParameter: string;
+}
+
+/** The invitation's subject (plain text) and HTML body; without a partner name, the bank is "your bank". */
+export function invitationMessage(input: InvitationInput): { emailSubject: string; emailMessage: string } {
+  const bank = input.metadata.partner_name ? neutraliseName(input.metadata.partner_name) : '';
+  const inviter = input.metadata.inviter_name ? neutraliseName(input.metadata.inviter_name) : '';
+  const inviterEmail = input.metadata.inviter_email ? neutraliseName(input.metadata.inviter_email) : '';
+  const html = escapeHtml;
+  const who = inviter ? `${html(inviter)}${inviterEmail ? ` (${html(inviterEmail)})` : ''}` : '';
+  const where = bank ? `the Partner Travel console of ${html(bank)}` : "your bank's Partner Travel console";
+  const url = html(input.consoleUrl);
+  const lines = [
+    `<p>${who ? `${who} invited you to ${where}.` : `You are invited to ${where}.`}</p>`,
+    `<p>Sign in at <a href="${url}">${url}</a> with<br>`,
+    `e-mail: ${input.usernameParameter}<br>`,
+    `temporary password: ${input.codeParameter}<br>`,
+    '</p>',
+    '<p>You will choose your own password and set up an authenticator app. The temporary password expires in 7 days.</p>',
+    `<p>If you do not know ${who ? html(inviter) : 'who invited you'}${bank ? ` or do not work with ${html(bank)}` : ''}, do not sign in: tell your IT security team.</p>`,
+  ];
+  return {
+    emailSubject: bank ? `Your invitation to the ${bank} Partner Travel console` : 'Your invitation to the Partner Travel console',
+    emailMessage: lines.join('\n'),
+  };
+}
+
+/** The text part of an HTML message (the local Cognito sends both): lines for <br> and </p>, no tags, entities decoded. */
+export function htmlToText(htmlText: string): string {
+  return htmlText
+    .replace(/<br\s*\/?>\n?/gi, '\n')
+    .replace(/<\/p>\n?/gi, '\n\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()
+    .concat('\n');
+}
