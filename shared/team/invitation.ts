@@ -71,9 +71,18 @@ export function invitationMessage(input: InvitationInput): { emailSubject: strin
     `<p>If you do not know ${who ? html(inviter) : 'who invited you'}${bank ? ` or do not work with ${html(bank)}` : ''}, do not sign in: tell your IT security team.</p>`,
   ];
   return {
-    emailSubject: bank ? `Your invitation to the ${bank} Partner Travel console` : 'Your invitation to the Partner Travel console',
+    emailSubject: bank ? subjectNaming(bank) : 'Your invitation to the Partner Travel console',
     emailMessage: lines.join('\n'),
   };
+}
+
+/** Cognito's limit on an e-mail subject (EmailSubject: 1-140 characters): a long bank name is cut to fit. */
+export const MAX_SUBJECT = 140;
+function subjectNaming(bank: string): string {
+  const [before, after] = ['Your invitation to the ', ' Partner Travel console'];
+  const room = MAX_SUBJECT - before.length - after.length;
+  const name = [...bank].length > room ? `${[...bank].slice(0, room - 1).join('')}…` : bank;
+  return `${before}${name}${after}`;
 }
 
 /** The text part of an HTML message (the local Cognito sends both): lines for <br> and </p>, no tags, entities decoded. */

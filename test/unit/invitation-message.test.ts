@@ -1,6 +1,6 @@
 import type { Context, CustomMessageTriggerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { htmlToText, invitationMessage, invitationMetadata, neutraliseName } from '../../shared/team/invitation';
+import { htmlToText, invitationMessage, invitationMetadata, MAX_SUBJECT, neutraliseName } from '../../shared/team/invitation';
 
 const base = { consoleUrl: 'https://console.example/console/', codeParameter: '{####}', usernameParameter: '{username}' };
 
@@ -47,6 +47,12 @@ describe('the console invitation e-mail', () => {
     expect(neutraliseName('  Crédit  Agricole\tS.A. ')).toBe('Crédit Agricole S.A.');
     expect(neutraliseName('Caisse Ltd. Group')).toBe('Caisse Ltd. Group');
     expect([...neutraliseName('x'.repeat(300))]).toHaveLength(100);
+  });
+
+  it("keeps the subject within Cognito's 140 characters, however long the bank's name", () => {
+    const { emailSubject } = invitationMessage({ ...base, metadata: { partner_name: 'Banque '.repeat(30) } });
+    expect([...emailSubject].length).toBeLessThanOrEqual(MAX_SUBJECT);
+    expect(emailSubject).toMatch(/^Your invitation to the Banque .*… Partner Travel console$/);
   });
 
   it('sends only the names it has (ClientMetadata holds strings)', () => {
