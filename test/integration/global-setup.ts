@@ -14,6 +14,8 @@ declare module 'vitest' {
     stateDir: string;
     demoTestKey: string;
     startupMs: number;
+    /** The stack's index lag (LOCAL_GSI_LAG_MS), for tests that must wait it out. */
+    gsiLagMs: number;
     /** Certificates for HTTPS receivers on `localhost`, signed by a CA the stack trusts. */
     tls: LocalTls;
   }
@@ -31,6 +33,7 @@ export default async function setup(project: TestProject) {
   tlsDir = mkdtempSync(join(tmpdir(), 'ptbs-tls-'));
   const tls = makeLocalTls(tlsDir);
   const started = Date.now();
+  const gsiLagMs = process.env.LOCAL_GSI_LAG_MS ?? '750';
   child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--reset'], {
     cwd: ROOT,
     env: {
@@ -40,7 +43,7 @@ export default async function setup(project: TestProject) {
       WEBHOOK_WAIT_SCALE: process.env.WEBHOOK_WAIT_SCALE ?? '0.0001',
       FAULT_INJECTION: 'on',
       // Index reads lag their writes by 750 ms (AWS: usually under a second): no test may pass because an index is immediate.
-      LOCAL_GSI_LAG_MS: process.env.LOCAL_GSI_LAG_MS ?? '750',
+      LOCAL_GSI_LAG_MS: gsiLagMs,
       // Trust the test CA as a developer trusts mkcert's: the stack verifies receivers' certificates as in AWS.
       NODE_EXTRA_CA_CERTS: tls.caFile,
     },
@@ -74,6 +77,7 @@ export default async function setup(project: TestProject) {
   project.provide('demoTestKey', ready);
   project.provide('startupMs', Date.now() - started);
   project.provide('tls', tls);
+  project.provide('gsiLagMs', Number(gsiLagMs));
   return teardown;
 }
 

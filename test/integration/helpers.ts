@@ -23,11 +23,11 @@ export const logLines = (): LogLine[] =>
     .map((l) => JSON.parse(l) as LogLine);
 
 /**
- * Waits out the indexes' lag (LOCAL_GSI_LAG_MS of the test stack, 750 ms by default; global-setup.ts), as an
+ * Waits out the indexes' lag (the test stack's LOCAL_GSI_LAG_MS, provided by global-setup.ts), as an
  * operator's command a moment after a partner's write would not: what a command finds through an index (the
  * quotes on a slot, an event's subscribers, the trips of a date) is what the index showed, as in AWS.
  */
-export const pastIndexLag = () => new Promise((r) => setTimeout(r, Number(process.env.LOCAL_GSI_LAG_MS ?? 750) + 250));
+export const pastIndexLag = () => new Promise((r) => setTimeout(r, inject('gsiLagMs') + 250));
 
 /** `fn()` once `ok` holds of it, or its last value after `ms`. */
 export const until = async <T>(fn: () => T, ok: (v: T) => boolean, ms = 15_000): Promise<T> => {
