@@ -58,6 +58,8 @@ export class ServiceStack extends Stack {
       queues: [events],
       buckets: [bucket('settlementDocuments', 'readwrite-multipart')],
     });
+    // The clock worker reads the partner's legal identity and its team (settlements, e-mails) and records events.
+    webhooks.consumers.clock!.bind({ tables: [{ table: this.data.tables.access, def: TABLES.access, access: 'read' }], queues: [events] });
     for (const [name, q] of Object.entries(QUEUES)) if (q.rendersPdf) webhooks.consumers[name]!.useIssuer(issuer);
     // Consumers that reach buckets (the upload validator: read, copy and delete photo objects). The consumer of a
     // bucket's notifications reads the notified objects, which may be gone by then: it may list the notified
@@ -76,6 +78,7 @@ export class ServiceStack extends Stack {
       tables: this.data.tables,
       bindRoute: (route, fn) => {
         if (route.publishesEvents) fn.bind({ queues: [events] });
+        for (const name of route.sendsTo ?? []) fn.bind({ queues: [{ queue: webhooks.queues[name]!, envVar: QUEUES[name]!.envVar, access: 'send' }] });
         for (const [name, access] of Object.entries(route.buckets ?? {})) fn.bind({ buckets: [bucket(name, access)] });
         if (route.photoUrls) fn.addEnvironment('PHOTO_BASE_URL', photoBaseUrl);
         if (route.rendersPdf) fn.useIssuer(issuer);

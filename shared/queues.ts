@@ -101,6 +101,23 @@ export const QUEUES: Record<string, QueueDef> = {
     buckets: { reviewPhotos: 'manage' },
     nodeModules: ['sharp'],
   }),
+  clock: queue({
+    name: 'clock',
+    envVar: 'CLOCK_QUEUE_URL',
+    // Sandbox clock advances (POST /test-helpers/clock/advance): one message plays one partner's advance to its end.
+    consumer: 'functions/clock/worker.ts',
+    batchSize: 1,
+    // An advance waits for each instant's webhooks to be answered (10 s each at most): a long one takes minutes.
+    consumerTimeoutSeconds: 900,
+    maxReceiveCount: 5,
+    maxConcurrency: 2,
+    localConcurrency: 2,
+    consumerMemoryMb: 1024,
+    // The 1st of a month issues the sandbox's settlement, its PDF and CSV; a failing endpoint's team is e-mailed.
+    rendersPdf: true,
+    sendsMail: true,
+    buckets: { settlementDocuments: 'readwrite-multipart' },
+  }),
   mail: queue({
     name: 'mail',
     envVar: 'MAIL_QUEUE_URL',

@@ -1,5 +1,6 @@
 import { bookingRoutes } from './bookings/routes';
 import { catalogRoutes } from './catalog/routes';
+import { clockRoutes } from './clock/routes';
 import { eventRoutes } from './events/routes';
 import { fileRoutes } from './files/routes';
 import type { RouteDef } from './http/route-def';
@@ -26,6 +27,7 @@ export const ROUTES = {
   ...bookingRoutes,
   ...settlementRoutes,
   ...webhookRoutes,
+  ...clockRoutes,
   ...eventRoutes,
   ...reviewRoutes,
   ...fileRoutes,

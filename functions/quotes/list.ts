@@ -1,5 +1,6 @@
 import { keysetPage } from '../../shared/http/pagination';
 import { route } from '../../shared/http/route';
+import { tenantNow } from '../../shared/kernel/clock';
 import { listQuotes } from '../../shared/quotes/read';
 import { quoteRoutes } from '../../shared/quotes/routes';
 import { quoteSummaryView } from '../../shared/quotes/views';
@@ -12,6 +13,6 @@ export const handler = route(def, async ({ tenant, query }) => ({
     tenant,
     query,
     (after) => listQuotes(tenant, query.limit, after),
-    (q) => quoteSummaryView(q),
+    (q) => quoteSummaryView(q, tenantNow(tenant)),
   ),
 }));

@@ -6,6 +6,7 @@ import { announceIfSoldOut } from '../catalog/unavailable';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { backoffMs, sleep } from '../db/retry';
 import { recordEvent } from '../events/record';
+import { tenantNow } from '../kernel/clock';
 import { ApiError } from '../kernel/errors';
 import { logger } from '../kernel/logger';
 import { countEvent } from '../kernel/metrics';
@@ -56,7 +57,7 @@ export async function createBooking(
   t: Tenant,
   input: CreateBookingInput,
   seal: Seal<BookingRecord> = unsealed,
-  now = new Date(),
+  now = tenantNow(t),
   deadline = Number.POSITIVE_INFINITY,
 ): Promise<BookingRecord> {
   try {

@@ -1,3 +1,4 @@
+import { tenantNow } from '../kernel/clock';
 import { ApiError, notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { addDays, daysBetween, localDate } from '../kernel/time';
@@ -39,7 +40,7 @@ export async function loadPrepared(scope: CatalogScope, meta: CatalogMeta): Prom
   return fromIndex(head, parts);
 }
 
-export async function listAdventures(t: Tenant, query: ListingQuery, now = new Date()) {
+export async function listAdventures(t: Tenant, query: ListingQuery, now = tenantNow(t)) {
   const { content, inventory } = await catalogScopes(t);
   const today = localDate(now);
   const { items, total } = await find(await prepared(content), query, today).catch(async (e) => {
@@ -71,7 +72,7 @@ export async function availability(
   t: Tenant,
   slug: string,
   q: { from?: string; to?: string; rate_pack_id?: string },
-  now = new Date(),
+  now = tenantNow(t),
 ): Promise<AvailabilityView> {
   const { content, inventory } = await catalogScopes(t);
   const a = await catalogStore.adventure(content, slug);

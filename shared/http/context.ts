@@ -26,7 +26,14 @@ export interface Principal extends Tenant {
 
 /** The plain tenant context the domain acts for. */
 export function tenantOf(p: Principal): Tenant {
-  return { partnerId: p.partnerId, env: p.env, memberId: p.memberId, role: p.role, ...(p.sandboxCatalog ? { sandboxCatalog: p.sandboxCatalog } : {}) };
+  return {
+    partnerId: p.partnerId,
+    env: p.env,
+    memberId: p.memberId,
+    role: p.role,
+    ...(p.sandboxCatalog ? { sandboxCatalog: p.sandboxCatalog } : {}),
+    ...(p.clockOffsetMs ? { clockOffsetMs: p.clockOffsetMs } : {}),
+  };
 }
 
 export interface ParsedInput {

@@ -68,6 +68,8 @@ export interface RouteSpec {
    * `admin` also invites, disables, enables, removes and signs them out. The CDK grants exactly that on the pool.
    */
   usesIdentity?: 'read' | 'admin';
+  /** Queues of QUEUES (shared/queues.ts) the route sends to, besides the webhook queue of `publishesEvents`. */
+  sendsTo?: string[];
   /** The route records events or queues deliveries: it may send to the webhook queue. */
   publishesEvents?: boolean;
   /** A query string is ignored, not refused (the health check: uptime monitors add cache-busting parameters). */

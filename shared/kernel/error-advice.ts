@@ -185,6 +185,15 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
     retry: 'wait',
     todo: 'Nothing was changed. Wait `Retry-After`, then send the same request with the same Idempotency-Key: it runs again (one system should rotate a secret, not several at once).',
   },
+  'clock.advance.backwards': {
+    retry: 'fix',
+    todo: "Read the clock (GET /test-helpers/clock) and advance to a time after its `now`. To start again from real time, use another partner's sandbox: a clock never goes back.",
+  },
+  'clock.advance.too_far': { retry: 'fix', todo: 'Advance at most 90 days at a time: advance to `details.latest_to`, then again.' },
+  'clock.advancing': {
+    retry: 'wait',
+    todo: 'Wait until GET /test-helpers/clock answers `status: ready` (every due change and webhook of the advance is recorded then), then advance again.',
+  },
   'review.booking.not_found': { retry: 'fix', todo: 'Review one of your bookings, with a key of its environment.' },
   'review.booking.not_completed': {
     retry: 'fix',

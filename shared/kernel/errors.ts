@@ -138,6 +138,19 @@ export const ERROR_CODES = {
       'POST /webhooks/{id}/rotate-secret lost to other rotations of the same endpoint at the same moment; nothing was changed: retry shortly (Retry-After) with the same Idempotency-Key.',
     transient: true,
   },
+  'clock.advance.backwards': {
+    status: 422,
+    description: "POST /test-helpers/clock/advance: `to` is not after the sandbox clock's `now`; the clock only moves forward (`details.now`).",
+  },
+  'clock.advance.too_far': {
+    status: 422,
+    description: "POST /test-helpers/clock/advance: `to` is more than 90 days after the clock's `now` (`details.latest_to`); advance in steps.",
+  },
+  'clock.advancing': {
+    status: 409,
+    description: 'POST /test-helpers/clock/advance: an advance to another time is still playing; wait until GET /test-helpers/clock says ready.',
+    transient: true,
+  },
   'review.booking.not_found': { status: 404, description: 'POST /reviews: no such booking for this partner and environment.' },
   'review.booking.not_completed': {
     status: 409,

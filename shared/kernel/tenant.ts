@@ -14,6 +14,11 @@ export interface Tenant {
   role: string;
   /** The sandbox catalog snapshot this tenant browses (sandbox only; unset: the current one). */
   sandboxCatalog?: string;
+  /**
+   * The sandbox clock's lead on real time, in milliseconds, as read when the request was authenticated (sandbox
+   * only; unset: none). Every rule that reads the time reads `tenantNow(t)` (shared/kernel/clock.ts).
+   */
+  clockOffsetMs?: number;
 }
 
 /** The tenant an operator command acts for: no console member behind it. */

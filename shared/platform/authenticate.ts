@@ -3,8 +3,10 @@ import type { ApiKeyRecord, IdentityLink, Member, Partner } from '../access/mode
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../access/model';
 import { scopesFor } from '../access/roles';
 import { accessStore } from '../access/store';
+import { clockStore } from '../clock/store';
 import type { Principal } from '../http/context';
 import { isSessionToken, type SessionClaims, sessionInvalid, verifySessionToken } from '../identity/session';
+import { type ClockState, clockMs } from '../kernel/clock';
 import { ApiError } from '../kernel/errors';
 import type { Env } from '../kernel/tenant';
 import { countRequest, evaluate, type RateLimitState, rateHeaders } from './rate-limit';
@@ -46,23 +48,36 @@ interface KeyRead {
   partner?: Partner;
   /** This request's count in the key's rate-limit window; counted only for a genuine key. */
   count?: number;
+  /** The partner's sandbox clock (sandbox keys only). */
+  clock?: ClockState;
 }
+
+/** A sandbox request reads its partner's clock in the same stage as its member and partner. */
+const clockOf = (partnerId: string, env: Env) => (env === 'test' ? clockStore.get(partnerId) : Promise.resolve(undefined));
 
 /** The key, its member and its partner as stored now: one stage when the key is known to this container, else two. */
 async function readKey(keyId: string, genuine: (key: KeyOwner) => boolean, live: (key: ApiKeyRecord) => boolean, nowMs: number): Promise<KeyRead> {
   const owner = keyOwners.get(keyId);
   if (owner && genuine(owner)) {
-    const [read, count] = await Promise.all([accessStore.getMemberAndPartner(owner.partner_id, owner.member_id, keyId), countRequest(keyId, nowMs)]);
+    const [read, count, clock] = await Promise.all([
+      accessStore.getMemberAndPartner(owner.partner_id, owner.member_id, keyId),
+      countRequest(keyId, nowMs),
+      clockOf(owner.partner_id, owner.env),
+    ]);
     // Never expected (owners do not change): checked so that a wrong entry can only cost a read, never grant access.
     if (read.key && read.key.partner_id === owner.partner_id && read.key.member_id === owner.member_id && read.key.secret_hash === owner.secret_hash) {
-      return { ...read, count };
+      return { ...read, count, clock };
     }
     keyOwners.delete(keyId);
   }
   const key = await accessStore.getKey(keyId);
   if (!key || !genuine(key) || !live(key)) return { key };
-  const [read, count] = await Promise.all([accessStore.getMemberAndPartner(key.partner_id, key.member_id), countRequest(key.key_id, nowMs)]);
-  return { key, ...read, count };
+  const [read, count, clock] = await Promise.all([
+    accessStore.getMemberAndPartner(key.partner_id, key.member_id),
+    countRequest(key.key_id, nowMs),
+    clockOf(key.partner_id, key.env),
+  ]);
+  return { key, ...read, count, clock };
 }
 
 /**
@@ -85,7 +100,7 @@ export async function authenticate(authorization: string | undefined, nowMs = Da
   if (!parsed) throw invalid();
   const genuine = (k: KeyOwner) => k.env === parsed.env && secretMatches(parsed.secret, k.secret_hash);
   const live = (k: ApiKeyRecord) => !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= nowMs);
-  const { key, member, partner, count } = await readKey(parsed.prefix, genuine, live, nowMs);
+  const { key, member, partner, count, clock } = await readKey(parsed.prefix, genuine, live, nowMs);
   if (!key || !genuine(key)) throw invalid();
   rememberOwner(key);
   if (!live(key)) throw invalid();
@@ -93,7 +108,10 @@ export async function authenticate(authorization: string | undefined, nowMs = Da
   if (!member || !partner || !member.enabled || partner.disabled_at || count === undefined) throw invalid();
   // A key that another member issued never acts for a PARTNER_ADMIN: no one holds a working key of a peer admin.
   if (member.role === 'PARTNER_ADMIN' && key.issued_by && key.issued_by !== key.member_id) throw invalid();
-  return { ...principalOf(partner, member, key.env, count, nowMs, { via: 'api_key', keyId: key.key_id, keyCreatedAt: key.created_at }), secret: parsed.secret };
+  return {
+    ...principalOf(partner, member, key.env, count, nowMs, { via: 'api_key', keyId: key.key_id, keyCreatedAt: key.created_at }, clock),
+    secret: parsed.secret,
+  };
 }
 
 /** The principal of an authenticated member, by key or console session, with its request counted. */
@@ -104,7 +122,9 @@ function principalOf(
   count: number,
   nowMs: number,
   how: Pick<Principal, 'via' | 'keyId' | 'keyCreatedAt' | 'authTime' | 'sessionId'>,
+  clock?: ClockState,
 ): Omit<Authenticated, 'secret'> {
+  const lead = env === 'test' ? clockMs(clock, nowMs) - nowMs : 0;
   const limit = partner.rate_limit_per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const rate = evaluate(count, limit, nowMs);
   return {
@@ -119,6 +139,7 @@ function principalOf(
       rateReset: rate.reset,
       partnerName: partner.name,
       ...(partner.sandbox_catalog ? { sandboxCatalog: partner.sandbox_catalog } : {}),
+      ...(lead > 0 ? { clockOffsetMs: lead } : {}),
       memberEmail: member.email,
       ...how,
     },
@@ -167,9 +188,10 @@ async function authenticateSession(token: string, environment: string | undefine
   const link = identityLinks.get(claims.sub) ?? (await accessStore.getIdentity(claims.sub));
   if (!link) throw sessionInvalid();
   rememberLink(claims.sub, link);
-  const [{ member, partner }, count] = await Promise.all([
+  const [{ member, partner }, count, clock] = await Promise.all([
     accessStore.getMemberAndPartner(link.partner_id, link.member_id),
     countRequest(`console#${link.member_id}`, nowMs),
+    env ? clockOf(link.partner_id, env) : undefined,
   ]);
   if (!member || !partner || !member.enabled || partner.disabled_at || member.identity_id !== claims.sub) throw sessionInvalid();
   // A disable signed the user out everywhere: a session from before it stays ended after an enable.
@@ -185,5 +207,5 @@ async function authenticateSession(token: string, environment: string | undefine
     );
   }
   const how = { via: 'console', keyId: null, keyCreatedAt: null, authTime: claims.authTime, sessionId: claims.originJti } as const;
-  return { ...principalOf(partner, member, env, count, nowMs, how), secret: '' };
+  return { ...principalOf(partner, member, env, count, nowMs, how, clock), secret: '' };
 }

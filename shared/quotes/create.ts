@@ -5,6 +5,7 @@ import { catalogScopes } from '../catalog/scopes';
 import { bookingWindowDays, checkSlot } from '../catalog/slots';
 import { catalogStore } from '../catalog/store';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
+import { tenantNow } from '../kernel/clock';
 import { ApiError } from '../kernel/errors';
 import { countEvent } from '../kernel/metrics';
 import { money } from '../kernel/money';
@@ -27,7 +28,7 @@ const notSellable = (reason: string, message: string, details: Record<string, un
  * Prices a party for a slot with the shared pricing engine after checking
  * that the slot is sellable and has room, and locks the price for 30 minutes.
  */
-export async function createQuote(t: Tenant, input: CreateQuoteInput, seal: Seal<QuoteRecord> = unsealed, now = new Date()): Promise<QuoteRecord> {
+export async function createQuote(t: Tenant, input: CreateQuoteInput, seal: Seal<QuoteRecord> = unsealed, now = tenantNow(t)): Promise<QuoteRecord> {
   const scopes = await catalogScopes(t);
   const ref = { date: input.start_date, start_time: input.start_time ?? null };
   // The seats read needs only the request, so it runs alongside the rate pack read.

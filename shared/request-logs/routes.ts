@@ -1,3 +1,4 @@
+import { CLOCK_LEADING_KEYS } from '../clock/keys';
 import { defineRoutes } from '../http/route-def';
 import { REQUEST_LOG_LEADING_KEYS } from './keys';
 import { RequestLogEntry, RequestLogPage, RequestLogParams, RequestLogQuery } from './schemas';
@@ -60,7 +61,8 @@ export const requestLogRoutes = defineRoutes({
     request: { query: RequestLogQuery },
     examples: { response: { data: [signatureFailure], meta: { count: 1, next_cursor: null, page_size: 25 } } },
     responses: { 200: { description: 'A page of requests, newest first.', schema: RequestLogPage } },
-    dataReadLeadingKeys: REQUEST_LOG_LEADING_KEYS,
+    // A sandbox request's authentication reads the partner's clock.
+    dataReadLeadingKeys: [...REQUEST_LOG_LEADING_KEYS, ...CLOCK_LEADING_KEYS],
   },
   getRequestLog: {
     method: 'GET',
@@ -75,6 +77,7 @@ export const requestLogRoutes = defineRoutes({
     request: { params: RequestLogParams },
     examples: { response: signatureFailure },
     responses: { 200: { description: 'The request.', schema: RequestLogEntry } },
-    dataReadLeadingKeys: REQUEST_LOG_LEADING_KEYS,
+    // A sandbox request's authentication reads the partner's clock.
+    dataReadLeadingKeys: [...REQUEST_LOG_LEADING_KEYS, ...CLOCK_LEADING_KEYS],
   },
 });

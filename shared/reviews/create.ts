@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { bookingStore } from '../bookings/store';
 import { catalogStore } from '../catalog/store';
 import type { Seal } from '../db/client';
+import { tenantNow } from '../kernel/clock';
 import { ApiError } from '../kernel/errors';
 import { countEvent } from '../kernel/metrics';
 import type { Tenant } from '../kernel/tenant';
@@ -31,7 +32,7 @@ const bookingField = (message: string) => ({ errors: [{ field: 'booking_number',
  * booking and reviewable. The review, its once-marker, the rating aggregate
  * and its photos commit in one transaction.
  */
-export async function createReview(t: Tenant, input: NewReview, seal: Seal<ReviewRecord>, now = new Date()): Promise<ReviewRecord> {
+export async function createReview(t: Tenant, input: NewReview, seal: Seal<ReviewRecord>, now = tenantNow(t)): Promise<ReviewRecord> {
   const booking = await bookingStore.get(input.booking_number);
   if (!booking || booking.partner_id !== t.partnerId || booking.env !== t.env) {
     throw new ApiError('review.booking.not_found', `Booking ${input.booking_number} does not exist for you in this environment.`, bookingField('not found'));

@@ -1,4 +1,5 @@
 import type { Seal } from '../db/client';
+import { tenantNow } from '../kernel/clock';
 import { notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import type { ReviewRecord } from './model';
@@ -29,7 +30,7 @@ export async function ownReview(t: Tenant, id: string): Promise<ReviewRecord> {
  * counts in the aggregates only once restored. The review, the aggregate and
  * the photo set change in one transaction, over the version that was read.
  */
-export async function editReview(t: Tenant, id: string, edit: ReviewEdit, seal: Seal<ReviewRecord>, now = new Date()): Promise<ReviewRecord> {
+export async function editReview(t: Tenant, id: string, edit: ReviewEdit, seal: Seal<ReviewRecord>, now = tenantNow(t)): Promise<ReviewRecord> {
   let result: ReviewRecord | undefined;
   let rated = false;
   await commitWithRetry(async () => {

@@ -43,11 +43,12 @@ export const closeGraceMs = (env: Env) => {
  * such line has committed, and later writers read the close and go to the
  * next period. The monthly job runs long after its months ended: it never waits.
  */
-async function writersDone(env: Env, period: string, closingAt: string) {
+async function writersDone(env: Env, period: string, closingAt: string, leadMs: number) {
   const grace = closeGraceMs(env);
   const closing = Date.parse(closingAt);
   if (periodOf(new Date(closing - grace)) > period) return;
-  const wait = closing + grace - Date.now();
+  // Measured on the clock the close was begun on (a sandbox clock is leadMs ahead of real time): the grace is real time.
+  const wait = closing + grace - (Date.now() + leadMs);
   if (wait > 0) await sleep(wait);
 }
 
@@ -64,13 +65,14 @@ export async function issueDraft(partnerId: string, env: Env, period: string, no
   // Before the close begins: a function without the issuer's identity fails here, not halfway through it.
   const issuer = issuerIdentity();
   const identity = await partnerIdentity(partnerId);
+  const leadMs = now.getTime() - Date.now();
   for (let attempt = 0; attempt < MAX_ISSUE_ATTEMPTS; attempt++) {
     if (attempt > 0) await backoff(attempt, 10, 250);
     const draft = await settlementStore.header(partnerId, env, period);
     if (draft?.status !== 'DRAFT') return { settlement: draft, issued: false };
     const closingAt = await settlementStore.startClosing(draft, now);
     if (!closingAt) continue;
-    await writersDone(env, period, closingAt);
+    await writersDone(env, period, closingAt, leadMs);
     const s: SettlementRecord = { ...draft, closing_at: closingAt, ...(await settlementStore.sum(partnerId, env, period)) };
     const seq = (await settlementStore.lastNumber(env, partnerId)) + 1;
     const number = formatNumber(env, seq);

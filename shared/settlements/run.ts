@@ -1,4 +1,5 @@
 import type { Seal } from '../db/client';
+import { tenantNow } from '../kernel/clock';
 import { ApiError } from '../kernel/errors';
 import type { Env, Tenant } from '../kernel/tenant';
 import { settleTenant, type TenantRun } from './issue';
@@ -88,7 +89,7 @@ export async function runSettlements(o: RunOptions): Promise<{ through_period: s
  * early sends the bookings after it to the next month's DRAFT, which can
  * then be closed too, by default or by naming it. A later period: 422.
  */
-export async function runSandboxSettlements(t: Tenant, period: string | undefined, seal: Seal<SettlementRecord[]>, now = new Date()) {
+export async function runSandboxSettlements(t: Tenant, period: string | undefined, seal: Seal<SettlementRecord[]>, now = tenantNow(t)) {
   const running = periodOf(now);
   const drafts = (await settlementStore.allForTenant(t.partnerId, t.env)).filter((s) => s.status === 'DRAFT').map((s) => s.period);
   const latest = [running, ...drafts].sort().at(-1)!;

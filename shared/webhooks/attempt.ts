@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sandboxNow } from '../clock/store';
 import { backoff } from '../db/retry';
 import { eventStore } from '../events/store';
 import type { EventEnvelope } from '../events/types';
@@ -74,7 +75,9 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
         attempt,
       });
   const finished = new Date();
-  const at = finished.toISOString();
+  // A sandbox attempt happens at its sandbox clock's time (an advance plays the retries due on the way).
+  const clock = d.env === 'test' ? await sandboxNow(d.partner_id, finished.getTime()) : finished;
+  const at = clock.toISOString();
   const final = result.delivered || attempt >= MAX_ATTEMPTS || refused?.final === true;
   // Only live dead letters go to the DLQ, whose alarm pages the on-call: a sandbox receiver is a partner's
   // test endpoint. Sandbox dead letters stay in the delivery log (dead_lettered_at) and the metrics.
@@ -94,7 +97,7 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     });
   }
   const delay = retryDelayMs(attempt, queueSettings().WEBHOOK_WAIT_SCALE);
-  const next = !final && delay !== undefined ? new Date(finished.getTime() + delay) : null;
+  const next = !final && delay !== undefined ? new Date(clock.getTime() + delay) : null;
   const outcome: AttemptOutcome = {
     status: result.delivered ? 'DELIVERED' : final ? 'FAILED' : 'PENDING',
     http_status: result.http_status,
@@ -106,7 +109,7 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
   };
   await webhookStore.recordAttempt(d, attempt, claimed.claim, outcome);
   // Figures and the log line once the outcome is recorded (a retried claim would otherwise count twice).
-  const dispatchDelayMs = result.delivered && event ? finished.getTime() - Date.parse(event.created_at) : undefined;
+  const dispatchDelayMs = result.delivered && event ? clock.getTime() - Date.parse(event.created_at) : undefined;
   recordWebhookAttempt(d.env, { delivered: result.delivered, closed: final, dispatchDelayMs });
   logger.info('webhook attempt', {
     partner_id: d.partner_id,
@@ -134,7 +137,8 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     if (batch) batch.answered(answer);
     else await writeEndpointStatus(answer);
   }
-  if (next) await scheduleAttempt(d.id, attempt + 1, next);
+  // The schedule fires after the wait in real time; an advance of the sandbox clock may attempt it sooner.
+  if (next) await scheduleAttempt(d.id, attempt + 1, new Date(finished.getTime() + (next.getTime() - clock.getTime())));
   return 'sent';
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Seal, unsealed } from '../db/client';
 import type { EventType } from '../events/types';
+import { tenantNow } from '../kernel/clock';
 import { ApiError, notFound } from '../kernel/errors';
 import type { Env, Tenant } from '../kernel/tenant';
 import type { EndpointRecord } from './model';
@@ -22,7 +23,7 @@ export async function createEndpoint(
   t: Tenant,
   input: { url: string; event_types: EventType[]; description?: string },
   seal: Seal<EndpointRecord> = unsealed,
-  now = new Date(),
+  now = tenantNow(t),
 ): Promise<EndpointRecord> {
   await vetUrl(input.url);
   const iso = now.toISOString();
@@ -68,7 +69,7 @@ export async function updateEndpoint(
   id: string,
   patch: Omit<EndpointPatch, 'event_types'> & { event_types?: EventType[] },
   seal: Seal<EndpointRecord> = unsealed,
-  now = new Date(),
+  now = tenantNow(t),
 ): Promise<EndpointRecord> {
   if (patch.url !== undefined) await vetUrl(patch.url);
   const updated = await webhookStore.updateEndpoint(

@@ -1,3 +1,4 @@
+import { sandboxNow } from '../clock/store';
 import { dataTable, type TransactItem, transact } from '../db/client';
 import { batchGet } from '../db/query';
 import { type EventRecord, eventStore } from '../events/store';
@@ -95,9 +96,11 @@ export async function fanOutAll(requests: FanOutRequest[], now = new Date()): Pr
     [...groups.values()].map(async (events) => {
       const counts = new Map<string, number>();
       try {
-        const endpoints = await webhookStore.listEndpoints(events[0]!.partner_id, events[0]!.env);
-        const plans = events.map((r) => plan({ pk: r.pk, sk: r.sk }, r, endpoints, now));
-        for (const c of chunks(plans)) await commit(c, now, counts);
+        const { partner_id, env } = events[0]!;
+        // A sandbox's deliveries are created at its clock's time.
+        const [endpoints, at] = await Promise.all([webhookStore.listEndpoints(partner_id, env), env === 'test' ? sandboxNow(partner_id, now.getTime()) : now]);
+        const plans = events.map((r) => plan({ pk: r.pk, sk: r.sk }, r, endpoints, at));
+        for (const c of chunks(plans)) await commit(c, at, counts);
       } catch (e) {
         for (const r of events) if (!counts.has(refKey(r))) results.set(refKey(r), e as Error);
       }

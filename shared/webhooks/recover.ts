@@ -1,4 +1,5 @@
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
+import { tenantNow } from '../kernel/clock';
 import { ApiError } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { getEndpoint, updateEndpoint } from './endpoints';
@@ -48,7 +49,7 @@ export async function recoverEndpoint(
   id: string,
   input: { since: string; enable: boolean },
   seal: Seal<RecoverResult> = unsealed,
-  now = new Date(),
+  now = tenantNow(t),
 ): Promise<RecoverResult> {
   let endpoint = await getEndpoint(t, id);
   if (endpoint.status !== 'ACTIVE') {

@@ -1,5 +1,6 @@
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { eventStore } from '../events/store';
+import { tenantNow } from '../kernel/clock';
 import type { Tenant } from '../kernel/tenant';
 import { newDelivery } from './deliveries';
 import { getDelivery } from './list';
@@ -16,7 +17,7 @@ import { webhookStore } from './store';
  *   endpoint, attempted now, with `replay_of` naming the original.
  * Either way the answer is the delivery that will be attempted.
  */
-export async function replay(t: Tenant, id: string, seal: Seal<DeliveryRecord> = unsealed, now = new Date()): Promise<DeliveryRecord> {
+export async function replay(t: Tenant, id: string, seal: Seal<DeliveryRecord> = unsealed, now = tenantNow(t)): Promise<DeliveryRecord> {
   for (let round = 0; ; round++) {
     const original = await getDelivery(t, id);
     if (original.status === 'PENDING') {
@@ -56,7 +57,7 @@ async function newDeliveryOf(original: DeliveryRecord, now: Date): Promise<Deliv
  * Re-sends a FAILED delivery's event once, whatever the concurrency (a recover): the new delivery is put in the
  * same transaction that claims the failed one (`recovered_by`). Undefined when another call claimed it first.
  */
-export async function resendOnce(t: Tenant, failed: DeliveryRecord, now = new Date()): Promise<DeliveryRecord | undefined> {
+export async function resendOnce(t: Tenant, failed: DeliveryRecord, now = tenantNow(t)): Promise<DeliveryRecord | undefined> {
   for (let round = 0; ; round++) {
     const d = await newDeliveryOf(failed, now);
     const cancelled = await transact(dataTable.client, { claim: webhookStore.claimRecovery(failed.id, d.id), delivery: webhookStore.putDelivery(d) });

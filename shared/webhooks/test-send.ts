@@ -1,6 +1,7 @@
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { recordEvent } from '../events/record';
 import type { EventType } from '../events/types';
+import { tenantNow } from '../kernel/clock';
 import type { Tenant } from '../kernel/tenant';
 import { envelopeBytes, newDelivery } from './deliveries';
 import { getEndpoint } from './endpoints';
@@ -37,7 +38,7 @@ export async function testEndpoint(
   id: string,
   input: { event_type?: EventType } = {},
   seal: Seal<TestSendResult> = unsealed,
-  now = new Date(),
+  now = tenantNow(t),
 ): Promise<TestSendResult> {
   const e = await getEndpoint(t, id);
   const type = input.event_type ?? ((e.event_types[0] ?? 'booking.confirmed') as EventType);

@@ -64,7 +64,8 @@ describe("the issuer's identity in the stack", () => {
 
   it('is the example one marked SPECIMEN when no issuer file is given, with a warning on the stack', () => {
     const envs = environments(specimen).filter(([id]) => issuing(id));
-    expect(envs).toHaveLength(2);
+    // The settlement consumer, the settlement run helper and the clock worker (the 1st of a month issues).
+    expect(envs).toHaveLength(3);
     for (const [, v] of envs) expect(v).toMatchObject({ ...exampleIssuer(), ISSUER_SPECIMEN: 'true' });
     expect(environments(specimen).filter(([id, v]) => !issuing(id) && 'ISSUER_SPECIMEN' in v)).toEqual([]);
     expect(specimen.synthError).toBeUndefined();

@@ -121,7 +121,11 @@ describe('CDK stack', () => {
       expect(
         statementsOf(r.id).some((st) => actions(st).includes('sqs:SendMessage')),
         r.id,
-      ).toBe(!!r.publishesEvents);
+      ).toBe(!!r.publishesEvents || !!r.sendsTo?.length);
+    // The clock advance sends to the clock queue only, its worker to the webhook queue (the events it records).
+    const clockSends = statementsOf('advanceSandboxClock').filter((st) => actions(st).includes('sqs:SendMessage'));
+    expect(JSON.stringify(clockSends)).toContain('WebhooksclockQueue');
+    expect(JSON.stringify(clockSends)).not.toContain('WebhookswebhooksQueue');
   });
 
   it("gives every queue a visibility timeout of at least 6 times its consumer's timeout (Lambda's guidance)", () => {
@@ -283,14 +287,22 @@ describe('CDK stack', () => {
       .everywhere('AWS::IAM::Policy')
       .filter(([, , p]) => (p.Properties.PolicyDocument.Statement as Statement[]).some((st) => actions(st).includes('s3:AbortMultipartUpload')))
       .map(([, id]) => id.replace(/[0-9A-F]{8}$/, ''));
-    expect(aborting.sort()).toEqual(['WebhookssettlementsConsumerRoleDefaultPolicy', 'runSettlementsTestHelperFunctionRoleDefaultPolicy']);
+    expect(aborting.sort()).toEqual([
+      'WebhooksclockConsumerRoleDefaultPolicy',
+      'WebhookssettlementsConsumerRoleDefaultPolicy',
+      'runSettlementsTestHelperFunctionRoleDefaultPolicy',
+    ]);
     // It reads the partner's legal identity but writes nothing to the access table.
     const accessWrites = consumer.filter((st) => actions(st).includes('dynamodb:PutItem') && JSON.stringify(st.Resource).includes('DataAccessTable'));
     expect(accessWrites).toEqual([]);
     for (const r of ROUTE_LIST) if (!r.buckets) expect(s3Actions(statementsOf(r.id)), r.id).toEqual([]);
     // The functions that render PDFs carry the fonts and are told where.
     const withFonts = service.everywhere('AWS::Lambda::Function').filter(([, , f]) => JSON.stringify(f).includes('PDF_FONT_DIR'));
-    expect(withFonts.map(([, id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['WebhookssettlementsConsumer', 'runSettlementsTestHelperFunction']);
+    expect(withFonts.map(([, id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
+      'WebhooksclockConsumer',
+      'WebhookssettlementsConsumer',
+      'runSettlementsTestHelperFunction',
+    ]);
   });
 
   it('aborts multipart uploads left incomplete for a day in every bucket, the object-locked one included', () => {

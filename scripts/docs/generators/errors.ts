@@ -25,6 +25,7 @@ const GROUPS: [prefix: string, title: string][] = [
   ['settlement', 'Settlements'],
   ['webhook', 'Webhooks'],
   ['review', 'Reviews and photos'],
+  ['clock', 'The sandbox clock'],
   ['internal', 'Service failures'],
 ];
 

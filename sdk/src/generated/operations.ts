@@ -410,6 +410,22 @@ export const OPERATIONS = {
     "hasPathParams": true,
     "response": "json"
   },
+  "getSandboxClock": {
+    "method": "GET",
+    "path": "/test-helpers/clock",
+    "write": false,
+    "paginated": false,
+    "hasPathParams": false,
+    "response": "json"
+  },
+  "advanceSandboxClock": {
+    "method": "POST",
+    "path": "/test-helpers/clock/advance",
+    "write": true,
+    "paginated": false,
+    "hasPathParams": false,
+    "response": "json"
+  },
   "listEvents": {
     "method": "GET",
     "path": "/events",
@@ -532,6 +548,8 @@ export const RESOURCES = {
     "runSettlements": "runSettlementsTestHelper",
     "paySettlement": "paySettlementTestHelper",
     "ageWebhookFailures": "ageWebhookFailuresTestHelper",
+    "getSandboxClock": "getSandboxClock",
+    "advanceSandboxClock": "advanceSandboxClock",
     "moderateReview": "moderateReviewTestHelper"
   },
   "settlements": {
@@ -641,6 +659,9 @@ export const ERROR_CODES = [
   "webhook.endpoint.disabled",
   "webhook.secret.rotation_open",
   "webhook.secret.rotation_conflict",
+  "clock.advance.backwards",
+  "clock.advance.too_far",
+  "clock.advancing",
   "review.booking.not_found",
   "review.booking.not_completed",
   "review.reviewable.mismatch",
@@ -661,6 +682,7 @@ export const TRANSIENT_CODES: readonly ErrorCode[] = [
   "idempotency.request.in_progress",
   "booking.slot.contended",
   "webhook.secret.rotation_conflict",
+  "clock.advancing",
   "review.write.conflict"
 ];
 
@@ -717,6 +739,8 @@ export interface OperationErrorCodes {
   recoverWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'webhook.endpoint.disabled' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   ageWebhookFailuresTestHelper: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'request.route.not_found' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   testWebhook: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
+  getSandboxClock: 'validation.parameter.unknown' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'request.route.not_found' | 'rate_limit.exceeded' | 'internal.error';
+  advanceSandboxClock: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'request.route.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'clock.advancing' | 'request.body.too_large' | 'clock.advance.backwards' | 'clock.advance.too_far' | 'rate_limit.exceeded' | 'internal.error';
   listEvents: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   getEvent: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'resource.not_found' | 'rate_limit.exceeded' | 'internal.error';
   listReviews: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';

@@ -892,6 +892,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/test-helpers/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sandbox: your sandbox's clock
+         * @description The time every rule of your sandbox reads, how far it is ahead of real time, and whether an advance is playing. Sandbox keys only.
+         */
+        get: operations["getSandboxClock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test-helpers/clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: move your sandbox forward in time, with everything that falls due on the way
+         * @description Moves the clock to `to` (after its now, at most 90 days ahead). What falls due on the way happens in time order, each at its own time, with its webhooks: quotes expire, trips complete (booking.completed), the 1st of a month issues the previous month (settlement.issued), webhook retries are attempted, failing endpoints are warned and disabled. The answer waits up to 10 seconds: `ready` when all of it is recorded, else `advancing` (read GET /test-helpers/clock until ready). Sandbox keys only.
+         */
+        post: operations["advanceSandboxClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -2280,6 +2320,29 @@ export interface components {
         TestWebhookRequest: {
             /** @description The type of the example event to send (default: the endpoint's first subscribed type); any type may be tried */
             event_type?: components["schemas"]["EventType"];
+        };
+        SandboxClock: {
+            /**
+             * Format: date-time
+             * @description The sandbox's time: what every rule of your sandbox reads, and what it records as created_at
+             */
+            now: string;
+            /**
+             * @description ready: the clock runs with real time; advancing: an advance is playing what falls due, and the clock stands at the instant being played
+             * @enum {string}
+             */
+            status: "ready" | "advancing";
+            /** @description How far the sandbox's time is ahead of real time, in whole seconds */
+            advanced_by_seconds: number;
+            /** @description Where the advance under way stops; null when ready */
+            advancing_to: string | null;
+        };
+        AdvanceSandboxClockRequest: {
+            /**
+             * Format: date-time
+             * @description The time to move the sandbox to: after the clock's now, at most 90 days after it
+             */
+            to: string;
         };
         EventPage: {
             data: components["schemas"]["Event"][];
@@ -15928,6 +15991,541 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "request.body.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    getSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clock. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "now": "2026-11-21T09:27:45.000Z",
+                     *       "status": "ready",
+                     *       "advanced_by_seconds": 0,
+                     *       "advancing_to": "2026-11-21T09:27:45.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxClock"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "validation.parameter.unknown";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.scope.insufficient";
+                    };
+                };
+            };
+            /**
+             * @description A live key: test helpers exist in the sandbox only. Or no such resource in your sandbox.
+             *
+             *     Codes: `request.route.not_found`.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.route.not_found",
+                     *       "message": "No route matches the path.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "request.route.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    advanceSandboxClock: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per logical operation (UUID v4 recommended), at most 255 characters, retained 24 hours. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description Live writes only: Unix time in seconds, within 300 s of server time. */
+                "X-Timestamp"?: components["parameters"]["XTimestamp"];
+                /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
+                "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "2026-11-21T09:27:45.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdvanceSandboxClockRequest"];
+            };
+        };
+        responses: {
+            /** @description The clock: ready, or advancing while the due work plays. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "now": "2026-11-21T09:27:45.000Z",
+                     *       "status": "ready",
+                     *       "advanced_by_seconds": 0,
+                     *       "advancing_to": "2026-11-21T09:27:45.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxClock"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`, `auth.timestamp.missing`, `auth.timestamp.skew`, `auth.signature.invalid`, `auth.signature.replayed`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.scope.insufficient";
+                    };
+                };
+            };
+            /**
+             * @description A live key: test helpers exist in the sandbox only. Or no such resource in your sandbox.
+             *
+             *     Codes: `request.route.not_found`.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.route.not_found",
+                     *       "message": "No route matches the path.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "request.route.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Idempotency-Key reused with another request or still in progress, or a conflict of the operation.
+             *
+             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`, `clock.advancing`.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency.key.reused",
+                     *       "message": "The Idempotency-Key was already used for a different request (method, path or body).",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "clock.advancing";
+                    };
+                };
+            };
+            /**
+             * @description Body too large.
+             *
+             *     Codes: `request.body.too_large`.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.body.too_large",
+                     *       "message": "The body exceeds the maximum size.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "request.body.too_large";
+                    };
+                };
+            };
+            /**
+             * @description The operation is refused by a rule of the domain (details say which).
+             *
+             *     Codes: `clock.advance.backwards`, `clock.advance.too_far`.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "clock.advance.backwards",
+                     *       "message": "POST /test-helpers/clock/advance: `to` is not after the sandbox clock's `now`; the clock only moves forward (`details.now`).",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "clock.advance.backwards" | "clock.advance.too_far";
                     };
                 };
             };

@@ -1,0 +1,108 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dataTable, type Table } from '../db/client';
+import { isConditionFailed } from '../db/errors';
+import { clockMs } from '../kernel/clock';
+import { clockKeys } from './keys';
+import type { ClockRecord } from './model';
+
+const strip = (item: Record<string, unknown> | undefined) => {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as unknown as ClockRecord;
+};
+
+/** The sandbox clocks: one item per partner, every change a conditional write. */
+export function makeClockStore(table: Table = dataTable) {
+  const TableName = () => table.name();
+  return {
+    /** Strongly consistent: an advance's step is seen by the next request and the next attempt at once. */
+    async get(partnerId: string): Promise<ClockRecord | undefined> {
+      const r = await table.client.send(new GetCommand({ TableName: TableName(), Key: clockKeys.clock(partnerId), ConsistentRead: true }));
+      return strip(r.Item);
+    },
+
+    /**
+     * Starts an advance: the clock stands still at `from` (its time now) until the advance ends at `to`.
+     * Only from a ready clock, or one whose advance made no step since `staleBefore` (its worker died with
+     * its retries): undefined when another advance holds it.
+     */
+    async start(partnerId: string, input: { from: string; to: string; advanceId: string; realNow: Date; staleBefore: Date }): Promise<ClockRecord | undefined> {
+      const real = input.realNow.toISOString();
+      try {
+        const r = await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: clockKeys.clock(partnerId),
+            UpdateExpression:
+              'SET partner_id = :p, offset_ms = if_not_exists(offset_ms, :zero), #s = :advancing, frozen_at = :from, advanced_from = :from, advancing_to = :to, advance_id = :id, heartbeat_at = :real, updated_at = :real',
+            ConditionExpression: 'attribute_not_exists(pk) OR #s = :ready OR heartbeat_at < :stale',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: {
+              ':p': partnerId,
+              ':zero': 0,
+              ':advancing': 'advancing',
+              ':ready': 'ready',
+              ':from': input.from,
+              ':to': input.to,
+              ':id': input.advanceId,
+              ':real': real,
+              ':stale': input.staleBefore.toISOString(),
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return strip(r.Attributes);
+      } catch (e) {
+        if (isConditionFailed(e)) return undefined;
+        throw e;
+      }
+    },
+
+    /** The advance plays instant `at` now: the clock reads `at`. False when the advance is no longer this one. */
+    async step(partnerId: string, advanceId: string, at: string, realNow = new Date()): Promise<boolean> {
+      return conditional({
+        TableName: TableName(),
+        Key: clockKeys.clock(partnerId),
+        UpdateExpression: 'SET frozen_at = :at, heartbeat_at = :real, updated_at = :real',
+        ConditionExpression: 'advance_id = :id AND #s = :advancing',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':at': at, ':real': realNow.toISOString(), ':id': advanceId, ':advancing': 'advancing' },
+      });
+    },
+
+    /** The advance is over: the clock runs again from `to`, with real time. */
+    async finish(partnerId: string, advanceId: string, to: string, realNow = new Date()): Promise<boolean> {
+      return conditional({
+        TableName: TableName(),
+        Key: clockKeys.clock(partnerId),
+        UpdateExpression: 'SET #s = :ready, offset_ms = :offset, updated_at = :real REMOVE frozen_at, advanced_from, advancing_to, advance_id, heartbeat_at',
+        ConditionExpression: 'advance_id = :id AND #s = :advancing',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':ready': 'ready',
+          ':offset': Math.max(0, Date.parse(to) - realNow.getTime()),
+          ':real': realNow.toISOString(),
+          ':id': advanceId,
+          ':advancing': 'advancing',
+        },
+      });
+    },
+  };
+
+  async function conditional(input: ConstructorParameters<typeof UpdateCommand>[0]): Promise<boolean> {
+    try {
+      await table.client.send(new UpdateCommand(input));
+      return true;
+    } catch (e) {
+      if (isConditionFailed(e)) return false;
+      throw e;
+    }
+  }
+}
+
+export const clockStore = makeClockStore();
+
+/** The time of a partner's sandbox: its clock's, or real time when it has none. */
+export async function sandboxNow(partnerId: string, realMs = Date.now()): Promise<Date> {
+  return new Date(clockMs(await clockStore.get(partnerId), realMs));
+}

@@ -1,0 +1,28 @@
+import type { Tenant } from './tenant';
+
+/**
+ * A partner's sandbox clock (docs/guides/sandbox.md, "The sandbox clock"). Ready, it runs with real time,
+ * `offset_ms` ahead of it; while an advance plays the due work, it stands still at `frozen_at` (the instant
+ * being played), so everything that work records carries that instant.
+ */
+export interface ClockState {
+  offset_ms: number;
+  status: 'ready' | 'advancing';
+  frozen_at?: string;
+}
+
+/** The clock's time, in epoch milliseconds, when real time is `realMs`. No clock: real time. */
+export function clockMs(c: ClockState | undefined, realMs = Date.now()): number {
+  if (!c) return realMs;
+  // Never behind where it ran before the advance (an advance that stalled does not hold the clock back).
+  if (c.status === 'advancing' && c.frozen_at) return Math.max(Date.parse(c.frozen_at), realMs + c.offset_ms);
+  return realMs + c.offset_ms;
+}
+
+/**
+ * The time as the tenant's rules read it: its sandbox clock's, real time in live (and in a sandbox whose
+ * clock was never advanced). Only forward: a clock never goes back.
+ */
+export function tenantNow(t: Pick<Tenant, 'clockOffsetMs'>): Date {
+  return new Date(Date.now() + (t.clockOffsetMs ?? 0));
+}
