@@ -106,6 +106,7 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     at,
     next_attempt_at: next?.toISOString() ?? null,
     delivered: result.delivered,
+    ...(clock === finished ? {} : { attempted_at: new Date(clock.getTime() - result.response_time_ms).toISOString() }),
   };
   await webhookStore.recordAttempt(d, attempt, claimed.claim, outcome);
   // Figures and the log line once the outcome is recorded (a retried claim would otherwise count twice).

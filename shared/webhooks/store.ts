@@ -25,6 +25,8 @@ export interface AttemptOutcome {
   at: string;
   next_attempt_at: string | null;
   delivered: boolean;
+  /** When the attempt was sent, if not its claim's time: a sandbox attempt's is its clock's. */
+  attempted_at?: string;
 }
 
 /** The claim of one attempt: its id (sent as X-Service-Delivery-Id) and its place in the delivery's attempt log. */
@@ -469,6 +471,7 @@ export function makeWebhookStore(table: Table = dataTable) {
         UpdateExpression:
           'SET #s = :s, attempts = :a, last_http_status = :h, last_error = :e, last_attempt_at = :now, next_attempt_at = :next, updated_at = :now, delivered_at = :dat, dead_lettered_at = :dlat, ' +
           `${at}.http_status = :h, ${at}.response_time_ms = :rt, ${at}.#err = :e, ${at}.#res = :res` +
+          (o.attempted_at ? `, ${at}.attempted_at = :att` : '') +
           (pending ? ', gsi2sk = :g2' : ' REMOVE gsi2pk, gsi2sk'),
         ConditionExpression: 'claimed_attempt = :a AND attempts = :prev AND claim_id = :cid',
         ExpressionAttributeNames: { '#s': 'status', '#err': 'error', '#res': 'result' },
@@ -487,6 +490,7 @@ export function makeWebhookStore(table: Table = dataTable) {
           // A test send that failed is not dead-lettered: it was never meant to be retried.
           ':dlat': o.status === 'FAILED' && !d.test_send ? o.at : null,
           ...(pending ? { ':g2': webhookKeys.pending(o.next_attempt_at!, d.id).gsi2sk } : {}),
+          ...(o.attempted_at ? { ':att': o.attempted_at } : {}),
         },
       };
       const refused = (why: string) => new Error(`attempt ${attempt} of delivery ${d.id} could not be recorded (${why})`);
