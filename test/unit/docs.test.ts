@@ -20,6 +20,7 @@ describe("docs/architecture.md's access patterns", () => {
       reviewKeys: (await import('../../shared/reviews/keys')).reviewKeys,
       fileKeys: (await import('../../shared/files/keys')).fileKeys,
       requestLogKeys: (await import('../../shared/request-logs/keys')).requestLogKeys,
+      clockKeys: (await import('../../shared/clock/keys')).clockKeys,
     };
     const rows = architecture.split('\n').filter((l) => /^\| .* \| `\w+Keys\./.test(l));
     expect(rows.length).toBeGreaterThan(30);
