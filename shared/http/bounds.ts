@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { MAX_BOOKING_WINDOW_DAYS } from '../catalog/slots';
+import { clockLeadMs } from '../kernel/clock';
 import { addDays, isCalendarDate, localDate } from '../kernel/time';
 import { CalendarDate } from './schemas';
 
@@ -13,7 +14,7 @@ export const EARLIEST_DATE = '2000-01-01';
 export const EARLIEST_BIRTH_DATE = '1900-01-01';
 
 /** The booking horizon: the last date any route takes, today (Morocco time) plus the longest booking window. */
-export const horizonDate = (now = new Date()) => addDays(localDate(now), MAX_BOOKING_WINDOW_DAYS);
+export const horizonDate = (now = new Date(Date.now() + clockLeadMs())) => addDays(localDate(now), MAX_BOOKING_WINDOW_DAYS);
 
 const HORIZON_WORDS = `the booking horizon: today plus ${MAX_BOOKING_WINDOW_DAYS} days, Morocco time`;
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Tenant } from './tenant';
 
 /**
@@ -26,3 +27,14 @@ export function clockMs(c: ClockState | undefined, realMs = Date.now()): number 
 export function tenantNow(t: Pick<Tenant, 'clockOffsetMs'>): Date {
   return new Date(Date.now() + (t.clockOffsetMs ?? 0));
 }
+
+const leads = new AsyncLocalStorage<number>();
+
+/**
+ * Runs `fn` (synchronous: the request's validation) with the caller's clock lead, for the rules that have no
+ * tenant at hand: the input bounds of dates (a sandbox a year ahead books a year ahead).
+ */
+export const withClockLead = <T>(leadMs: number, fn: () => T): T => leads.run(leadMs, fn);
+
+/** The lead of the clock of the request being validated (withClockLead); 0 elsewhere. */
+export const clockLeadMs = () => leads.getStore() ?? 0;

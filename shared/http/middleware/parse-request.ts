@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import { visit } from 'jsonc-parser';
 import * as z from 'zod';
+import { withClockLead } from '../../kernel/clock';
 import { service } from '../../kernel/config';
 import { ApiError } from '../../kernel/errors';
 import { type RouteContext, stateOf } from '../context';
@@ -99,19 +100,22 @@ export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, 
       }
       const schemas = def.request ?? {};
       if (!def.ignoresQuery) refuseUnknownParameters(def, event.queryStringParameters ?? {});
-      const params = schemas.params ? parseWith(schemas.params, event.pathParameters ?? {}, 'path') : {};
-      const query = schemas.query ? parseWith(schemas.query, event.queryStringParameters ?? {}, 'query') : {};
-      let body: unknown;
-      if (schemas.body) {
-        const text = bodyText(state.bodyBytes);
-        let json: unknown;
-        if (text.trim().length > 0) {
-          json = parseJson(text);
-          refuseDuplicateKeys(text);
-        } else if (schemas.body.safeParse({}).success) json = {};
-        body = parseWith(schemas.body, json, 'body');
-      }
-      state.input = { params, query, body };
+      // Bounds of dates are judged on the caller's clock (a sandbox's may be ahead of real time).
+      state.input = withClockLead(state.principal?.clockOffsetMs ?? 0, () => {
+        const params = schemas.params ? parseWith(schemas.params, event.pathParameters ?? {}, 'path') : {};
+        const query = schemas.query ? parseWith(schemas.query, event.queryStringParameters ?? {}, 'query') : {};
+        let body: unknown;
+        if (schemas.body) {
+          const text = bodyText(state.bodyBytes);
+          let json: unknown;
+          if (text.trim().length > 0) {
+            json = parseJson(text);
+            refuseDuplicateKeys(text);
+          } else if (schemas.body.safeParse({}).success) json = {};
+          body = parseWith(schemas.body, json, 'body');
+        }
+        return { params, query, body };
+      });
     },
   };
 }
