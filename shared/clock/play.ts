@@ -34,8 +34,8 @@ const completionAt = (travelDate: string) => localToInstant(addDays(travelDate, 
 const monthEndAt = (period: string) => localToInstant(`${nextPeriod(period)}-01`).getTime();
 
 interface Due {
-  /** Work due at or before the instant being played. */
-  now: (() => Promise<unknown>)[];
+  /** Work due at or before the instant being played, by what it acts on. */
+  now: Map<string, () => Promise<unknown>>;
   /** The earliest instant after it at which more falls due. */
   next?: number;
 }
@@ -59,6 +59,7 @@ export async function playAdvance(m: ClockMessage): Promise<void> {
   let at = Date.parse(c.frozen_at);
   // The months before the advance's first month were the monthly job's (or an earlier advance's) to issue.
   let month = periodOf(new Date(startedAt));
+  const tried = new Set<string>();
   let steps = 0;
   for (; steps < MAX_STEPS; steps++) {
     await settle(tenant, at, startedAt);
@@ -66,8 +67,14 @@ export async function playAdvance(m: ClockMessage): Promise<void> {
     if (!(await clockStore.step(m.partner_id, m.advance_id, iso(at)))) return;
     const due = await dueWork(tenant, at, month);
     if (monthEndAt(month) <= at) month = periodOf(new Date(at));
-    if (due.now.length) {
-      for (const work of due.now) await work();
+    // Each piece once per instant: one that changed nothing (a booking contended, an endpoint changed meanwhile) is
+    // left to the daily job or the next failure, not tried again and again.
+    const fresh = [...due.now].filter(([what]) => !tried.has(`${what}@${at}`));
+    if (fresh.length) {
+      for (const [what, work] of fresh) {
+        tried.add(`${what}@${at}`);
+        await work();
+      }
       continue;
     }
     const next = Math.min(due.next ?? to, to);
@@ -82,13 +89,13 @@ export async function playAdvance(m: ClockMessage): Promise<void> {
 
 /** What falls due at `at` or before, and the next instant after it at which something does. */
 async function dueWork(t: Tenant, at: number, month: string): Promise<Due> {
-  const due: Due = { now: [] };
+  const due: Due = { now: new Map() };
   const later = (when: number) => {
     if (when > at && (due.next === undefined || when < due.next)) due.next = when;
   };
   // The 1st of a month: the month before it closes, as the monthly job closes it.
   const monthEnd = monthEndAt(month);
-  if (monthEnd <= at) due.now.push(() => settleTenant(t.partnerId, t.env, previousPeriod(periodOf(new Date(at))), undefined, new Date(at)));
+  if (monthEnd <= at) due.now.set(`month ${month}`, () => settleTenant(t.partnerId, t.env, previousPeriod(periodOf(new Date(at))), undefined, new Date(at)));
   else later(monthEnd);
   for (const b of await confirmedBookings(t)) {
     const when = completionAt(b.travel_date);
@@ -96,7 +103,7 @@ async function dueWork(t: Tenant, at: number, month: string): Promise<Due> {
       later(when);
       continue;
     }
-    due.now.push(async () => {
+    due.now.set(`booking ${b.booking_number}`, async () => {
       const booking = await bookingStore.get(b.booking_number);
       if (booking?.status === 'CONFIRMED') await completeBooking(booking, undefined, new Date(at));
     });
@@ -106,7 +113,7 @@ async function dueWork(t: Tenant, at: number, month: string): Promise<Due> {
     if (e.status !== 'ACTIVE' || !e.failing_since) continue;
     const since = Date.parse(e.failing_since);
     const thresholds = [since + disableAfter * HOUR, ...(e.failure_warned_at ? [] : [since + warnAfter * HOUR])];
-    if (thresholds.some((when) => when <= at)) due.now.push(() => judgeFailingEndpoint(e, new Date(at)));
+    if (thresholds.some((when) => when <= at)) due.now.set(`endpoint ${e.id}`, () => judgeFailingEndpoint(e, new Date(at)));
     else for (const when of thresholds) later(when);
   }
   for (const d of await pendingDeliveries(t)) {
