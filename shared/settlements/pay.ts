@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { recordEvent } from '../events/record';
+import { tenantNow } from '../kernel/clock';
 import { ApiError, notFound } from '../kernel/errors';
 import { countEvent } from '../kernel/metrics';
 import { formatMinor, money } from '../kernel/money';
@@ -78,10 +79,10 @@ export async function paySettlement(
   return result;
 }
 
-/** Test helper: a simulated transfer of exactly the total due. */
-export async function paySettlementNow(t: Tenant, id: string, reference: string | undefined, seal: Seal<SettlementRecord>) {
+/** Test helper: a simulated transfer of exactly the total due, received at the sandbox clock's time (after the issue it pays). */
+export async function paySettlementNow(t: Tenant, id: string, reference: string | undefined, seal: Seal<SettlementRecord>, now = tenantNow(t)) {
   const s = await getSettlement(t, id);
-  return paySettlement(s, reference ?? `SIMULATED-${randomUUID().slice(0, 8).toUpperCase()}`, s.total_minor, seal);
+  return paySettlement(s, reference ?? `SIMULATED-${randomUUID().slice(0, 8).toUpperCase()}`, s.total_minor, seal, now);
 }
 
 /** The operators record a partner's transfer (admin command). */
