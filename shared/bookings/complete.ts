@@ -1,3 +1,4 @@
+import { sandboxNow } from '../clock/store';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { recordEvent } from '../events/record';
 import { ApiError } from '../kernel/errors';
@@ -81,7 +82,8 @@ export async function completeBookings(throughDate: string, progress: (line: str
   for (let d = addDays(throughDate, -7); d <= throughDate; d = addDays(d, 1)) {
     for await (const page of bookingStore.confirmedOn(d)) {
       for (const b of page) {
-        if (!(await completeBooking(b, unsealed, now))) continue;
+        // A sandbox booking completes at its clock's time (an advance may have taken the clock ahead).
+        if (!(await completeBooking(b, unsealed, b.env === 'test' ? await sandboxNow(b.partner_id, now.getTime()) : now))) continue;
         completed++;
         perEnv[b.env]++;
       }

@@ -57,8 +57,9 @@ export async function playAdvance(m: ClockMessage): Promise<void> {
   // Where the advance began (a resumed advance goes on from frozen_at, and looks again at what it did since).
   const startedAt = c.advanced_from ?? c.frozen_at;
   let at = Date.parse(c.frozen_at);
-  // The months before the advance's first month were the monthly job's (or an earlier advance's) to issue.
-  let month = periodOf(new Date(startedAt));
+  // The month before the advance's first one: its end is due at once, so that a month the clock ran past while
+  // ready (or the real monthly job has not reached yet) is issued at the advance's first instant.
+  let month = previousPeriod(periodOf(new Date(startedAt)));
   const tried = new Set<string>();
   let steps = 0;
   for (; steps < MAX_STEPS; steps++) {

@@ -47,14 +47,16 @@ export async function testEndpoint(
   // Like any delivery's first attempt, the send carries the delivery's own id (X-Service-Delivery-Id = delivery_id).
   const claim: AttemptClaim = { id: delivery.id, index: 0 };
   const iso = now.toISOString();
+  const started = Date.now();
   const d: DeliveryRecord = {
     ...delivery,
     test_send: true,
     attempt_log: [{ id: claim.id, number: 1, attempted_at: iso, http_status: null, response_time_ms: null, error: null, result: null }],
     last_attempt_id: claim.id,
     claimed_attempt: 1,
-    claim_until: now.getTime() + ATTEMPT_CLAIM_MS,
-    claimed_at: now.getTime(),
+    // Claims are real time (a worker's lease), whatever the sandbox clock says.
+    claim_until: started + ATTEMPT_CLAIM_MS,
+    claimed_at: started,
     claim_id: claim.id,
   };
   const cancelled = await transact(dataTable.client, { event: recorded.item }, webhookStore.putClaimedDelivery(d, claim));
@@ -71,7 +73,8 @@ export async function testEndpoint(
     },
     TEST_SEND_TIMEOUT_MS,
   );
-  const at = new Date().toISOString();
+  // On the tenant's clock: `now` plus the real time the send took.
+  const at = new Date(now.getTime() + (Date.now() - started)).toISOString();
   const outcome: AttemptOutcome = {
     status: r.delivered ? 'DELIVERED' : 'FAILED',
     http_status: r.http_status,
