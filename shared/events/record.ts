@@ -71,7 +71,8 @@ export function recordEvent<T extends EventType>(
   const ref = eventKeys.event(partnerId, env, event.created_at, event.id);
   const dispatch = opts.dispatched
     ? { dispatch: 'DONE', dispatched_at: event.created_at, delivery_count: 1 }
-    : { dispatch: 'PENDING', ...eventKeys.pending(event.created_at, event.id) };
+    : // The sweeper reads the pending index in real time: a sandbox clock ahead of it keys its events at real now.
+      { dispatch: 'PENDING', ...eventKeys.pending(new Date(Math.min(now.getTime(), Date.now())).toISOString(), event.id) };
   return {
     event,
     ref,

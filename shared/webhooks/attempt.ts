@@ -106,7 +106,12 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     at,
     next_attempt_at: next?.toISOString() ?? null,
     delivered: result.delivered,
-    ...(clock === finished ? {} : { attempted_at: new Date(clock.getTime() - result.response_time_ms).toISOString() }),
+    ...(clock === finished
+      ? {}
+      : {
+          attempted_at: new Date(clock.getTime() - result.response_time_ms).toISOString(),
+          ...(next ? { sweep_at: new Date(finished.getTime() + (next.getTime() - clock.getTime())).toISOString() } : {}),
+        }),
   };
   await webhookStore.recordAttempt(d, attempt, claimed.claim, outcome);
   // Figures and the log line once the outcome is recorded (a retried claim would otherwise count twice).
@@ -139,7 +144,7 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     else await writeEndpointStatus(answer);
   }
   // The schedule fires after the wait in real time; an advance of the sandbox clock may attempt it sooner.
-  if (next) await scheduleAttempt(d.id, attempt + 1, new Date(finished.getTime() + (next.getTime() - clock.getTime())));
+  if (next) await scheduleAttempt(d.id, attempt + 1, new Date(outcome.sweep_at ?? next));
   return 'sent';
 }
 

@@ -27,7 +27,15 @@ export interface AttemptOutcome {
   delivered: boolean;
   /** When the attempt was sent, if not its claim's time: a sandbox attempt's is its clock's. */
   attempted_at?: string;
+  /** When the sweeper should find the next attempt overdue, in real time, if not next_attempt_at (a sandbox clock's). */
+  sweep_at?: string;
 }
+
+/**
+ * The pending index is the sweeper's, and the sweeper reads it in real time: a sandbox whose clock is ahead keys its
+ * due-now deliveries and events at real now, so that one whose queue message was lost is still re-driven.
+ */
+export const notAfterNow = (iso: string) => new Date(Math.min(Date.parse(iso), Date.now())).toISOString();
 
 /** The claim of one attempt: its id (sent as X-Service-Delivery-Id) and its place in the delivery's attempt log. */
 export interface AttemptClaim {
@@ -70,7 +78,8 @@ export function makeWebhookStore(table: Table = dataTable) {
     type: 'delivery',
     ...d,
     ...webhookKeys.deliveriesIndex(d.partner_id, d.env, d.created_at, d.id),
-    ...webhookKeys.pending(d.next_attempt_at!, d.id),
+    // Every delivery put is due now: on the sweeper's real-time index, not at a sandbox clock's time ahead of it.
+    ...webhookKeys.pending(notAfterNow(d.next_attempt_at!), d.id),
   });
   const subscriptionPut = (e: Pick<EndpointRecord, 'partner_id' | 'env' | 'id'>, type: string): TransactItem => ({
     Put: {
@@ -489,7 +498,7 @@ export function makeWebhookStore(table: Table = dataTable) {
           ':dat': o.delivered ? o.at : null,
           // A test send that failed is not dead-lettered: it was never meant to be retried.
           ':dlat': o.status === 'FAILED' && !d.test_send ? o.at : null,
-          ...(pending ? { ':g2': webhookKeys.pending(o.next_attempt_at!, d.id).gsi2sk } : {}),
+          ...(pending ? { ':g2': webhookKeys.pending(o.sweep_at ?? o.next_attempt_at!, d.id).gsi2sk } : {}),
           ...(o.attempted_at ? { ':att': o.attempted_at } : {}),
         },
       };
@@ -539,7 +548,7 @@ export function makeWebhookStore(table: Table = dataTable) {
                 ':prev': d.attempts,
                 ...(onlyIfDueAt ? { ':due': onlyIfDueAt } : {}),
                 ':g2p': webhookKeys.pendingPartition,
-                ':g2s': webhookKeys.pending(iso, d.id).gsi2sk,
+                ':g2s': webhookKeys.pending(notAfterNow(iso), d.id).gsi2sk,
               },
             },
           },

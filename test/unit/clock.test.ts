@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { clockView } from '../../shared/clock/views';
+import { recordEvent } from '../../shared/events/record';
 import { horizonDate } from '../../shared/http/bounds';
 import { clockLeadMs, clockMs, tenantNow, withClockLead } from '../../shared/kernel/clock';
 import { addDays, localDate } from '../../shared/kernel/time';
+import { newDelivery } from '../../shared/webhooks/deliveries';
+import { webhookStore } from '../../shared/webhooks/store';
+
+// The items below are built, never sent: the table names only fill them in.
+process.env.DATA_TABLE = 'data';
+process.env.ACCESS_TABLE = 'access';
 
 const REAL = Date.parse('2026-11-26T09:00:00Z');
 const DAY = 86_400_000;
@@ -42,5 +49,22 @@ describe('the sandbox clock', () => {
     expect(withClockLead(400 * DAY, () => horizonDate())).toBe(addDays(localDate(new Date(Date.now() + 400 * DAY)), 365));
     expect(withClockLead(5, () => clockLeadMs())).toBe(5);
     expect(clockLeadMs()).toBe(0);
+  });
+});
+
+describe("the sweeper's real-time index, for a sandbox clock ahead of it", () => {
+  it("keys a new event and a new delivery at real now, their own times staying the clock's", () => {
+    const ahead = new Date(Date.now() + 30 * DAY);
+    const before = new Date().toISOString();
+    const recorded = recordEvent('p1', 'test', 'booking.completed', {} as never, ahead);
+    const after = new Date().toISOString();
+    expect(recorded.event.created_at).toBe(ahead.toISOString());
+    const eventItem = recorded.item.Put!.Item as { gsi1sk: string };
+    expect(eventItem.gsi1sk >= before && eventItem.gsi1sk <= `${after}~`).toBe(true);
+
+    const d = newDelivery(recorded.event, recorded.ref, { partner_id: 'p1', env: 'test', id: 'e1', url: 'https://example.com' }, ahead);
+    expect(d.next_attempt_at).toBe(ahead.toISOString());
+    const deliveryItem = webhookStore.putDelivery(d).Put!.Item as { gsi2sk: string };
+    expect(deliveryItem.gsi2sk >= before && deliveryItem.gsi2sk.slice(0, 24) <= new Date().toISOString()).toBe(true);
   });
 });
