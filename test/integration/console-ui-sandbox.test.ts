@@ -117,6 +117,31 @@ describe('the partner console in a real browser: a month in the sandbox, by clic
     expect(read.advanced_by_seconds).toBeLessThanOrEqual(DAY_S);
     await check(page, 'sandbox-clock-advanced', findings);
 
+    // To the 1st of the next month, 00:00 in Morocco as the browser's zone data has it (the page announces the instant).
+    const announced = (await clock
+      .getByText(/^The 1st of next month is /)
+      .locator('time')
+      .getAttribute('datetime'))!;
+    const inMorocco = (iso: string) =>
+      page.evaluate(
+        (iso) =>
+          Object.fromEntries(
+            new Intl.DateTimeFormat('en-US', { timeZone: 'Africa/Casablanca', month: 'numeric', day: 'numeric', hour: 'numeric', hourCycle: 'h23' })
+              .formatToParts(new Date(iso))
+              .map((x) => [x.type, Number(x.value)]),
+          ),
+        iso,
+      );
+    const [was, is] = [await inMorocco(read.now), await inMorocco(announced)];
+    expect(is).toMatchObject({ month: (was.month! % 12) + 1, day: 1, hour: 0 });
+    await clock.getByRole('button', { name: 'Advance to the 1st of next month' }).click();
+    await clock.getByText(/^Advancing the clock to /).waitFor();
+    await clock.getByText(/^The clock is ready at /).waitFor({ timeout: 60_000 });
+    const month = (await api('GET', '/test-helpers/clock', { key: p.test_key })).body;
+    expect(month.status).toBe('ready');
+    expect(Date.parse(month.now) - Date.parse(announced)).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(month.now) - Date.parse(announced)).toBeLessThan(60_000);
+
     // The line on what moves with the clock links the guide's section.
     const guide = await fetch((await clock.getByRole('link', { name: 'What moves with the clock' }).getAttribute('href'))!);
     expect(guide.status).toBe(200);
