@@ -37,7 +37,8 @@ export const SECTIONS: Section[] = [
   { path: 'team', label: 'Team', scopes: ['team:read'], Page: Team },
   { path: 'reviews', label: 'Reviews', scopes: ['reviews:read'], Page: Reviews },
   { path: 'requests', label: 'Requests', scopes: ['audit:read'], Page: Requests },
-  { path: 'sandbox', label: 'Sandbox tools', scopes: ['bookings:write', 'settlements:write'], sandboxOnly: true, Page: SandboxTools },
+  // bookings:read: every role reads the sandbox clock; only bookings:write moves it.
+  { path: 'sandbox', label: 'Sandbox tools', scopes: ['bookings:read', 'bookings:write', 'settlements:write'], sandboxOnly: true, Page: SandboxTools },
 ];
 
 const visible = (s: Section, me: Me, env: Environment) => s.scopes.some((x) => me.scopes.includes(x)) && (!s.sandboxOnly || env === 'sandbox');

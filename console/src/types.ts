@@ -22,6 +22,7 @@ export type AuditEvent = Omit<S['AuditEvent'], 'key_prefix'> & { key_prefix: str
 export type PageMeta = S['PageMeta'];
 export type RequestLogEntry = S['RequestLogEntry'];
 export type RequestLogBody = S['RequestLogBody'];
+export type SandboxClock = S['SandboxClock'];
 
 /** GET /me. For a console session there is no key (`key` null), `via` is console and `session` says when the member signed in. */
 export type Me = Omit<S['Me'], 'key'> & { key: S['Me']['key'] | null; via?: 'api_key' | 'console'; session?: { signed_in_at: string } };

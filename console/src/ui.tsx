@@ -155,7 +155,7 @@ const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', tim
 const timeZone = dateTimeFormat.resolvedOptions().timeZone;
 
 /** An instant (ISO 8601), in the reader's time zone with the zone named. */
-function formatDateTime(value: string): string {
+export function formatDateTime(value: string): string {
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? value : dateTimeFormat.format(d);
 }

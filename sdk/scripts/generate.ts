@@ -157,6 +157,15 @@ const START = '<!-- methods:start (npm run sdk:generate) -->';
 const END = '<!-- methods:end -->';
 
 /**
+ * Operations the client exposes through a hand-written face (sdk/src/clock.ts) rather than their generated
+ * method (which stays): the table names the face, and its parameters where they are not the document's.
+ */
+export const FACES: Record<string, { call: string; params?: string }> = {
+  getSandboxClock: { call: 'testHelpers.clock.get' },
+  advanceSandboxClock: { call: 'testHelpers.clock.advance', params: '`to` (date-time or `Date`), `waitUntilReady?`' },
+};
+
+/**
  * The SDK README's method reference: one row per operation, as the client exposes it
  * (`client.<resource>.<method>`), with its HTTP route, parameters and the error codes it
  * documents beyond the common ones. Made from the same document as the operation table.
@@ -171,8 +180,11 @@ export function methodsTable(doc: Json = buildOpenApi() as Json): string {
       if (op.requestBody) params.push(`\`body${op.requestBody.required ? '' : '?'}\`${body ? ` (${body})` : ''}`);
       const codes = errorCodesOf(op).filter((c) => !COMMON_CODE.test(c));
       const { group, method: name } = names.get(op.operationId)!;
-      const call = `\`client.${group}.${name}\``;
-      rows.push(`| ${call} | \`${method.toUpperCase()} /v1${path}\` | ${params.join(', ') || '-'} | ${codes.map((c) => `\`${c}\``).join(', ') || '-'} |`);
+      const face = FACES[op.operationId];
+      const call = `\`client.${face?.call ?? `${group}.${name}`}\``;
+      rows.push(
+        `| ${call} | \`${method.toUpperCase()} /v1${path}\` | ${face?.params ?? (params.join(', ') || '-')} | ${codes.map((c) => `\`${c}\``).join(', ') || '-'} |`,
+      );
     }
   }
   return [
@@ -183,6 +195,9 @@ export function methodsTable(doc: Json = buildOpenApi() as Json): string {
     'Every operation may also answer the common codes of its kind: `validation.*`, `request.*`, `auth.*`,',
     '`idempotency.*` (writes), `pagination.*` (lists), `rate_limit.exceeded` and `internal.error`.',
     '`e.is(operationId)` narrows a `PartnerApiError` to the codes of that operation.',
+    `The sandbox clock's methods are written by hand (sdk/src/clock.ts) over the generated ${Object.keys(FACES)
+      .map((id) => `\`client.${names.get(id)!.group}.${names.get(id)!.method}\``)
+      .join(' and ')}, which stay.`,
   ].join('\n');
 }
 

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { type SandboxClockHelpers, sandboxClock } from './clock';
 import { PartnerApiError, PartnerNetworkError } from './errors';
 import { OPERATIONS, RESOURCES, TRANSIENT_CODES } from './generated/operations';
 import type { operations } from './generated/schema';
@@ -52,11 +53,13 @@ type ResourceMethod<K extends OperationId> = K extends PaginatedId
     : (query?: Omit<Query<K>, 'cursor'>) => PageIterator<Item<K>>
   : (...args: ArgsParam<K>) => Promise<Result<K>>;
 
-export type Resources = {
+type GeneratedResources = {
   [G in keyof typeof RESOURCES]: {
     [M in keyof (typeof RESOURCES)[G]]: (typeof RESOURCES)[G][M] extends OperationId ? ResourceMethod<(typeof RESOURCES)[G][M]> : never;
   };
 };
+/** The generated groups, and the hand-written faces over their operations: `testHelpers.clock` (sdk/src/clock.ts). */
+export type Resources = GeneratedResources & { testHelpers: { clock: SandboxClockHelpers } };
 
 export interface ClientOptions {
   /** `sk_test_...` (sandbox) or `sk_live_...` (production: writes are signed). */
@@ -149,6 +152,12 @@ export class PartnerClient {
           : (args?: unknown) => this.request(id as OperationId, args as never);
       }
     }
+    groups.testHelpers!.clock = sandboxClock({
+      get: (signal) => this.request('getSandboxClock', { signal }),
+      advance: (to, idempotencyKey, signal) => this.request('advanceSandboxClock', { body: { to }, idempotencyKey, signal }),
+      sleep: (ms) => this.opts.sleep(ms),
+      now: () => this.opts.now(),
+    });
     this.resources = groups as Resources;
     Object.assign(this, groups);
   }

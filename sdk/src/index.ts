@@ -10,6 +10,14 @@ export {
   type Result,
   retryAfterMs,
 } from './client';
+export {
+  type AdvanceSandboxClockArgs,
+  type ReadySandboxClock,
+  type SandboxClock,
+  type SandboxClockHelpers,
+  SandboxClockTimeoutError,
+  type WaitUntilReadyOptions,
+} from './clock';
 export { PartnerApiError, PartnerNetworkError, WebhookVerificationError } from './errors';
 export { WEBHOOK_EVENT_TYPES, type WebhookEvent, type WebhookEventOf, type WebhookEventType } from './generated/events';
 export { ERROR_CODES, type ErrorCode, OPERATIONS, type OperationErrorCodes, RESOURCES } from './generated/operations';

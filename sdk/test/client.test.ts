@@ -4,6 +4,7 @@ import {
   createClient,
   PartnerApiError,
   PartnerNetworkError,
+  SandboxClockTimeoutError,
   type SignatureVersion,
   signatureDiagnostics,
   signatureMismatch,
@@ -264,5 +265,56 @@ describe('pagination', () => {
       json(200, { data: [{ slug: 'b' }], meta: { count: 1, total_results: 2, page_number: 2 } }),
     ]);
     expect(await c.catalog.listAdventures({ city: 'Fes', limit: 1 }).toArray()).toEqual([{ slug: 'a' }, { slug: 'b' }]);
+  });
+});
+
+describe('the sandbox clock (client.testHelpers.clock)', () => {
+  const clock = (status: 'ready' | 'advancing', now: string, advancing_to: string | null = null) =>
+    json(200, { now, status, advanced_by_seconds: 60, advancing_to });
+
+  it('advance sends a Date as its ISO instant with an Idempotency-Key, and waits until ready by reading the clock every second', async () => {
+    const to = '2026-12-01T00:00:00.000Z';
+    const { c, calls, sleeps } = client([
+      clock('advancing', '2026-11-27T00:00:00.000Z', to),
+      clock('advancing', '2026-11-29T00:00:00.000Z', to),
+      clock('ready', to),
+    ]);
+    const ready = await c.testHelpers.clock.advance({ to: new Date(to), waitUntilReady: true, idempotencyKey: 'adv-1' });
+    expect(ready).toMatchObject({ status: 'ready', now: to });
+    expect(calls.map((x) => `${x.method} ${x.url}`)).toEqual([
+      'POST http://api.test/v1/test-helpers/clock/advance',
+      'GET http://api.test/v1/test-helpers/clock',
+      'GET http://api.test/v1/test-helpers/clock',
+    ]);
+    expect(JSON.parse(calls[0]!.body!)).toEqual({ to });
+    expect(calls[0]!.headers['idempotency-key']).toBe('adv-1');
+    expect(sleeps).toEqual([1000, 1000]);
+  });
+
+  it('answers advancing as it is without waitUntilReady; get reads the clock', async () => {
+    const { c, calls } = client([clock('advancing', '2026-11-27T00:00:00.000Z', '2026-12-01T00:00:00.000Z'), clock('ready', '2026-11-27T00:00:00.000Z')]);
+    expect(await c.testHelpers.clock.advance({ to: '2026-12-01T00:00:00Z' })).toMatchObject({ status: 'advancing' });
+    expect(calls[0]!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await c.testHelpers.clock.get()).toMatchObject({ status: 'ready' });
+    await expect(c.testHelpers.clock.advance({ to: new Date(Number.NaN) })).rejects.toThrow(RangeError);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('gives up waiting at timeoutMs with SandboxClockTimeoutError holding the clock as last read', async () => {
+    let now = 0;
+    const f = fakeFetch(Array.from({ length: 5 }, () => clock('advancing', '2026-11-27T00:00:00.000Z', '2026-12-01T00:00:00.000Z')));
+    const c = createClient({
+      apiKey: 'sk_test_abcdefabcdef_0123456789abcdef0123456789abcdef',
+      baseUrl: 'http://api.test/v1',
+      fetch: f.fetch,
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
+    const e = await c.testHelpers.clock.advance({ to: '2026-12-01T00:00:00Z', waitUntilReady: { timeoutMs: 2500, intervalMs: 1000 } }).catch((x) => x);
+    expect(e).toBeInstanceOf(SandboxClockTimeoutError);
+    expect(e.clock).toMatchObject({ status: 'advancing', advancing_to: '2026-12-01T00:00:00.000Z' });
+    expect(f.calls).toHaveLength(4);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type AxeFinding, browserForFile, check, openConsole, partnerAdmin, sandboxBooking, settle, signInUi, startReceiver, visit } from './console-helpers';
-import { newPartner, write } from './helpers';
+import { api, newPartner, write } from './helpers';
+
+const DAY_S = 86_400;
 
 describe('the partner console in a real browser: a month in the sandbox, by clicking', () => {
   const browser = browserForFile();
@@ -83,5 +85,69 @@ describe('the partner console in a real browser: a month in the sandbox, by clic
     } finally {
       await receiver.close();
     }
+  }, 300_000);
+
+  it('shows the sandbox clock and moves it a day by a click: progress, then ready a day later (as the API reads it too), and every state passes axe', async () => {
+    const p = await newPartner();
+    const admin = await partnerAdmin(p);
+    const { page, problems } = await openConsole(browser());
+    const findings: AxeFinding[] = [];
+    await signInUi(page, admin);
+    await visit(page, 'sandbox', 'Sandbox tools');
+    const clock = page.getByRole('region', { name: 'The sandbox clock' });
+    const sandboxTime = async () => Date.parse((await clock.locator('dl time').first().getAttribute('datetime'))!);
+    await clock.getByText('Ready: runs with real time').waitFor();
+    await clock.getByText('in step with real time').waitFor();
+    const before = await sandboxTime();
+    expect(Math.abs(before - Date.now())).toBeLessThan(60_000);
+    await check(page, 'sandbox-clock', findings);
+
+    await clock.getByRole('button', { name: 'Advance 1 day' }).click();
+    await clock.getByText(/^Advancing the clock to /).waitFor();
+    expect(await clock.getByRole('button', { name: 'Advance 1 hour' }).isDisabled()).toBe(true);
+    await clock.getByText(/^The clock is ready at /).waitFor({ timeout: 60_000 });
+    await settle(page);
+    await clock.getByText(/^(1 day|23 hours 59 minutes) ahead of real time$/).waitFor();
+    // A day after what it showed before, less the seconds the advance took (the clock stands still while it plays).
+    expect((await sandboxTime()) - before).toBeGreaterThan((DAY_S - 60) * 1000);
+    expect((await sandboxTime()) - before).toBeLessThan((DAY_S + 60) * 1000);
+    const read = (await api('GET', '/test-helpers/clock', { key: p.test_key })).body;
+    expect(read).toMatchObject({ status: 'ready', advancing_to: null });
+    expect(read.advanced_by_seconds).toBeGreaterThan(DAY_S - 60);
+    expect(read.advanced_by_seconds).toBeLessThanOrEqual(DAY_S);
+    await check(page, 'sandbox-clock-advanced', findings);
+
+    // To the 1st of the next month, 00:00 in Morocco as the browser's zone data has it (the page announces the instant).
+    const announced = (await clock
+      .getByText(/^The 1st of next month is /)
+      .locator('time')
+      .getAttribute('datetime'))!;
+    const inMorocco = (iso: string) =>
+      page.evaluate(
+        (iso) =>
+          Object.fromEntries(
+            new Intl.DateTimeFormat('en-US', { timeZone: 'Africa/Casablanca', month: 'numeric', day: 'numeric', hour: 'numeric', hourCycle: 'h23' })
+              .formatToParts(new Date(iso))
+              .map((x) => [x.type, Number(x.value)]),
+          ),
+        iso,
+      );
+    const [was, is] = [await inMorocco(read.now), await inMorocco(announced)];
+    expect(is).toMatchObject({ month: (was.month! % 12) + 1, day: 1, hour: 0 });
+    await clock.getByRole('button', { name: 'Advance to the 1st of next month' }).click();
+    await clock.getByText(/^Advancing the clock to /).waitFor();
+    await clock.getByText(/^The clock is ready at /).waitFor({ timeout: 60_000 });
+    const month = (await api('GET', '/test-helpers/clock', { key: p.test_key })).body;
+    expect(month.status).toBe('ready');
+    expect(Date.parse(month.now) - Date.parse(announced)).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(month.now) - Date.parse(announced)).toBeLessThan(60_000);
+
+    // The line on what moves with the clock links the guide's section.
+    const guide = await fetch((await clock.getByRole('link', { name: 'What moves with the clock' }).getAttribute('href'))!);
+    expect(guide.status).toBe(200);
+    expect(await guide.text()).toContain('id="the-sandbox-clock"');
+
+    expect(problems).toEqual([]);
+    expect(findings).toEqual([]);
   }, 300_000);
 });

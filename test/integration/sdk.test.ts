@@ -123,6 +123,33 @@ describe('the SDK against the local stack', () => {
     expect(bad.details.errors[0]).toMatchObject({ field: 'name' });
   });
 
+  it('reads and moves the sandbox clock (client.testHelpers.clock): 31 minutes ahead once ready; a `to` behind it is clock.advance.backwards', async () => {
+    const p = await newPartner();
+    const client = createClient({ apiKey: p.test_key, baseUrl: baseUrl(), maxRetries: 0 });
+    const before = await client.testHelpers.clock.get();
+    expect(before).toMatchObject({ status: 'ready', advanced_by_seconds: 0, advancing_to: null });
+
+    const to = new Date(Date.parse(before.now) + 31 * 60_000);
+    const ready = await client.testHelpers.clock.advance({ to, waitUntilReady: true });
+    expect(ready).toMatchObject({ status: 'ready', advancing_to: null });
+    expect(Date.parse(ready.now)).toBeGreaterThanOrEqual(to.getTime());
+    // 31 minutes (1860 s), less the real time the advance took: the clock stands still while it plays.
+    const read = await client.testHelpers.clock.get();
+    expect(read.status).toBe('ready');
+    expect(read.advanced_by_seconds).toBeGreaterThan(1800);
+    expect(read.advanced_by_seconds).toBeLessThanOrEqual(1860);
+
+    const back = await client.testHelpers.clock.advance({ to: before.now }).catch((e) => e);
+    expect(back).toBeInstanceOf(PartnerApiError);
+    expect(back.is('advanceSandboxClock')).toBe(true);
+    expect(back).toMatchObject({ status: 422, code: 'clock.advance.backwards' });
+    expect(Date.parse(back.details.now)).toBeGreaterThanOrEqual(to.getTime());
+
+    // A test helper: a live key does not find it.
+    const live = createClient({ apiKey: p.live_key, baseUrl: baseUrl(), maxRetries: 0 });
+    expect(await live.testHelpers.clock.get().catch((e) => e)).toMatchObject({ status: 404, code: 'request.route.not_found' });
+  });
+
   it('runs the quickstart (sdk/examples/quickstart.ts) end to end', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'sdk/examples/quickstart.ts'], {
       cwd: ROOT,

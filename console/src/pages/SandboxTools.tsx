@@ -5,6 +5,7 @@ import { DataTable, QueryView } from '../lists';
 import { useCan } from '../me';
 import type { Settlement } from '../types';
 import { DateOnly, money, Outcome, PageTitle } from '../ui';
+import { SandboxClockSection } from './SandboxClock';
 import { periodLabel } from './Settlements';
 
 export default function SandboxTools() {
@@ -12,7 +13,8 @@ export default function SandboxTools() {
   return (
     <>
       <PageTitle>Sandbox tools</PageTitle>
-      <p>Play a month in minutes: travel a booking now, close the month's settlement, pay it. These act on sandbox data only.</p>
+      <p>Play a month in minutes: move the sandbox's clock, travel a booking now, close the month's settlement, pay it. These act on sandbox data only.</p>
+      <SandboxClockSection />
       {can('bookings:write') ? <CompleteBooking /> : null}
       {can('settlements:write') ? (
         <>
