@@ -11,6 +11,11 @@ export const SandboxClock = z
       .describe('ready: the clock runs with real time; advancing: an advance is playing what falls due, and the clock stands at the instant being played'),
     advanced_by_seconds: z.number().int().min(0).describe("How far the sandbox's time is ahead of real time, in whole seconds"),
     advancing_to: z.iso.datetime().nullable().describe('Where the advance under way stops; null when ready'),
+    next_month_starts_at: z.iso
+      .datetime()
+      .describe(
+        "The 1st of the month after the clock's now, 00:00 Morocco time, as the service's time-zone data has it: where the month closes (advance to it, or past it, to issue the month)",
+      ),
   })
   .meta({ id: 'SandboxClock' });
 

@@ -3,7 +3,7 @@ import { clockView } from '../../shared/clock/views';
 import { recordEvent } from '../../shared/events/record';
 import { horizonDate } from '../../shared/http/bounds';
 import { clockLeadMs, clockMs, tenantNow, withClockLead } from '../../shared/kernel/clock';
-import { addDays, localDate } from '../../shared/kernel/time';
+import { addDays, localDate, localToInstant } from '../../shared/kernel/time';
 import { newDelivery } from '../../shared/webhooks/deliveries';
 import { webhookStore } from '../../shared/webhooks/store';
 
@@ -24,7 +24,14 @@ describe('the sandbox clock', () => {
   });
 
   it('shows its time, its lead in whole seconds and where an advance stops', () => {
-    expect(clockView(undefined, REAL)).toEqual({ now: '2026-11-26T09:00:00.000Z', status: 'ready', advanced_by_seconds: 0, advancing_to: null });
+    expect(clockView(undefined, REAL)).toEqual({
+      now: '2026-11-26T09:00:00.000Z',
+      status: 'ready',
+      advanced_by_seconds: 0,
+      advancing_to: null,
+      // The service's own month boundary, 00:00 Morocco time on the 1st.
+      next_month_starts_at: localToInstant('2026-12-01').toISOString(),
+    });
     expect(clockView({ partner_id: 'p', status: 'ready', offset_ms: 1_860_500, updated_at: '' }, REAL)).toMatchObject({
       now: '2026-11-26T09:31:00.500Z',
       advanced_by_seconds: 1860,
@@ -34,7 +41,7 @@ describe('the sandbox clock', () => {
         { partner_id: 'p', status: 'advancing', offset_ms: 0, frozen_at: '2026-11-26T10:00:00.000Z', advancing_to: '2026-12-02T00:00:00.000Z', updated_at: '' },
         REAL,
       ),
-    ).toEqual({ now: '2026-11-26T10:00:00.000Z', status: 'advancing', advanced_by_seconds: 3600, advancing_to: '2026-12-02T00:00:00.000Z' });
+    ).toMatchObject({ now: '2026-11-26T10:00:00.000Z', status: 'advancing', advanced_by_seconds: 3600, advancing_to: '2026-12-02T00:00:00.000Z' });
   });
 
   it("is the tenant's time: live and an unmoved sandbox read real time", () => {

@@ -1,7 +1,5 @@
 import { type UseMutationResult, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { localToInstant } from '../../../shared/kernel/time';
-import { nextPeriod, periodOf, periodStart } from '../../../shared/settlements/period';
 import { call } from '../api';
 import { config } from '../config';
 import { useApiQuery, useEnv, useWrite } from '../hooks';
@@ -26,9 +24,6 @@ export function aheadInWords(seconds: number): string {
   const words = parts.filter(([n]) => n > 0).map(([n, unit]) => `${n} ${unit}${n === 1 ? '' : 's'}`);
   return `${words.join(' ')} ahead of real time`;
 }
-
-/** The 1st of the month after `nowMs`, 00:00 Morocco time: where the month closes (as the advance plays it). */
-const nextMonthStart = (nowMs: number) => localToInstant(periodStart(nextPeriod(periodOf(new Date(nowMs)))));
 
 /** Re-renders every `ms`: a ready clock runs with real time between two reads. */
 function useTick(ms: number) {
@@ -89,7 +84,8 @@ function ClockView({
   const advancing = clock.status === 'advancing';
   // Ready, the clock has run with real time since it was read.
   const now = advancing ? Date.parse(clock.now) : Date.parse(clock.now) + Math.max(0, Date.now() - readAt);
-  const monthStart = nextMonthStart(now);
+  // The service's own month boundary: the browser's time-zone data for Morocco may differ from the service's.
+  const monthStart = new Date(clock.next_month_starts_at);
   const busy = advancing || Boolean(advance?.isPending);
   const target = advance?.variables ?? clock.advancing_to;
   return (

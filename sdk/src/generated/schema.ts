@@ -2336,6 +2336,11 @@ export interface components {
             advanced_by_seconds: number;
             /** @description Where the advance under way stops; null when ready */
             advancing_to: string | null;
+            /**
+             * Format: date-time
+             * @description The 1st of the month after the clock's now, 00:00 Morocco time, as the service's time-zone data has it: where the month closes (advance to it, or past it, to issue the month)
+             */
+            next_month_starts_at: string;
         };
         AdvanceSandboxClockRequest: {
             /**
@@ -16081,7 +16086,8 @@ export interface operations {
                      *       "now": "2026-11-21T09:27:45.000Z",
                      *       "status": "ready",
                      *       "advanced_by_seconds": 0,
-                     *       "advancing_to": "2026-11-21T09:27:45.000Z"
+                     *       "advancing_to": "2026-11-21T09:27:45.000Z",
+                     *       "next_month_starts_at": "2026-11-21T09:27:45.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SandboxClock"];
@@ -16313,7 +16319,8 @@ export interface operations {
                      *       "now": "2026-11-21T09:27:45.000Z",
                      *       "status": "ready",
                      *       "advanced_by_seconds": 0,
-                     *       "advancing_to": "2026-11-21T09:27:45.000Z"
+                     *       "advancing_to": "2026-11-21T09:27:45.000Z",
+                     *       "next_month_starts_at": "2026-11-21T09:27:45.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SandboxClock"];
