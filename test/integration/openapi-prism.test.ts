@@ -154,6 +154,15 @@ describe('the integration journey through prism proxy --errors', () => {
         body: { ...quoteBody, travelers: [{ age: 31 }] },
         idempotencyKey: quoteKey,
       });
+
+      // The sandbox clock, last: moving it moves the partner's sandbox.
+      const clock = (await call('clock', 200, 'GET', '/test-helpers/clock', { key })).body;
+      await call('422 a clock moved back', 422, 'POST', '/test-helpers/clock/advance', { key, body: { to: '2020-01-01T00:00:00Z' } });
+      await call('422 a clock moved too far', 422, 'POST', '/test-helpers/clock/advance', { key, body: { to: '2099-01-01T00:00:00+01:00' } });
+      await call('advance the clock a minute', 200, 'POST', '/test-helpers/clock/advance', {
+        key,
+        body: { to: new Date(Date.parse(clock.now) + 60_000).toISOString() },
+      });
     } finally {
       await receiver.close();
     }
