@@ -19,11 +19,16 @@ const keyIdIn = (authorization: string | undefined) => /\bsk_(?:live|test)_([a-z
  * budget of the key id (20 a minute) and source address (100), beyond which the
  * answer is 429 instead of 401. `headers` receives them on success and failure.
  */
-export async function authenticateRequest(event: ApiEvent, headers: Record<string, string>, nowMs = Date.now()): Promise<Authenticated> {
+export async function authenticateRequest(
+  event: ApiEvent,
+  headers: Record<string, string>,
+  nowMs = Date.now(),
+  opts: { clock?: boolean } = {},
+): Promise<Authenticated> {
   const authorization = headerValue(event, 'authorization');
   let auth: Authenticated;
   try {
-    auth = await authenticate(authorization, nowMs, headerValue(event, 'x-environment'));
+    auth = await authenticate(authorization, nowMs, headerValue(event, 'x-environment'), opts.clock ?? true);
   } catch (e) {
     if (!(e instanceof ApiError) || e.status !== 401) throw e;
     const keyId = keyIdIn(authorization);
