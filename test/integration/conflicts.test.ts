@@ -16,7 +16,7 @@ import { OwnStack } from './own-stack';
 let stack: OwnStack;
 
 beforeAll(async () => {
-  stack = await OwnStack.start('conflicts', { DYNAMO_CONFLICTS: 'aws', DYNAMO_LATENCY_MS: '5', POWERTOOLS_LOG_LEVEL: 'INFO' });
+  stack = await OwnStack.start('conflicts', { DYNAMO_CONFLICTS: 'aws', DYNAMO_LATENCY_MS: '5', POWERTOOLS_LOG_LEVEL: 'INFO', LOCAL_CATALOG_ADVENTURES: '0' });
 }, 180_000);
 
 afterAll(() => stack?.stop(), 30_000);
