@@ -1,4 +1,4 @@
-import { sandboxNow } from '../clock/store';
+import { tenantTime } from '../clock/store';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { recordEvent } from '../events/record';
 import { ApiError } from '../kernel/errors';
@@ -83,7 +83,7 @@ export async function completeBookings(throughDate: string, progress: (line: str
     for await (const page of bookingStore.confirmedOn(d)) {
       for (const b of page) {
         // A sandbox booking completes at its clock's time (an advance may have taken the clock ahead).
-        if (!(await completeBooking(b, unsealed, b.env === 'test' ? await sandboxNow(b.partner_id, now.getTime()) : now))) continue;
+        if (!(await completeBooking(b, unsealed, await tenantTime(b.partner_id, b.env, now)))) continue;
         completed++;
         perEnv[b.env]++;
       }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from '../db/retry';
 import { clockMs } from '../kernel/clock';
 import { ApiError } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';

@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { completeBooking } from '../bookings/complete';
 import { bookingStore } from '../bookings/store';
 import { dataTable } from '../db/client';
+import { sleep } from '../db/retry';
 import { eventKeys } from '../events/keys';
 import { logger } from '../kernel/logger';
 import { operatorTenant, type Tenant } from '../kernel/tenant';
@@ -63,10 +63,11 @@ export async function playAdvance(m: ClockMessage): Promise<void> {
   const tried = new Set<string>();
   let steps = 0;
   for (; steps < MAX_STEPS; steps++) {
-    await settle(tenant, at, startedAt);
-    // Also the advance's heartbeat; false once another advance took it over.
+    // The clock reads `at` before its work settles (the webhook worker attempts at the clock's time); also the
+    // advance's heartbeat, false once another advance took it over.
     if (!(await clockStore.step(m.partner_id, m.advance_id, iso(at)))) return;
-    const due = await dueWork(tenant, at, month);
+    const pending = await settle(tenant, at, startedAt);
+    const due = await dueWork(tenant, at, month, pending);
     if (monthEndAt(month) <= at) month = periodOf(new Date(at));
     // Each piece once per instant: one that changed nothing (a booking contended, an endpoint changed meanwhile) is
     // left to the daily job or the next failure, not tried again and again.
@@ -81,7 +82,6 @@ export async function playAdvance(m: ClockMessage): Promise<void> {
     const next = Math.min(due.next ?? to, to);
     if (next <= at) break;
     at = next;
-    if (!(await clockStore.step(m.partner_id, m.advance_id, iso(at)))) return;
   }
   if (steps >= MAX_STEPS) logger.warn('clock advance stopped at its step limit', { partner_id: m.partner_id, at: iso(at), steps });
   const done = await clockStore.finish(m.partner_id, m.advance_id, iso(to));
@@ -89,7 +89,7 @@ export async function playAdvance(m: ClockMessage): Promise<void> {
 }
 
 /** What falls due at `at` or before, and the next instant after it at which something does. */
-async function dueWork(t: Tenant, at: number, month: string): Promise<Due> {
+async function dueWork(t: Tenant, at: number, month: string, pending: DeliveryRecord[]): Promise<Due> {
   const due: Due = { now: new Map() };
   const later = (when: number) => {
     if (when > at && (due.next === undefined || when < due.next)) due.next = when;
@@ -117,7 +117,7 @@ async function dueWork(t: Tenant, at: number, month: string): Promise<Due> {
     if (thresholds.some((when) => when <= at)) due.now.set(`endpoint ${e.id}`, () => judgeFailingEndpoint(e, new Date(at)));
     else for (const when of thresholds) later(when);
   }
-  for (const d of await pendingDeliveries(t)) {
+  for (const d of pending) {
     const when = Date.parse(d.next_attempt_at ?? '');
     if (Number.isNaN(when)) continue;
     // Due by now: settle() saw to those; a retry due later is attempted when the clock reaches it.
@@ -171,19 +171,21 @@ async function undispatched(t: Tenant, since: string): Promise<number> {
  * and no delivery due by `at` waits for an attempt (the webhook worker answers them at the clock's time). A due
  * attempt that nobody claimed for a while is queued again; one waiting for a retry is brought forward to `at`.
  */
-async function settle(t: Tenant, at: number, since: string): Promise<void> {
+async function settle(t: Tenant, at: number, since: string): Promise<DeliveryRecord[]> {
   const deadline = Date.now() + SETTLE_MS;
   const queued = new Map<string, number>();
   for (;;) {
     if ((await undispatched(t, since)) === 0) {
       await sleep(INDEX_SETTLE_MS);
-      const waiting = (await pendingDeliveries(t)).filter((d) => Date.parse(d.next_attempt_at ?? '') <= at);
-      if (!waiting.length) return;
+      const pending = await pendingDeliveries(t);
+      const waiting = pending.filter((d) => Date.parse(d.next_attempt_at ?? '') <= at);
+      // Settled: the PENDING deliveries as they are, for what falls due next.
+      if (!waiting.length) return pending;
       for (const d of waiting) await attemptDue(d, at, queued);
     }
     if (Date.now() > deadline) {
       logger.warn('clock advance moved on before its instant settled', { partner_id: t.partnerId, at: iso(at) });
-      return;
+      return pendingDeliveries(t);
     }
     await sleep(250);
   }

@@ -1,15 +1,13 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dataTable, type Table } from '../db/client';
 import { isConditionFailed } from '../db/errors';
+import { clean } from '../db/query';
 import { clockMs } from '../kernel/clock';
+import type { Env } from '../kernel/tenant';
 import { clockKeys } from './keys';
 import type { ClockRecord } from './model';
 
-const strip = (item: Record<string, unknown> | undefined) => {
-  if (!item) return undefined;
-  const { pk: _pk, sk: _sk, ...rest } = item;
-  return rest as unknown as ClockRecord;
-};
+const strip = (item: Record<string, unknown> | undefined) => (item ? clean<ClockRecord>(item) : undefined);
 
 /** The sandbox clocks: one item per partner, every change a conditional write. */
 export function makeClockStore(table: Table = dataTable) {
@@ -59,39 +57,35 @@ export function makeClockStore(table: Table = dataTable) {
     },
 
     /** The advance plays instant `at` now: the clock reads `at`. False when the advance is no longer this one. */
-    async step(partnerId: string, advanceId: string, at: string, realNow = new Date()): Promise<boolean> {
-      return conditional({
-        TableName: TableName(),
-        Key: clockKeys.clock(partnerId),
-        UpdateExpression: 'SET frozen_at = :at, heartbeat_at = :real, updated_at = :real',
-        ConditionExpression: 'advance_id = :id AND #s = :advancing',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':at': at, ':real': realNow.toISOString(), ':id': advanceId, ':advancing': 'advancing' },
-      });
-    },
+    step: (partnerId: string, advanceId: string, at: string, realNow = new Date()) =>
+      whileAdvancing(partnerId, advanceId, 'SET frozen_at = :at, heartbeat_at = :real, updated_at = :real', {
+        ':at': at,
+        ':real': realNow.toISOString(),
+      }),
 
     /** The advance is over: the clock runs again from `to`, with real time. */
-    async finish(partnerId: string, advanceId: string, to: string, realNow = new Date()): Promise<boolean> {
-      return conditional({
-        TableName: TableName(),
-        Key: clockKeys.clock(partnerId),
-        UpdateExpression: 'SET #s = :ready, offset_ms = :offset, updated_at = :real REMOVE frozen_at, advanced_from, advancing_to, advance_id, heartbeat_at',
-        ConditionExpression: 'advance_id = :id AND #s = :advancing',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':ready': 'ready',
-          ':offset': Math.max(0, Date.parse(to) - realNow.getTime()),
-          ':real': realNow.toISOString(),
-          ':id': advanceId,
-          ':advancing': 'advancing',
-        },
-      });
-    },
+    finish: (partnerId: string, advanceId: string, to: string, realNow = new Date()) =>
+      whileAdvancing(
+        partnerId,
+        advanceId,
+        'SET #s = :ready, offset_ms = :offset, updated_at = :real REMOVE frozen_at, advanced_from, advancing_to, advance_id, heartbeat_at',
+        { ':ready': 'ready', ':offset': Math.max(0, Date.parse(to) - realNow.getTime()), ':real': realNow.toISOString() },
+      ),
   };
 
-  async function conditional(input: ConstructorParameters<typeof UpdateCommand>[0]): Promise<boolean> {
+  /** An update of the clock while the advance `advanceId` holds it; false when it no longer does. */
+  async function whileAdvancing(partnerId: string, advanceId: string, update: string, values: Record<string, unknown>): Promise<boolean> {
     try {
-      await table.client.send(new UpdateCommand(input));
+      await table.client.send(
+        new UpdateCommand({
+          TableName: TableName(),
+          Key: clockKeys.clock(partnerId),
+          UpdateExpression: update,
+          ConditionExpression: 'advance_id = :id AND #s = :advancing',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ...values, ':id': advanceId, ':advancing': 'advancing' },
+        }),
+      );
       return true;
     } catch (e) {
       if (isConditionFailed(e)) return false;
@@ -102,7 +96,7 @@ export function makeClockStore(table: Table = dataTable) {
 
 export const clockStore = makeClockStore();
 
-/** The time of a partner's sandbox: its clock's, or real time when it has none. */
-export async function sandboxNow(partnerId: string, realMs = Date.now()): Promise<Date> {
-  return new Date(clockMs(await clockStore.get(partnerId), realMs));
+/** The time of a tenant read outside a request (workers, jobs): its sandbox clock's, `real` itself in live. */
+export async function tenantTime(partnerId: string, env: Env, real = new Date()): Promise<Date> {
+  return env === 'test' ? new Date(clockMs(await clockStore.get(partnerId), real.getTime())) : real;
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { dataTable, type Table, type TransactItem } from '../db/client';
+import { notAfterNow } from '../kernel/clock';
 import type { Env } from '../kernel/tenant';
 import { eventKeys } from './keys';
 import type { EventData } from './payloads';
@@ -71,8 +72,7 @@ export function recordEvent<T extends EventType>(
   const ref = eventKeys.event(partnerId, env, event.created_at, event.id);
   const dispatch = opts.dispatched
     ? { dispatch: 'DONE', dispatched_at: event.created_at, delivery_count: 1 }
-    : // The sweeper reads the pending index in real time: a sandbox clock ahead of it keys its events at real now.
-      { dispatch: 'PENDING', ...eventKeys.pending(new Date(Math.min(now.getTime(), Date.now())).toISOString(), event.id) };
+    : { dispatch: 'PENDING', ...eventKeys.pending(notAfterNow(event.created_at), event.id) };
   return {
     event,
     ref,

@@ -28,6 +28,12 @@ export function tenantNow(t: Pick<Tenant, 'clockOffsetMs'>): Date {
   return new Date(Date.now() + (t.clockOffsetMs ?? 0));
 }
 
+/**
+ * An instant for the sweeper's real-time indexes: a sandbox clock ahead of real time keys its due-now events and
+ * deliveries at real now, so that one whose queue message was lost is still re-driven.
+ */
+export const notAfterNow = (iso: string) => new Date(Math.min(Date.parse(iso), Date.now())).toISOString();
+
 const leads = new AsyncLocalStorage<number>();
 
 /**

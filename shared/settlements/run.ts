@@ -1,4 +1,4 @@
-import { sandboxNow } from '../clock/store';
+import { tenantTime } from '../clock/store';
 import type { Seal } from '../db/client';
 import { tenantNow } from '../kernel/clock';
 import { ApiError } from '../kernel/errors';
@@ -13,11 +13,9 @@ import { settlementStore } from './store';
 export type { SettlementMessage };
 
 /** The queue consumer's work for one message. */
+// A sandbox's settlements are issued at its clock's time (an advanced sandbox is ahead of the monthly job).
 export const settleFromMessage = async (m: SettlementMessage) =>
-  settleTenant(m.partner_id, m.env, m.through_period, undefined, await tenantClock(m.partner_id, m.env));
-
-/** A sandbox's settlements are issued at its clock's time (an advanced sandbox is ahead of the monthly job). */
-const tenantClock = (partnerId: string, env: Env) => (env === 'test' ? sandboxNow(partnerId) : Promise.resolve(new Date()));
+  settleTenant(m.partner_id, m.env, m.through_period, undefined, await tenantTime(m.partner_id, m.env));
 
 export interface RunOptions {
   /** The job's date: closes the periods before it. */
@@ -73,7 +71,7 @@ export async function runSettlements(o: RunOptions): Promise<{ through_period: s
     while (next < list.length) {
       const t = list[next++]!;
       try {
-        const r: TenantRun = await settleTenant(t.partner_id, t.env, through, undefined, await tenantClock(t.partner_id, t.env));
+        const r: TenantRun = await settleTenant(t.partner_id, t.env, through, undefined, await tenantTime(t.partner_id, t.env));
         out.push({ partner_id: t.partner_id, env: t.env, settlements: r.settlements, issued: r.issued });
         o.progress?.(`${t.partner_id} ${t.env}: ${progressLine(r)}`);
       } catch (e) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sandboxNow } from '../clock/store';
+import { tenantTime } from '../clock/store';
 import { backoff } from '../db/retry';
 import { eventStore } from '../events/store';
 import type { EventEnvelope } from '../events/types';
@@ -76,7 +76,7 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
       });
   const finished = new Date();
   // A sandbox attempt happens at its sandbox clock's time (an advance plays the retries due on the way).
-  const clock = d.env === 'test' ? await sandboxNow(d.partner_id, finished.getTime()) : finished;
+  const clock = await tenantTime(d.partner_id, d.env, finished);
   const at = clock.toISOString();
   const final = result.delivered || attempt >= MAX_ATTEMPTS || refused?.final === true;
   // Only live dead letters go to the DLQ, whose alarm pages the on-call: a sandbox receiver is a partner's
@@ -106,7 +106,7 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     at,
     next_attempt_at: next?.toISOString() ?? null,
     delivered: result.delivered,
-    ...(clock === finished
+    ...(d.env === 'live'
       ? {}
       : {
           attempted_at: new Date(clock.getTime() - result.response_time_ms).toISOString(),

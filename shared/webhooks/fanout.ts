@@ -1,4 +1,4 @@
-import { sandboxNow } from '../clock/store';
+import { tenantTime } from '../clock/store';
 import { dataTable, type TransactItem, transact } from '../db/client';
 import { batchGet } from '../db/query';
 import { type EventRecord, eventStore } from '../events/store';
@@ -98,7 +98,7 @@ export async function fanOutAll(requests: FanOutRequest[], now = new Date()): Pr
       try {
         const { partner_id, env } = events[0]!;
         // A sandbox's deliveries are created at its clock's time.
-        const [endpoints, at] = await Promise.all([webhookStore.listEndpoints(partner_id, env), env === 'test' ? sandboxNow(partner_id, now.getTime()) : now]);
+        const [endpoints, at] = await Promise.all([webhookStore.listEndpoints(partner_id, env), tenantTime(partner_id, env, now)]);
         const plans = events.map((r) => plan({ pk: r.pk, sk: r.sk }, r, endpoints, at));
         for (const c of chunks(plans)) await commit(c, at, counts);
       } catch (e) {

@@ -3,6 +3,7 @@ import { dataTable, type Guard, type Seal, type Table, type TransactItem, transa
 import { isConditionFailed } from '../db/errors';
 import { type Item, indexBefore, inList, newestFirst, queryAll } from '../db/query';
 import { backoff } from '../db/retry';
+import { notAfterNow } from '../kernel/clock';
 import type { Env } from '../kernel/tenant';
 import { webhookKeys } from './keys';
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus, EndpointRecord } from './model';
@@ -30,12 +31,6 @@ export interface AttemptOutcome {
   /** When the sweeper should find the next attempt overdue, in real time, if not next_attempt_at (a sandbox clock's). */
   sweep_at?: string;
 }
-
-/**
- * The pending index is the sweeper's, and the sweeper reads it in real time: a sandbox whose clock is ahead keys its
- * due-now deliveries and events at real now, so that one whose queue message was lost is still re-driven.
- */
-export const notAfterNow = (iso: string) => new Date(Math.min(Date.parse(iso), Date.now())).toISOString();
 
 /** The claim of one attempt: its id (sent as X-Service-Delivery-Id) and its place in the delivery's attempt log. */
 export interface AttemptClaim {
