@@ -4,11 +4,14 @@ import { IssuerError } from './issuer-file';
 import { MailConfigError } from './mail-address';
 import { ServiceStack } from './stack';
 
-/** Builds the CDK app; cdk-nag's AwsSolutions pack runs on every synth. */
-export function buildApp(app = new App()) {
+/**
+ * Builds the CDK app; cdk-nag's AwsSolutions pack runs on every synth. The CDK CLI binds the stack to the
+ * account and region of its credentials (CDK_DEFAULT_ACCOUNT, CDK_DEFAULT_REGION), as every deploy does.
+ */
+export function buildApp(app = new App(), env = boundEnvironment(process.env)) {
   const stack = new ServiceStack(app, process.env.STACK_NAME ?? 'PartnerTravelService', {
     description: 'Partner travel booking service: B2B API for banking partners',
-    env: process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } : undefined,
+    env,
   });
   Validations.of(stack).acknowledge({
     id: 'AwsSolutions-L1',
@@ -16,6 +19,10 @@ export function buildApp(app = new App()) {
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
   return { app, stack };
+}
+
+export function boundEnvironment(vars: NodeJS.ProcessEnv): { account: string; region?: string } | undefined {
+  return vars.CDK_DEFAULT_ACCOUNT ? { account: vars.CDK_DEFAULT_ACCOUNT, region: vars.CDK_DEFAULT_REGION } : undefined;
 }
 
 if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {

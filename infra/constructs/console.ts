@@ -31,7 +31,7 @@ import { Construct } from 'constructs';
 import { CONSOLE_PATH, consoleCsp } from '../console-policy';
 import { markLocal } from './local-names';
 import type { MailConstruct } from './mail';
-import { acknowledge, DEFAULT_CERTIFICATE_REASON } from './nag';
+import { acknowledge, assetBucketObjects, DEFAULT_CERTIFICATE_REASON, nagResource } from './nag';
 import { deployTimeHandler, type IdentityBinding, nagRef, REPO_ROOT, ServiceFunction } from './service-function';
 
 /** Where `npm run -s console:build` writes the console. */
@@ -243,7 +243,7 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
       'IAM5[Action::s3:List*]': `${cdk} lists the console bucket to delete what the new build no longer has (prune).`,
       'IAM5[Action::s3:DeleteObject*]': `${cdk} deletes the console files the new build no longer has (prune), in the console bucket only.`,
       'IAM5[Action::s3:Abort*]': `${cdk} aborts its own failed multipart uploads to the console bucket.`,
-      'IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]': `${cdk} reads the asset zip, whose key is a content hash, from the CDK assets bucket.`,
+      [`IAM5[Resource::${nagResource(handler.role, assetBucketObjects(this))}]`]: `${cdk} reads the asset zip, whose key is a content hash, from the CDK assets bucket.`,
       [`IAM5[Resource::${nagRef(handler.role, this.bucket.node.defaultChild as CfnResource, 'Arn')}/*]`]: `${cdk} writes every file of the build to the console bucket.`,
       'IAM5[Resource::*]': `${cdk} invalidates the console's index.html and config.json on its distribution: CDK grants cloudfront:CreateInvalidation and GetInvalidation on every distribution.`,
     });

@@ -20,6 +20,7 @@ import { LAMBDA_PLATFORM, lambdaPlatformPackages, platformPackagesCheck } from '
 import { LAMBDA_ESBUILD_OPTIONS } from './esbuild-cjs';
 import { ENTRY_METADATA } from './local-names';
 import type { MailBinding } from './mail';
+import { nagResource } from './nag';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -331,10 +332,11 @@ export class ServiceFunction extends NodejsFunction {
   allowMail(mail: MailBinding): this {
     const stack = Stack.of(this);
     const arn = (resource: string, resourceName: string) => stack.formatArn({ service: 'ses', resource, resourceName });
+    const recipients = arn('identity', '*');
     this.addToRolePolicy(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
-        resources: [arn('identity', mail.domain), arn('configuration-set', mail.configurationSetName), ...(mail.sandbox ? [arn('identity', '*')] : [])],
+        resources: [arn('identity', mail.domain), arn('configuration-set', mail.configurationSetName), ...(mail.sandbox ? [recipients] : [])],
         conditions: { StringEquals: { 'ses:FromAddress': mail.from } },
       }),
     );
@@ -344,7 +346,7 @@ export class ServiceFunction extends NodejsFunction {
     this.bind({ queues: [{ queue: mail.retryQueue, envVar: QUEUES.mail!.envVar, access: 'send' }] });
     if (mail.sandbox) {
       Validations.of(this.role!).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagResource(this, recipients)}]`,
         reason:
           "-c mailSandbox=true: in the SES sandbox, SendEmail is authorized against each recipient's identity, and the recipients are whichever addresses were verified; the statement keeps to one sender address.",
       });

@@ -9,6 +9,7 @@ import { Construct } from 'constructs';
 import { TABLES, type TableName } from '../../shared/db/tables';
 import { QUEUES, type QueueDef } from '../../shared/queues';
 import { markLocal } from './local-names';
+import { nagResource } from './nag';
 import { ServiceFunction } from './service-function';
 
 const RETRY_GROUP_SUFFIX = '-webhook-retries';
@@ -94,11 +95,9 @@ export class WebhooksConstruct extends Construct {
       description: 'Lets webhook retry schedules put the next attempt on the webhook queue',
     });
     queue.grantSendMessages(role);
-    const { account, region } = Stack.of(this);
     // CreateSchedule is the worker's one Scheduler call (shared/webhooks/queue.ts), on its own stack's group only.
-    worker.addToRolePolicy(
-      new PolicyStatement({ actions: ['scheduler:CreateSchedule'], resources: [`arn:aws:scheduler:${region}:${account}:schedule/${groupName}/*`] }),
-    );
+    const schedules = Stack.of(this).formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${groupName}/*` });
+    worker.addToRolePolicy(new PolicyStatement({ actions: ['scheduler:CreateSchedule'], resources: [schedules] }));
     worker.addToRolePolicy(
       new PolicyStatement({
         actions: ['iam:PassRole'],
@@ -110,7 +109,7 @@ export class WebhooksConstruct extends Construct {
     worker.addEnvironment('SCHEDULER_ROLE_ARN', role.roleArn);
     worker.node.addDependency(group);
     Validations.of(worker.role!).acknowledge({
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:aws:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${groupName}/*]`,
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagResource(worker, schedules)}]`,
       reason: "One one-time schedule per retry, named after the delivery and attempt; the grant is limited to this stack's retry group.",
     });
     new CfnOutput(Stack.of(this), 'WebhookQueueUrl', { value: queue.queueUrl });

@@ -117,6 +117,17 @@ describe('e-mail from an existing identity, while the account is in the SES sand
   });
 });
 
+describe('a stack bound to an account and region, as the CDK CLI binds it', () => {
+  it('synthesizes with no unacknowledged cdk-nag finding: acknowledgements name the ARNs as a bound stack writes them', () => {
+    // The SES sandbox's recipients, the webhook retries' schedules and the CDK assets bucket are in ARNs
+    // with the account and region: literal here, <AWS::AccountId> in an unbound synth.
+    const s = synthService({ ...configured, mailIdentity: 'existing', mailSandbox: 'true' }, { account: '111122223333', region: 'eu-west-3' });
+    expect(s.synthError).toBeUndefined();
+    const resources = sesGrants(s).flatMap(({ statement }) => [statement.Resource].flat().map(render));
+    expect(resources).toContain('arn:{Ref:AWS::Partition}:ses:eu-west-3:111122223333:identity/*');
+  });
+});
+
 describe('reading the mail settings at synth', () => {
   const mailIn = (context: Record<string, unknown>) => {
     const stack = new Stack(new App({ context }), 'S');

@@ -447,7 +447,9 @@ describe('two stacks in one account and region (production and staging)', () => 
         .filter(([id]) => id.startsWith('WebhookswebhooksConsumerRole'))
         .flatMap(([, p]) => (p as Resource).Properties.PolicyDocument.Statement as Statement[]);
       const schedulerActions = statements.flatMap(actions).filter((a) => a.startsWith('scheduler:'));
-      const creates = statements.filter((st) => actions(st).includes('scheduler:CreateSchedule')).flatMap((st) => [st.Resource].flat() as string[]);
+      const creates = statements
+        .filter((st) => actions(st).includes('scheduler:CreateSchedule'))
+        .flatMap((st) => [st.Resource].flat().map((r) => render(r).replace('{Ref:AWS::Partition}', 'aws')));
       return { name: group!.Properties.Name as string, env: worker.Properties.Environment.Variables.SCHEDULER_GROUP, schedulerActions, creates };
     });
     const [production, staging] = stacks as [(typeof stacks)[0], (typeof stacks)[0]];
