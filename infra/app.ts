@@ -2,6 +2,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { IssuerError } from './issuer-file';
 import { MailConfigError } from './mail-address';
+import { OncallError } from './oncall';
 import { ServiceStack } from './stack';
 
 /**
@@ -30,7 +31,7 @@ if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
     buildApp().app.synth();
   } catch (e) {
     // What the operator must set, without a stack trace around it.
-    if (!(e instanceof IssuerError || e instanceof MailConfigError)) throw e;
+    if (!(e instanceof IssuerError || e instanceof MailConfigError || e instanceof OncallError)) throw e;
     console.error(`\n${e.message}\n`);
     process.exit(1);
   }

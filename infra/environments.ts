@@ -11,11 +11,9 @@ export interface Deployment {
   logLevel: 'DEBUG' | 'INFO' | 'WARN';
   /** Retention of every function's log group and of the API access logs. */
   logRetention: RetentionDays;
-  /** Optional e-mail subscribed to the on-call topic (-c oncallEmail=... or ONCALL_EMAIL). */
-  oncallEmail?: string;
 }
 
-export const DEPLOYMENTS: Record<Deployment['name'], Omit<Deployment, 'name' | 'oncallEmail'>> = {
+export const DEPLOYMENTS: Record<Deployment['name'], Omit<Deployment, 'name'>> = {
   // Thirteen months: an incident or a bank's dispute can be traced back over a year, like the audit trail (400 days).
   production: { logLevel: 'INFO', logRetention: RetentionDays.THIRTEEN_MONTHS },
   staging: { logLevel: 'INFO', logRetention: RetentionDays.ONE_MONTH },
@@ -26,6 +24,5 @@ export function deploymentOf(scope: Construct): Deployment {
   const name = (scope.node.tryGetContext('deployment') ?? process.env.DEPLOYMENT_ENV ?? 'production') as Deployment['name'];
   const d = DEPLOYMENTS[name];
   if (!d) throw new Error(`unknown deployment '${name}': one of ${Object.keys(DEPLOYMENTS).join(', ')}`);
-  const oncallEmail = (scope.node.tryGetContext('oncallEmail') as string | undefined) ?? process.env.ONCALL_EMAIL;
-  return { name, ...d, ...(oncallEmail ? { oncallEmail } : {}) };
+  return { name, ...d };
 }

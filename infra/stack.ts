@@ -1,10 +1,11 @@
-import { CfnOutput, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { BUCKETS, type BucketAccess } from '../shared/buckets';
 import { TABLES } from '../shared/db/tables';
 import { QUEUES } from '../shared/queues';
 import { ROUTE_LIST } from '../shared/routes';
 import { ApiConstruct } from './constructs/api';
+import { BoundServiceRoles } from './constructs/confused-deputy';
 import { ConsoleConstruct } from './constructs/console';
 import { DataConstruct } from './constructs/data';
 import { JobsConstruct } from './constructs/jobs';
@@ -31,6 +32,7 @@ export class ServiceStack extends Stack {
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
+    Aspects.of(this).add(new BoundServiceRoles());
     this.data = new DataConstruct(this, 'Data');
     // The issuer's legal identity (-c issuer=PATH, or the example one as a SPECIMEN), for the functions that issue invoices.
     const issuer = issuerOf(this);

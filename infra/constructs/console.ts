@@ -188,6 +188,8 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
     const invitationMessage = new ServiceFunction(this, 'InvitationMessage', {
       entry: INVITATION_MESSAGE_TRIGGER,
       description: 'Console invitation e-mail: names the bank and the member who invited (Cognito CustomMessage trigger)',
+      // Cognito waits 5 s for a trigger, then fails the invitation: a longer timeout would only run on unseen.
+      timeout: Duration.seconds(5),
     });
     invitationMessage.addEnvironment('CONSOLE_URL', `${this.consoleOrigin}${CONSOLE_PATH}`);
     this.userPool.addTrigger(UserPoolOperation.CUSTOM_MESSAGE, invitationMessage);

@@ -14,7 +14,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AnyPrincipal, Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -27,7 +27,7 @@ import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { type Dimension, METRICS_NAMESPACE, type MetricName } from '../../shared/kernel/metrics';
 import { JOBS, type JobDef, QUEUES, type QueueDef } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
-import { deploymentOf } from '../environments';
+import { oncallOf } from '../oncall';
 import { RUNBOOK, RUNBOOK_PAGE, type RunbookSection, runbookAnchor } from '../runbook';
 
 export interface MonitoringProps {
@@ -139,12 +139,31 @@ export class MonitoringConstruct extends Construct {
     const jobs = props.jobs ?? JOBS;
 
     const key = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the on-call alarm topic' });
+    // This account's alarms, and no other's: the confused-deputy bound of CloudWatch on the key and the topic.
+    const ownAlarms = {
+      ArnLike: {
+        'aws:SourceArn': Stack.of(this).formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+      },
+      StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+    };
     // CloudWatch publishes alarm notifications to the encrypted topic.
     key.addToResourcePolicy(
       new PolicyStatement({
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         resources: ['*'],
+        conditions: ownAlarms,
+      }),
+    );
+    // Grants on the key only for AWS services acting on AWS resources (Control Tower's CT.KMS.PR.3): nothing here makes one.
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'GrantsOnlyForAwsResources',
+        effect: Effect.DENY,
+        actions: ['kms:CreateGrant'],
+        principals: [new AnyPrincipal()],
+        resources: ['*'],
+        conditions: { BoolIfExists: { 'kms:GrantIsForAWSResource': 'false', 'aws:PrincipalIsAWSService': 'false' } },
       }),
     );
     this.topic = new Topic(this, 'OnCallTopic', { displayName: 'Partner travel service on-call', masterKey: key, enforceSSL: true });
@@ -156,22 +175,13 @@ export class MonitoringConstruct extends Construct {
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
-        conditions: {
-          ArnLike: {
-            'aws:SourceArn': Stack.of(this).formatArn({
-              service: 'cloudwatch',
-              resource: 'alarm',
-              resourceName: '*',
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          },
-          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
-        },
+        conditions: ownAlarms,
       }),
     );
-    const email = deploymentOf(this).oncallEmail;
-    if (email) this.topic.addSubscription(new EmailSubscription(email));
-    const notify = new SnsAction(this.topic);
+    // Who is paged (-c oncallEmail, -c oncallTopicArn): npm run deploy refuses a stack that would page nobody.
+    const oncall = oncallOf(this);
+    if (oncall.email) this.topic.addSubscription(new EmailSubscription(oncall.email));
+    const actions = [new SnsAction(this.topic), ...(oncall.topicArn ? [new SnsAction(Topic.fromTopicArn(this, 'OncallTopic', oncall.topicArn))] : [])];
 
     const alarm = (
       alarmId: string,
@@ -196,8 +206,8 @@ export class MonitoringConstruct extends Construct {
         treatMissingData: o.missing ?? TreatMissingData.NOT_BREACHING,
         alarmDescription: `${o.what} Do: ${o.action} Runbook: ${RUNBOOK_PAGE}#${runbookAnchor(o.runbook)} ("${RUNBOOK[o.runbook]}").`,
       });
-      a.addAlarmAction(notify);
-      a.addOkAction(notify);
+      a.addAlarmAction(...actions);
+      a.addOkAction(...actions);
       this.alarms.push(a);
       return a;
     };

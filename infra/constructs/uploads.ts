@@ -19,6 +19,9 @@ export const INCOMPLETE_UPLOAD_DAYS = 1;
  * local S3 server applies the same); one that serves a prefix has a CloudFront distribution reading it through origin
  * access control (the bucket stays private).
  */
+/** How long S3 and CloudFront access logs are kept. */
+export const ACCESS_LOG_DAYS = 400;
+
 export class UploadsConstruct extends Construct {
   readonly buckets: Record<string, Bucket> = {};
   /** Public base URLs of the served prefixes, by bucket key. */
@@ -36,6 +39,8 @@ export class UploadsConstruct extends Construct {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
       removalPolicy: RemovalPolicy.RETAIN,
+      // As long as the functions' logs in production (13 months), then gone: they would otherwise grow forever.
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(ACCESS_LOG_DAYS) }],
     });
     this.accessLogs = accessLogs;
     for (const [key, def] of defs) {

@@ -153,9 +153,10 @@ describe('AWS services can do what the design needs of them', () => {
     for (const action of ['kms:GenerateDataKey', 'kms:Decrypt']) {
       expect(await allowed(service('cloudwatch.amazonaws.com'), { action, resource: key, context }), action).toBe(true);
     }
-    // Another account's alarm may not.
+    // Another account's alarm may not, nor use the key.
     const foreign = { 'aws:SourceArn': 'arn:aws:cloudwatch:us-east-1:210987654321:alarm:x', 'aws:SourceAccount': '210987654321' };
     expect(await allowed(service('cloudwatch.amazonaws.com'), { action: 'sns:Publish', resource: topic, context: foreign })).toBe(false);
+    expect(await allowed(service('cloudwatch.amazonaws.com'), { action: 'kms:GenerateDataKey', resource: key, context: foreign })).toBe(false);
   });
 
   it('S3 sends the review-photo bucket object events to the uploads queue, and no other bucket may', async () => {
@@ -172,6 +173,10 @@ describe('AWS services can do what the design needs of them', () => {
     expect(
       await allowed(service('scheduler.amazonaws.com'), { action: 'sts:AssumeRole', resource: role.roleArn, context: { 'aws:SourceAccount': LOCAL_ACCOUNT } }),
     ).toBe(true);
+    // Another account's schedule may not (the confused deputy).
+    expect(
+      await allowed(service('scheduler.amazonaws.com'), { action: 'sts:AssumeRole', resource: role.roleArn, context: { 'aws:SourceAccount': '210987654321' } }),
+    ).toBe(false);
     expect(await allowed(principal, { action: 'sqs:SendMessage', resource: arn('sqs', QUEUES.webhooks!.name), context: {} })).toBe(true);
     expect(await allowed(principal, { action: 'sqs:SendMessage', resource: arn('sqs', QUEUES.settlements!.name), context: {} })).toBe(false);
     // The worker passes that role, and only to the Scheduler.
@@ -218,9 +223,11 @@ describe('AWS services can do what the design needs of them', () => {
     ).toBe(true);
   });
 
-  it('Lambda assumes every function role', async () => {
+  it("Lambda assumes every function role, for this account's functions only (aws:SourceAccount: the confused deputy)", async () => {
     for (const role of Object.values(model.roles).filter((r) => r.principal.startsWith('function:'))) {
       expect(await allowed(service('lambda.amazonaws.com'), { action: 'sts:AssumeRole', resource: role.roleArn, context: {} }), role.name).toBe(true);
+      const foreign = { 'aws:SourceAccount': '210987654321' };
+      expect(await allowed(service('lambda.amazonaws.com'), { action: 'sts:AssumeRole', resource: role.roleArn, context: foreign }), role.name).toBe(false);
     }
   });
 

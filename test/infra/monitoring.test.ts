@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { THRESHOLDS } from '../../infra/constructs/monitoring';
+import { OncallError } from '../../infra/oncall';
 import { RUNBOOK, RUNBOOK_PAGE, type RunbookSection, runbookAnchor } from '../../infra/runbook';
 import { TABLES } from '../../shared/db/tables';
 import { SERVICE_NAME } from '../../shared/kernel/logger';
@@ -87,6 +88,28 @@ describe('on-call topic', () => {
   it('subscribes the on-call e-mail given for the deployment', () => {
     const { template: t } = synth({ oncallEmail: 'oncall@partner-travel.example' });
     t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@partner-travel.example' });
+  });
+
+  it('npm run deploy (-c requireOncall=true) refuses a stack whose alarms would page nobody, or an address nobody reads', () => {
+    expect(() => synthService({ requireOncall: 'true' })).toThrow(OncallError);
+    expect(() => synthService({ requireOncall: 'true' })).toThrow(/No one would be paged: .* -c oncallEmail=ADDRESS .* -c oncallTopicArn=ARN/);
+    expect(() => synthService({ requireOncall: 'true', oncallEmail: 'oncall@partner-travel.example' })).toThrow(/not an address anyone receives mail at/);
+    expect(() => synthService({ requireOncall: 'true', oncallTopicArn: 'pagerduty' })).toThrow(/not an SNS topic ARN/);
+  });
+
+  it("notifies an existing topic given instead (a paging tool's), which must be in the alarms' region", () => {
+    const paging = 'arn:aws:sns:eu-west-3:111122223333:pager';
+    const s = synthService({ requireOncall: 'true', oncallTopicArn: paging }, { account: '111122223333', region: 'eu-west-3' });
+    expect(s.synthError).toBeUndefined();
+    const alarms = Object.values(s.operations.findResources('AWS::CloudWatch::Alarm')) as { Properties: { AlarmActions: unknown[]; OKActions: unknown[] } }[];
+    expect(alarms.length).toBeGreaterThan(0);
+    for (const a of alarms) {
+      expect(a.Properties.AlarmActions).toEqual([expect.objectContaining({ Ref: expect.any(String) }), paging]);
+      expect(a.Properties.OKActions).toEqual([expect.objectContaining({ Ref: expect.any(String) }), paging]);
+    }
+    expect(() => synthService({ oncallTopicArn: 'arn:aws:sns:eu-west-1:111122223333:pager' }, { account: '111122223333', region: 'eu-west-3' })).toThrow(
+      /the topic is in eu-west-1; the alarms, in eu-west-3, can notify a topic of eu-west-3 only/,
+    );
   });
 });
 
