@@ -4,17 +4,20 @@ import { availableParallelism } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 
 /**
- * The static checks of `npm test` (typecheck, lint, check:cycles) side by side: the commands of
- * those package.json scripts (a script's `a && b` parts too) run one per core, each one's output
- * is printed whole when it ends, and the run fails when any of them fails.
+ * The checks of `npm test` that need no local stack (the deploy rehearsal, typecheck, lint, check:cycles)
+ * side by side: the commands of those package.json scripts (a script's `a && b` parts too) run one per
+ * core, each one's output is printed whole when it fails (the rehearsal's summary also when it passes),
+ * and the run fails when any of them fails.
  *
- *   node --import tsx scripts/checks.ts [script ...]   (default: typecheck lint check:cycles)
+ *   node --import tsx scripts/checks.ts [script ...]   (default: rehearse typecheck lint check:cycles)
  */
 
 const ROOT = resolve(import.meta.dirname, '..');
 const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-// The typecheck first: its first part (tsc of the service) is the longest.
-const names = process.argv.slice(2).length ? process.argv.slice(2) : ['typecheck', 'lint', 'check:cycles'];
+// The longest first: the rehearsal (two synths with bundling), then tsc of the service.
+const names = process.argv.slice(2).length ? process.argv.slice(2) : ['rehearse', 'typecheck', 'lint', 'check:cycles'];
+/** What a passing check still says: the rehearsal's figures per check and region, and its verdict. */
+const SUMMARY: Record<string, RegExp> = { rehearse: /^(\S+: cdk synth|Rehearsal of|\s+(ok|FAIL)\s|\s+warning|rehearsal )/ };
 
 const commands = names.flatMap((name) => {
   const script = scripts[name];
@@ -38,6 +41,14 @@ function run({ name, command }: { name: string; command: string }): Promise<bool
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${command} (${seconds} s)\n`);
       if (!ok && out.trim()) process.stdout.write(`${out.trimEnd()}\n\n`);
+      const summary = SUMMARY[name];
+      if (ok && summary)
+        process.stdout.write(
+          `${out
+            .split('\n')
+            .filter((l) => summary.test(l))
+            .join('\n')}\n\n`,
+        );
       done(ok);
     });
   });
