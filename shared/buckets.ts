@@ -57,6 +57,26 @@ export const DOCUMENT_LINK_CORS: BucketCors = {
 };
 
 /**
+ * What a bank's web app may do with the photo bucket: POST the form of `POST /files` (its `upload`) from the
+ * traveler's browser, S3's browser-based upload (S3 API Reference, "Browser-Based Uploads Using POST"). Any origin:
+ * the banks' web apps are theirs, their origins unknown to the service, and the form's signed policy is what
+ * authorizes the write (one key, the declared type, the size, the file's upload token, 15 minutes), not the page's
+ * origin; CORS only decides whether the page may read the answer. POST only, no credentials (S3 sends none beside `*`).
+ * A `fetch` of a FormData is a simple request (multipart/form-data is a CORS-safelisted type): not preflighted, the
+ * page reads its status (S3's default success_action_status, 204) when the answer carries Allow-Origin. An
+ * XMLHttpRequest with upload progress listeners is preflighted (the Fetch standard's use-CORS-preflight flag), with
+ * POST and no request header: no AllowedHeaders, since every parameter of a POST upload is a form field; the hour of
+ * max age lets one preflight serve the page's uploads (Chromium caps it at two). Nothing exposed: the page needs the
+ * status only, the object it wrote is a pending one the validator replaces (its ETag and Location name nothing the
+ * page can use), and the file's URLs come from `GET /files/{id}`.
+ */
+export const PHOTO_UPLOAD_CORS: BucketCors = {
+  allowedOrigins: ['*'],
+  allowedMethods: ['POST'],
+  maxAgeSeconds: 3600,
+};
+
+/**
  * What every served photo response carries: the browser never sniffs another type than the stored image/*, and
  * whatever it is, it runs nothing (no script, no subresource, a sandboxed origin if it were ever opened as a document).
  */
@@ -69,7 +89,7 @@ export const BUCKETS: Record<string, BucketDef> = {
   /** Issued settlement documents (PDF invoices, CSV statements): written once, kept 10 years (invoices are archived 10 years, CGI art. 211). */
   settlementDocuments: { name: 'settlement-documents', envVar: 'SETTLEMENT_BUCKET', versioned: true, retainYears: 10, cors: DOCUMENT_LINK_CORS },
   /**
-   * Review photos. Partners upload with a presigned POST under pending/; the
+   * Review photos. Partners upload with a presigned POST under pending/, from a server or a browser; the
    * validator checks each object and writes re-encoded renditions of the
    * good ones to photos/, which the CDN serves. It is told of photos/ too:
    * anything there it did not write is deleted. What stays under pending/
@@ -81,5 +101,6 @@ export const BUCKETS: Record<string, BucketDef> = {
     notify: { prefixes: ['pending/', 'photos/'], queue: 'uploads' },
     expire: { prefix: 'pending/', days: 1 },
     serve: { prefix: 'photos/', headers: SERVED_PHOTO_HEADERS },
+    cors: PHOTO_UPLOAD_CORS,
   },
 };

@@ -1,5 +1,10 @@
 import { BUCKETS } from '../../shared/buckets';
 
+/** A bucket's CORS configuration as s3rver keeps it (lib/models/config.js, S3CorsConfiguration). */
+interface StoredCors {
+  matchRule(origin: string, method: string): { maxAgeSeconds?: number | string } | undefined;
+}
+
 /** The slice of a Koa context (s3rver is a Koa app) the middleware uses. */
 interface Ctx {
   method: string;
@@ -8,6 +13,8 @@ interface Ctx {
   set(field: string, value: string): void;
   remove(field: string): void;
   response: { get(field: string): string };
+  /** s3rver's store: a bucket's subresources, its CORS configuration among them. */
+  store: { getSubresource(bucket: string, key: undefined, type: 'cors'): Promise<StoredCors | null | undefined> };
 }
 
 /**
@@ -46,6 +53,8 @@ const CORS_ANSWER = [
  * which a browser's cache could reuse for a cross-origin read S3 would refuse; S3 evaluates CORS only for a request
  * that has an Origin. And it says Access-Control-Allow-Credentials: true beside Allow-Origin *, which S3 omits.
  * This outermost middleware takes both back, on errors too (s3rver keeps the CORS headers of an error answer).
+ * It also puts the rule's MaxAgeSeconds on the preflight it allowed, where S3 says it (Appendix: OPTIONS object) and
+ * a browser reads it: s3rver says it on the other answers only, so a browser would preflight every upload again.
  */
 export function corsAsS3() {
   return async (ctx: Ctx, next: () => Promise<unknown>) => {
@@ -54,6 +63,15 @@ export function corsAsS3() {
     } finally {
       if (!ctx.get('origin')) for (const field of CORS_ANSWER) ctx.remove(field);
       else if (ctx.response.get('access-control-allow-origin') === '*') ctx.remove('access-control-allow-credentials');
+      if (ctx.method === 'OPTIONS' && ctx.response.get('access-control-allow-origin')) await preflightMaxAge(ctx);
     }
   };
+}
+
+/** The max age of the rule that allowed a preflight, from the bucket's stored configuration (the rule s3rver matched). */
+async function preflightMaxAge(ctx: Ctx) {
+  const bucket = ctx.path.split('/')[1];
+  const config = bucket ? await ctx.store.getSubresource(bucket, undefined, 'cors') : undefined;
+  const maxAge = config?.matchRule(ctx.get('origin'), ctx.get('access-control-request-method'))?.maxAgeSeconds;
+  if (maxAge !== undefined) ctx.set('access-control-max-age', String(maxAge));
 }

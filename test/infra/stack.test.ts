@@ -265,14 +265,24 @@ describe('CDK stack', () => {
     expect(JSON.stringify(policy)).toContain('aws:SecureTransport');
   });
 
-  it('lets a browser follow a presigned link to a settlement document (one CORS rule: any origin, GET, X-Environment), and no other bucket', () => {
-    const buckets = Object.entries(template.findResources('AWS::S3::Bucket')) as [string, Resource][];
-    const withCors = buckets.filter(([, b]) => b.Properties?.CorsConfiguration);
-    expect(withCors.map(([id]) => id)).toEqual([expect.stringMatching(/^UploadssettlementDocumentsBucket/)]);
+  /** The CORS rules of the stack's buckets, by the key of their logical id (UploadsXBucket...). */
+  const corsRules = () =>
+    Object.fromEntries(
+      (Object.entries(template.findResources('AWS::S3::Bucket')) as [string, Resource][])
+        .filter(([, b]) => b.Properties?.CorsConfiguration)
+        .map(([id, b]) => [id.replace(/^Uploads(\w+?)Bucket[0-9A-F]{8}$/, '$1'), b.Properties.CorsConfiguration.CorsRules]),
+    );
+
+  it('lets a browser follow a presigned link to a settlement document (one CORS rule: any origin, GET, X-Environment)', () => {
     // The console's fetch redirected from the API reaches S3 with Origin: null (a tainted origin): only * matches it.
-    expect(withCors[0]![1].Properties.CorsConfiguration).toEqual({
-      CorsRules: [{ AllowedOrigins: ['*'], AllowedMethods: ['GET'], AllowedHeaders: ['X-Environment'], ExposedHeaders: ['Content-Disposition'] }],
-    });
+    expect(corsRules().settlementDocuments).toEqual([
+      { AllowedOrigins: ['*'], AllowedMethods: ['GET'], AllowedHeaders: ['X-Environment'], ExposedHeaders: ['Content-Disposition'] },
+    ]);
+  });
+
+  it("lets a bank's web app POST a review photo's presigned form from the browser (one CORS rule: any origin, POST, an hour's preflight), and no other bucket has a rule", () => {
+    expect(corsRules().reviewPhotos).toEqual([{ AllowedOrigins: ['*'], AllowedMethods: ['POST'], MaxAge: 3600 }]);
+    expect(Object.keys(corsRules()).sort()).toEqual(['reviewPhotos', 'settlementDocuments']);
   });
 
   it('grants the settlement documents least privilege: read routes GetObject, the writers GetObject, PutObject and AbortMultipartUpload, nobody List or Delete', () => {

@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { GetBucketCorsCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteBucketCommand, GetBucketCorsCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKETS } from '../../shared/buckets';
 import { stackRuntime } from './helpers';
 
 /**
- * The local S3 answers CORS as S3 documents it (Common Response Headers, Troubleshooting CORS): the settlement
- * documents' bucket has the CDK's rule, what it does not allow is refused, and s3rver's extra headers are gone
- * (infra/local/s3-serve.ts, corsAsS3).
+ * The local S3 answers CORS as S3 documents it (Common Response Headers, Appendix: OPTIONS object, Troubleshooting
+ * CORS): the settlement documents' and the photos' buckets have the CDK's rules, what they do not allow is refused,
+ * s3rver's extra headers are gone and an allowed preflight says its max age (infra/local/s3-serve.ts, corsAsS3).
  */
 let s3: S3Client;
 let endpoint: string;
 /** A presigned GET of a fresh object in the settlement documents' bucket, as the API answers it in its 303. */
 let link: string;
+/** A bucket of the test's own, without a CORS rule (every bucket of the service has one). */
+const bare = `cors-test-${randomUUID().slice(0, 8)}`;
 
 beforeAll(async () => {
   endpoint = stackRuntime().env.AWS_ENDPOINT_URL_S3!;
@@ -25,6 +27,11 @@ beforeAll(async () => {
     new GetObjectCommand({ Bucket: BUCKETS.settlementDocuments!.name, Key, ResponseContentDisposition: 'attachment; filename="statement.csv"' }),
     { expiresIn: 300 },
   );
+  await s3.send(new CreateBucketCommand({ Bucket: bare }));
+});
+
+afterAll(async () => {
+  await s3?.send(new DeleteBucketCommand({ Bucket: bare }));
 });
 
 /** A CORS preflight as a browser sends it. */
@@ -35,10 +42,12 @@ const preflight = (url: string, origin: string, method: string, headers?: string
   });
 
 describe('the local S3 and CORS', () => {
-  it("gives the settlement documents' bucket the CDK's rule, and the photo bucket none", async () => {
+  it("gives the settlement documents' bucket and the photo bucket the CDK's rules", async () => {
     const rules = (await s3.send(new GetBucketCorsCommand({ Bucket: BUCKETS.settlementDocuments!.name }))).CORSRules;
     expect(rules).toEqual([{ AllowedOrigins: ['*'], AllowedMethods: ['GET'], AllowedHeaders: ['X-Environment'], ExposeHeaders: ['Content-Disposition'] }]);
-    await expect(s3.send(new GetBucketCorsCommand({ Bucket: BUCKETS.reviewPhotos!.name }))).rejects.toMatchObject({ name: 'NoSuchCORSConfiguration' });
+    const photos = (await s3.send(new GetBucketCorsCommand({ Bucket: BUCKETS.reviewPhotos!.name }))).CORSRules;
+    expect(photos).toEqual([{ AllowedOrigins: ['*'], AllowedMethods: ['POST'], MaxAgeSeconds: 3600 }]);
+    await expect(s3.send(new GetBucketCorsCommand({ Bucket: bare }))).rejects.toMatchObject({ name: 'NoSuchCORSConfiguration' });
   });
 
   it("answers the preflight of a document link followed from the API (Origin: null, X-Environment), and refuses what the rule does not allow with S3's 403s", async () => {
@@ -58,9 +67,43 @@ describe('the local S3 and CORS', () => {
     expect(put.status).toBe(403);
     expect(put.headers.get('access-control-allow-origin')).toBeNull();
     // A bucket without a rule refuses every preflight.
-    const photo = await preflight(`${endpoint}/${BUCKETS.reviewPhotos!.name}/photos/x.jpg`, 'https://console.example', 'GET');
-    expect(photo.status).toBe(403);
-    expect(await photo.text()).toContain('CORS is not enabled for this bucket');
+    const none = await preflight(`${endpoint}/${bare}/x.jpg`, 'https://console.example', 'GET');
+    expect(none.status).toBe(403);
+    expect(await none.text()).toContain('CORS is not enabled for this bucket');
+  });
+
+  it("answers the preflight of a browser's photo upload (an XMLHttpRequest with progress: POST, no header) for an hour, and refuses a header, another method or a GET of a photo", async () => {
+    const form = `${endpoint}/${BUCKETS.reviewPhotos!.name}`;
+    const ok = await preflight(form, 'https://app.bank.example', 'POST');
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('*');
+    expect(ok.headers.get('access-control-allow-methods')).toBe('POST');
+    // S3 says the rule's MaxAgeSeconds on the preflight (s3rver alone does not): one preflight serves an hour of uploads.
+    expect(ok.headers.get('access-control-max-age')).toBe('3600');
+    expect(ok.headers.get('access-control-allow-credentials')).toBeNull();
+    // Refused preflights carry no max age either: the browser caches no refusal.
+    for (const [method, headers] of [
+      ['POST', 'x-requested-with'],
+      ['PUT', undefined],
+      ['GET', undefined],
+    ] as const) {
+      const refused = await preflight(`${form}/pending/x`, 'https://app.bank.example', method, headers);
+      expect(refused.status, `${method} ${headers}`).toBe(403);
+      expect(await refused.text()).toContain('This CORS request is not allowed');
+      expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+      expect(refused.headers.get('access-control-max-age')).toBeNull();
+    }
+
+    // A refused form is readable by the page too (its status and S3's error), and only by a page: no Origin, no CORS.
+    const noFile = new FormData();
+    noFile.append('key', `pending/${randomUUID()}`);
+    const error = await fetch(form, { method: 'POST', body: noFile, headers: { origin: 'https://app.bank.example' } });
+    expect(error.status).toBe(400);
+    expect(error.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await error.text()).toContain('InvalidArgument');
+    const server = await fetch(form, { method: 'POST', body: noFile });
+    expect(server.status).toBe(400);
+    expect(server.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('answers a GET from an origin with Allow-Origin * and the exposed name, no credentials; a GET without Origin with no CORS header at all', async () => {
