@@ -385,6 +385,11 @@ async function complete(ctx: Ctx, next: Next, bucket: string, key: string, uploa
  * requiring a checksum on every upload) and the checksums of uploads and multipart uploads (see `upload` and
  * `complete`). Placed just before s3rver's router: after its virtual-host rewrite, so `ctx.path` is
  * `/<bucket>/<key>`; a refusal is thrown as s3rver's error, which it answers in S3's XML error shape.
+ *
+ * Sources: S3's API reference (PutObject's ContentMD5 and ChecksumAlgorithm, CreateMultipartUpload's
+ * ChecksumType, CompletedPart, CompleteMultipartUpload's ChecksumType) and "Checking object integrity" in the
+ * user guide; the messages are S3's as its answers are quoted in versity/versitygw#1776 and #1342,
+ * s3tools/s3cmd#1436, apache/opendal#4533 and #4580, boto/botocore#3216.
  */
 export function checksumsAsS3() {
   return async (ctx: Ctx, next: Next) => {
