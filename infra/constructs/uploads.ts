@@ -5,7 +5,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, Ob
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BUCKETS, type BucketDef } from '../../shared/buckets';
+import { BUCKETS, type BucketDef, retentionDays } from '../../shared/buckets';
 import { markLocal } from './local-names';
 import { acknowledge, DEFAULT_CERTIFICATE_REASON } from './nag';
 
@@ -44,11 +44,10 @@ export class UploadsConstruct extends Construct {
     });
     this.accessLogs = accessLogs;
     for (const [key, def] of defs) {
+      const days = retentionDays(def);
       const bucket = new Bucket(this, `${key}Bucket`, {
         versioned: def.versioned ?? false,
-        ...(def.retainYears
-          ? { objectLockEnabled: true, objectLockDefaultRetention: ObjectLockRetention.governance(Duration.days(Math.ceil(def.retainYears * 365.25))) }
-          : {}),
+        ...(days ? { objectLockEnabled: true, objectLockDefaultRetention: ObjectLockRetention.governance(Duration.days(days)) } : {}),
         encryption: BucketEncryption.S3_MANAGED,
         blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
         enforceSSL: true,
