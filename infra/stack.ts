@@ -102,6 +102,7 @@ export class ServiceStack extends Stack {
       documentsBucket: uploads.buckets.settlementDocuments!,
       logsBucket: uploads.accessLogs!,
       mail,
+      accessTable: this.data.tables.access,
     });
     this.api.useConsole(this.console);
     // What the operators' admin CLI may do (a managed policy for their role; enforced on the CLI locally).

@@ -25,9 +25,12 @@ import {
   UserPoolEmail,
   UserPoolOperation,
 } from 'aws-cdk-lib/aws-cognito';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { INVITATION_LEADING_KEYS } from '../../shared/access/keys';
+import { TABLES } from '../../shared/db/tables';
 import { CONSOLE_PATH, consoleCsp } from '../console-policy';
 import { markLocal } from './local-names';
 import type { MailConstruct } from './mail';
@@ -69,6 +72,8 @@ export interface ConsoleProps {
   distDir?: string;
   /** The deployment's sender, its SES identity and configuration set: the pool's invitations go through them. */
   mail: MailConstruct;
+  /** The access table, where the service leaves what an invitation e-mail names (its pending invitations). */
+  accessTable: ITableV2;
 }
 
 /**
@@ -183,8 +188,9 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     markLocal(this.userPool, 'userPool');
-    // The pool's template cannot name the bank or who invited: this trigger writes the invitation from
-    // AdminCreateUser's ClientMetadata. It makes no AWS call; Cognito may invoke it for this pool only.
+    // The pool's template cannot name the bank or who invited: this trigger writes the invitation from the
+    // pending invitation the service leaves for the invitee's address (AWS gives AdminCreateUser's ClientMetadata
+    // to the pre sign-up trigger only). It reads those items only; Cognito may invoke it for this pool only.
     const invitationMessage = new ServiceFunction(this, 'InvitationMessage', {
       entry: INVITATION_MESSAGE_TRIGGER,
       description: 'Console invitation e-mail: names the bank and the member who invited (Cognito CustomMessage trigger)',
@@ -192,6 +198,9 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
       timeout: Duration.seconds(5),
     });
     invitationMessage.addEnvironment('CONSOLE_URL', `${this.consoleOrigin}${CONSOLE_PATH}`);
+    invitationMessage.bind({
+      tables: [{ table: props.accessTable, def: TABLES.access, access: 'read', readLeadingKeys: INVITATION_LEADING_KEYS, getItemOnly: true }],
+    });
     this.userPool.addTrigger(UserPoolOperation.CUSTOM_MESSAGE, invitationMessage);
     this.client = this.userPool.addClient('ConsoleClient', {
       userPoolClientName: 'partner-console',

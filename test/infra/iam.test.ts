@@ -202,7 +202,7 @@ describe('AWS services can do what the design needs of them', () => {
     expect(await allowed(service('events.amazonaws.com'), { action: 'lambda:InvokeFunction', resource: consumerArn, context: {} })).toBe(false);
   });
 
-  it("Cognito invokes the invitation's CustomMessage trigger for the console's user pool only; the trigger makes no AWS call", async () => {
+  it("Cognito invokes the invitation's CustomMessage trigger for the console's user pool only; the trigger reads the pending invitations only", async () => {
     const poolArn = userPoolArn('us-east-1_local');
     const fnArn = model.functions[INVITATION_MESSAGE_TRIGGER]!.arn;
     expect(model.userPoolTriggers).toEqual([{ userPoolArn: poolArn, trigger: 'CustomMessage', functionArn: fnArn }]);
@@ -214,13 +214,18 @@ describe('AWS services can do what the design needs of them', () => {
     expect(await allowed(service('cognito-idp.amazonaws.com'), invoke(poolArn))).toBe(true);
     expect(await allowed(service('cognito-idp.amazonaws.com'), invoke(`${poolArn}-other`))).toBe(false);
     expect(await allowed(service('events.amazonaws.com'), invoke(poolArn))).toBe(false);
-    const actions = model.roles[`function:${INVITATION_MESSAGE_TRIGGER}`]!.policies.flatMap((p) =>
-      [p.document.Statement].flat().flatMap((st) => [st.Action ?? []].flat()),
-    );
-    expect(
-      actions.every((a) => a.startsWith('logs:') || a.startsWith('xray:')),
-      actions.join(', '),
-    ).toBe(true);
+    // What it reads: the names the service left for the invitee's address; no partner, member or key, and no write.
+    const trigger = `function:${INVITATION_MESSAGE_TRIGGER}`;
+    const pending = accessKeys.invitation('salma@bank.example').pk;
+    expect(await allowed(trigger, item('GetItem', TABLE.access, pending))).toBe(true);
+    for (const pk of [accessKeys.partner('p1').pk, accessKeys.member('p1', 'm1').pk, accessKeys.identity('s1').pk, accessKeys.apiKey('k1').pk]) {
+      expect(await allowed(trigger, item('GetItem', TABLE.access, pk)), pk).toBe(false);
+    }
+    for (const action of ['Query', 'PutItem', 'DeleteItem', 'UpdateItem', 'BatchGetItem']) {
+      expect(await allowed(trigger, item(action, TABLE.access, pending)), action).toBe(false);
+    }
+    expect(await allowed(trigger, item('GetItem', TABLE.data, pending))).toBe(false);
+    expect(await allowed(trigger, { action: 'dynamodb:Scan', resource: TABLE.access, context: {} })).toBe(false);
   });
 
   it("Lambda assumes every function role, for this account's functions only (aws:SourceAccount: the confused deputy)", async () => {
