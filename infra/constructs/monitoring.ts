@@ -29,6 +29,7 @@ import { JOBS, type JobDef, QUEUES, type QueueDef } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
 import { deploymentOf } from '../environments';
 import { RUNBOOK, RUNBOOK_PAGE, type RunbookSection, runbookAnchor } from '../runbook';
+import { RETAINED } from './retained';
 
 export interface MonitoringProps {
   api: HttpApi;
@@ -138,7 +139,7 @@ export class MonitoringConstruct extends Construct {
     const queueDefs = props.queueDefs ?? QUEUES;
     const jobs = props.jobs ?? JOBS;
 
-    const key = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the on-call alarm topic' });
+    const key = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the on-call alarm topic', removalPolicy: RETAINED });
     // CloudWatch publishes alarm notifications to the encrypted topic.
     key.addToResourcePolicy(
       new PolicyStatement({
