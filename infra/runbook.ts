@@ -19,6 +19,7 @@ export const RUNBOOK = {
   jobFailed: 'A scheduled job failed',
   jobOverdue: 'A scheduled job did not run',
   mailFailed: 'SES refuses e-mail',
+  sesReputation: 'The SES bounce or complaint rate is high',
 } as const;
 
 export type RunbookSection = keyof typeof RUNBOOK;

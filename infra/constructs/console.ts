@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CfnOutput, type CfnResource, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnOutput, type CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import {
   Function as CloudFrontFunction,
   Distribution,
@@ -35,6 +35,7 @@ import { CONSOLE_PATH, consoleCsp } from '../console-policy';
 import { markLocal } from './local-names';
 import type { MailConstruct } from './mail';
 import { acknowledge, assetBucketObjects, DEFAULT_CERTIFICATE_REASON, nagResource } from './nag';
+import { RETAINED } from './retained';
 import { deployTimeHandler, type IdentityBinding, nagRef, REPO_ROOT, ServiceFunction } from './service-function';
 
 /** Where `npm run -s console:build` writes the console. */
@@ -101,7 +102,7 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
       enforceSSL: true,
       serverAccessLogsBucket: props.logsBucket,
       serverAccessLogsPrefix: 'console/',
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RETAINED,
     });
     const headers = new ResponseHeadersPolicy(this, 'Headers', {
       comment: 'Partner console: strict CSP, HSTS, no framing, no sniffing, no referrer',
@@ -185,7 +186,7 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
         emailBody: `You are invited to your bank's partner travel console: ${this.consoleOrigin}${CONSOLE_PATH}. Sign in with {username} and the temporary password {####} (valid 7 days); you will choose a password and set up an authenticator app.`,
       },
       deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RETAINED,
     });
     markLocal(this.userPool, 'userPool');
     // The pool's template cannot name the bank or who invited: this trigger writes the invitation from the

@@ -29,6 +29,7 @@ import { JOBS, type JobDef, QUEUES, type QueueDef } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
 import { oncallOf } from '../oncall';
 import { RUNBOOK, RUNBOOK_PAGE, type RunbookSection, runbookAnchor } from '../runbook';
+import { RETAINED } from './retained';
 
 export interface MonitoringProps {
   api: HttpApi;
@@ -70,9 +71,25 @@ export const THRESHOLDS = {
   jobFailures: 2,
   /** E-mails SES refused in 5 minutes: each is a traveler or a partner team without its e-mail for now. */
   mailFailures: 1,
+  /**
+   * SES's reputation rates, fractions of 1 as SES publishes them: SES puts an account under review at a 5 %
+   * bounce rate or a 0.1 % complaint rate (and may pause its sending at 10 % or 0.5 %). These fire at 2 % and
+   * 0.05 %, while there is time to find the cause before the review.
+   */
+  sesBounceRate: 0.02,
+  sesComplaintRate: 0.0005,
 } as const;
 
 const FIVE_MINUTES = Duration.minutes(5);
+
+/**
+ * One of SES's reputation rates: account-wide, in the region the service sends from (the stack's), no
+ * dimension; the highest value SES published in each 15 minutes. SES publishes them only once the account has
+ * had a bounce or a complaint ("Creating reputation monitoring alarms using CloudWatch", SES developer guide).
+ */
+const sesReputation = (metricName: 'Reputation.BounceRate' | 'Reputation.ComplaintRate', label?: string) =>
+  new Metric({ namespace: 'AWS/SES', metricName, statistic: 'Maximum', period: Duration.minutes(15), label });
+const percent = (fraction: number) => `${+(fraction * 100).toFixed(3)} %`;
 /** Every operation the service's stores use (ThrottledRequests and SystemErrors are per operation). */
 const TABLE_OPERATIONS = [
   Operation.GET_ITEM,
@@ -138,7 +155,7 @@ export class MonitoringConstruct extends Construct {
     const queueDefs = props.queueDefs ?? QUEUES;
     const jobs = props.jobs ?? JOBS;
 
-    const key = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the on-call alarm topic' });
+    const key = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the on-call alarm topic', removalPolicy: RETAINED });
     // This account's alarms, and no other's: the confused-deputy bound of CloudWatch on the key and the topic.
     const ownAlarms = {
       ArnLike: {
@@ -337,6 +354,27 @@ export class MonitoringConstruct extends Construct {
       runbook: 'mailFailed',
     });
 
+    // SES's reputation, before SES reviews the account. SES computes the rates over the account's recent mail and
+    // publishes none while nothing is sent, which leaves them where they were: the alarm keeps its state (ignore).
+    const reputationAction =
+      'read the suppression list, find the partners behind the message ids, stop what sends the bad e-mail; never take addresses off the suppression list to send again.';
+    alarm('SesBounceRate', {
+      metric: sesReputation('Reputation.BounceRate'),
+      threshold: THRESHOLDS.sesBounceRate,
+      missing: TreatMissingData.IGNORE,
+      what: `SES's bounce rate for this account and region reached ${percent(THRESHOLDS.sesBounceRate)}: e-mail goes to addresses that do not exist. SES reviews the account at 5 % and may pause its sending at 10 %.`,
+      action: reputationAction,
+      runbook: 'sesReputation',
+    });
+    alarm('SesComplaintRate', {
+      metric: sesReputation('Reputation.ComplaintRate'),
+      threshold: THRESHOLDS.sesComplaintRate,
+      missing: TreatMissingData.IGNORE,
+      what: `SES's complaint rate for this account and region reached ${percent(THRESHOLDS.sesComplaintRate)}: recipients mark our e-mail as spam. SES reviews the account at 0.1 % and may pause its sending at 0.5 %.`,
+      action: reputationAction,
+      runbook: 'sesReputation',
+    });
+
     // Every scheduled job: a failed run, and no successful run since its last scheduled time.
     for (const job of jobs) {
       const fn = props.jobFunctions[job.id]!;
@@ -441,7 +479,7 @@ export class MonitoringConstruct extends Construct {
       ),
     );
     d.addWidgets(
-      graph('E-mail: sent and refused by SES', [serviceMetric('MailsSent', {}, 'Sum'), serviceMetric('MailFailures', {}, 'Sum')], 12),
+      graph('E-mail: sent and refused by SES', [serviceMetric('MailsSent', {}, 'Sum'), serviceMetric('MailFailures', {}, 'Sum')], 8),
       graph(
         'E-mail: the mail queue (retries) and its DLQ',
         props.queues.mail && props.dlqs.mail
@@ -450,7 +488,12 @@ export class MonitoringConstruct extends Construct {
               props.dlqs.mail.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: 'mail DLQ' }),
             ]
           : [],
-        12,
+        8,
+      ),
+      graph(
+        'E-mail: SES reputation (fraction of 1)',
+        [sesReputation('Reputation.BounceRate', 'bounce rate'), sesReputation('Reputation.ComplaintRate', 'complaint rate')],
+        8,
       ),
     );
 

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Distribution, ResponseHeadersPolicy, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { BUCKETS, type BucketDef, retentionDays } from '../../shared/buckets';
 import { markLocal } from './local-names';
 import { acknowledge, DEFAULT_CERTIFICATE_REASON } from './nag';
+import { RETAINED } from './retained';
 
 /** Days after which S3 aborts a multipart upload still incomplete in any of the service's buckets. */
 export const INCOMPLETE_UPLOAD_DAYS = 1;
@@ -38,7 +39,7 @@ export class UploadsConstruct extends Construct {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RETAINED,
       // As long as the functions' logs in production (13 months), then gone: they would otherwise grow forever.
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(ACCESS_LOG_DAYS) }],
     });
@@ -53,7 +54,7 @@ export class UploadsConstruct extends Construct {
         enforceSSL: true,
         serverAccessLogsBucket: accessLogs,
         serverAccessLogsPrefix: `${key}/`,
-        removalPolicy: RemovalPolicy.RETAIN,
+        removalPolicy: RETAINED,
         lifecycleRules: [
           // Parts of a multipart upload nobody completed or aborted (a writer killed mid-upload, an abort that
           // failed) are billed until aborted. No upload here lasts a day; Object Lock does not hold parts.

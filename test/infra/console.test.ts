@@ -63,7 +63,7 @@ describe('console user pool', () => {
       AccountRecoverySetting: { RecoveryMechanisms: [{ Name: 'verified_email', Priority: 1 }] },
       DeletionProtection: 'ACTIVE',
     });
-    expect(pool.DeletionPolicy).toBe('Retain');
+    expect(pool.DeletionPolicy).toBe('RetainExceptOnCreate');
   });
 
   it("has one app client, the console's: no secret, password and SRP sign-in with refresh, no OAuth, short-lived revocable tokens", () => {
@@ -131,7 +131,7 @@ describe('console files', () => {
       LogFilePrefix: 'console/',
     });
     expect(bucket.Properties.AccessControl).toBeUndefined();
-    expect(bucket.DeletionPolicy, id).toBe('Retain');
+    expect(bucket.DeletionPolicy, id).toBe('RetainExceptOnCreate');
   });
 
   it("are read by the console's distribution only, through origin access control", () => {

@@ -41,7 +41,7 @@ describe('e-mail from a configured sender (-c mailFrom, -c operatorsEmail)', () 
         DkimAttributes: { SigningEnabled: true },
         DkimSigningAttributes: { NextSigningKeyLength: 'RSA_2048_BIT' },
       },
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
     });
     // The three CNAME records to publish, as outputs.
     const outputs = identity.toJSON().Outputs as Record<string, { Value: unknown }>;

@@ -139,8 +139,8 @@ describe('alarms', () => {
   it('has exactly the alarms generated from the queues, routes, functions, tables and jobs', () => {
     const queues = Object.keys(QUEUES).length;
     const functions = ROUTE_LIST.length + 1 + queues; // routes, the $default fallback, one consumer per queue
-    // ... + 1: MailFailures.
-    const expected = 2 * queues + 1 + ROUTE_LIST.length + 1 + functions + 1 + 2 * Object.keys(TABLES).length + 2 * JOBS.length + 1;
+    // ... + 1: MailFailures; + 2: SES's bounce and complaint rates.
+    const expected = 2 * queues + 1 + ROUTE_LIST.length + 1 + functions + 1 + 2 * Object.keys(TABLES).length + 2 * JOBS.length + 1 + 2;
     expect(alarms.size).toBe(expected);
   });
 
@@ -221,6 +221,31 @@ describe('alarms', () => {
     expect(a.AlarmDescription).toContain('#runbook-ses-refuses-e-mail');
   });
 
+  it("SES's account reputation well before SES reviews the account: a 2 % bounce rate, a 0.05 % complaint rate (fractions of 1), a silence keeping the state", () => {
+    for (const [id, metric, threshold] of [
+      ['SesBounceRate', 'Reputation.BounceRate', 0.02],
+      ['SesComplaintRate', 'Reputation.ComplaintRate', 0.0005],
+    ] as const) {
+      const a = alarm(id);
+      // SES reviews at 5 % and 0.1 %: the thresholds stay under half of those.
+      expect(a, id).toMatchObject({
+        Namespace: 'AWS/SES',
+        MetricName: metric,
+        Statistic: 'Maximum',
+        Period: 900,
+        Threshold: threshold,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'ignore',
+      });
+      // Account-wide: the metric without a dimension (a configuration set's would have one).
+      expect(a.Dimensions, id).toBeUndefined();
+      expect(a.AlarmDescription, id).toContain('#runbook-the-ses-bounce-or-complaint-rate-is-high');
+    }
+    expect(alarm('SesBounceRate').AlarmDescription).toContain('reached 2 %');
+    expect(alarm('SesComplaintRate').AlarmDescription).toContain('reached 0.05 %');
+  });
+
   it('DynamoDB throttled requests (10) and system errors (5) of every table in 5 minutes, summed over the operations', () => {
     for (const name of Object.keys(TABLES)) {
       for (const [id, metric, threshold] of [
@@ -271,6 +296,7 @@ describe('dashboard', () => {
       'Queues: depth, oldest message, DLQ',
       'Jobs overdue',
       'Refusals',
+      'E-mail: SES reputation (fraction of 1)',
     ]) {
       expect(body, title).toContain(title);
     }

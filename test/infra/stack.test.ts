@@ -331,6 +331,27 @@ describe('CDK stack', () => {
     }
   });
 
+  it('retains what it keeps on update and deletion, but not past the rollback of the deploy that created it (RetainExceptOnCreate)', () => {
+    const mail = Template.fromStack(service.stack.mailIdentity!);
+    const templates: [string, Template][] = [...Object.entries(service.templates), ['mail identity', mail]];
+    const kept = templates.flatMap(([name, t]) =>
+      Object.entries(t.toJSON().Resources as Record<string, Resource>)
+        .filter(([, r]) => r.DeletionPolicy !== undefined || r.UpdateReplacePolicy !== undefined)
+        .map(([id, r]) => ({ where: `${name} ${id}`, type: r.Type, deletion: r.DeletionPolicy, replace: r.UpdateReplacePolicy })),
+    );
+    // A plain Retain would leave each of them behind when a first deploy fails and rolls back.
+    for (const k of kept.filter((x) => x.deletion !== 'Delete')) {
+      expect(k.deletion, k.where).toBe('RetainExceptOnCreate');
+      expect(k.replace, k.where).toBe('Retain');
+    }
+    const retained = kept.filter((x) => x.deletion === 'RetainExceptOnCreate').map((x) => x.type);
+    const count = (type: string) => retained.filter((t) => t === type).length;
+    expect(count('AWS::DynamoDB::GlobalTable')).toBe(Object.keys(TABLES).length);
+    // The service's buckets, the access logs' and the console's.
+    expect(count('AWS::S3::Bucket')).toBe(Object.keys(BUCKETS).length + 2);
+    expect([count('AWS::Cognito::UserPool'), count('AWS::SES::EmailIdentity'), count('AWS::KMS::Key'), count('AWS::Logs::LogGroup')]).toEqual([1, 1, 1, 1]);
+  });
+
   it('logs API access and keeps function logs with a retention', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
     const groups = Object.values(template.findResources('AWS::Logs::LogGroup'));

@@ -8,6 +8,7 @@ export interface Resource {
   Properties: Record<string, any>;
   DependsOn?: string | string[];
   DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
 }
 
 export interface Statement {
