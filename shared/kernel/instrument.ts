@@ -4,6 +4,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { logger } from './logger';
 import { annotate, tracer } from './tracing';
+import { runtimeRulesCheck } from './tz-check';
 
 /**
  * What every non-HTTP handler (queue consumers, jobs) wraps itself in, as
@@ -14,6 +15,7 @@ import { annotate, tracer } from './tracing';
  */
 export function instrumented<E, R>(route: string, fn: (event: E, context: Context) => Promise<R>) {
   return middy<E, R>()
+    .use(runtimeRulesCheck())
     .use(captureLambdaHandler(tracer, { captureResponse: false }))
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .handler(async (event, context) => {
