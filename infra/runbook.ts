@@ -19,6 +19,7 @@ export const RUNBOOK = {
   jobFailed: 'A scheduled job failed',
   jobOverdue: 'A scheduled job did not run',
   mailFailed: 'SES refuses e-mail',
+  tzData: "The runtime's time-zone data differs",
 } as const;
 
 export type RunbookSection = keyof typeof RUNBOOK;

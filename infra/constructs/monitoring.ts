@@ -70,6 +70,8 @@ export const THRESHOLDS = {
   jobFailures: 2,
   /** E-mails SES refused in 5 minutes: each is a traveler or a partner team without its e-mail for now. */
   mailFailures: 1,
+  /** A runtime whose time-zone data differs from the bundled rules, reported within the hour (each process reports hourly). */
+  tzDataMismatch: 1,
 } as const;
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -325,6 +327,16 @@ export class MonitoringConstruct extends Construct {
       action:
         "read the 'e-mail not sent' log lines and MailFailures by reason; fix the SES identity, the sandbox or the sending quota; then redrive the mail DLQ.",
       runbook: 'mailFailed',
+    });
+
+    // A runtime whose time-zone data gives Morocco other offsets than the service's bundled rules (shared/kernel/tz-check.ts).
+    alarm('TzDataMismatch', {
+      metric: serviceMetric('TzDataMismatch', {}, 'Maximum', Duration.hours(1)),
+      threshold: THRESHOLDS.tzDataMismatch,
+      what: "A function's runtime has time-zone data that gives Morocco other UTC offsets than the IANA rules the service bundles. The service's dates do not change (they come from the bundled rules), but one of the two sources is out of date.",
+      action:
+        "read the warning 'the runtime's time-zone data differs' (runtime_tz, rules, first_difference); if IANA published a change the rules lack, bump moment-timezone and deploy; if the runtime is behind, wait for Lambda's update or pin it.",
+      runbook: 'tzData',
     });
 
     // Every scheduled job: a failed run, and no successful run since its last scheduled time.
