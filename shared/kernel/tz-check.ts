@@ -12,9 +12,9 @@ import { TZ_RULES } from './tz-rules';
  * published a change the bundled rules lack (bump moment-timezone), or the
  * runtime is behind (Lambda's managed runtime, updated on its own schedule).
  *
- * The comparison costs 20 to 45 ms (an Intl formatter with a time zone, then a
- * thousand offsets; `node --import tsx bench/time.ts`), so it runs after an
- * answer, never before one: the first answer of a process that computed
+ * The comparison costs tens of milliseconds (an Intl formatter with a time
+ * zone, then a thousand offsets: docs/performance.md, "Morocco's time"), so it
+ * runs after an answer, never before one: the first answer of a process that computed
  * Morocco's time arms it, and it reports again every hour while the process
  * lives, so that the alarm on TzDataMismatch follows the runtimes that run.
  */
