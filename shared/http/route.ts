@@ -80,7 +80,8 @@ function toResult(def: RouteDef, r: RouteResult<RouteDef>): ApiResult {
  * response: it may carry customer data) and the invocation's log context, the
  * request id, error shape, log line and metrics, then authentication, rate
  * limit, signature, parsing and validation, then the idempotent execution of
- * the domain call.
+ * the domain call. Outermost, once the answer is final, the check of the
+ * runtime's time-zone data (kernel/tz-check.ts).
  */
 export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) => Promise<RouteResult<R>>) {
   return middy<ApiEvent, ApiResult, Error, RouteContext>()

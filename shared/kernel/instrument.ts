@@ -11,7 +11,8 @@ import { runtimeRulesCheck } from './tz-check';
  * routes do through `route()`: the X-Ray trace (never the response), the
  * Lambda context and the invocation's own log keys: `request_id` (Lambda's
  * request id) and `route` (what runs: `queue webhooks`, `job webhookSweeper`),
- * also put on the trace.
+ * also put on the trace; and after the answer, the check of the runtime's
+ * time-zone data (tz-check.ts).
  */
 export function instrumented<E, R>(route: string, fn: (event: E, context: Context) => Promise<R>) {
   return middy<E, R>()
