@@ -20,6 +20,7 @@ export const RUNBOOK = {
   jobOverdue: 'A scheduled job did not run',
   mailFailed: 'SES refuses e-mail',
   sesReputation: 'The SES bounce or complaint rate is high',
+  tzData: "The runtime's time-zone data differs",
 } as const;
 
 export type RunbookSection = keyof typeof RUNBOOK;

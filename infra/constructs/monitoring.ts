@@ -78,6 +78,8 @@ export const THRESHOLDS = {
    */
   sesBounceRate: 0.02,
   sesComplaintRate: 0.0005,
+  /** A runtime whose time-zone data differs from the bundled rules, reported within the hour (each process reports hourly). */
+  tzDataMismatch: 1,
 } as const;
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -373,6 +375,15 @@ export class MonitoringConstruct extends Construct {
       what: `SES's complaint rate for this account and region reached ${percent(THRESHOLDS.sesComplaintRate)}: recipients mark our e-mail as spam. SES reviews the account at 0.1 % and may pause its sending at 0.5 %.`,
       action: reputationAction,
       runbook: 'sesReputation',
+    });
+    // A runtime whose time-zone data gives Morocco other offsets than the service's bundled rules (shared/kernel/tz-check.ts).
+    alarm('TzDataMismatch', {
+      metric: serviceMetric('TzDataMismatch', {}, 'Maximum', Duration.hours(1)),
+      threshold: THRESHOLDS.tzDataMismatch,
+      what: "A function's runtime has time-zone data that gives Morocco other UTC offsets than the IANA rules the service bundles. The service's dates do not change (they come from the bundled rules), but one of the two sources is out of date.",
+      action:
+        "read the warning 'the runtime's time-zone data differs' (runtime_tz, rules, first_difference); if IANA published a change the rules lack, bump moment-timezone and deploy; if the runtime is behind, wait for Lambda's update or pin it.",
+      runbook: 'tzData',
     });
 
     // Every scheduled job: a failed run, and no successful run since its last scheduled time.

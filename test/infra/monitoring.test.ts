@@ -139,8 +139,8 @@ describe('alarms', () => {
   it('has exactly the alarms generated from the queues, routes, functions, tables and jobs', () => {
     const queues = Object.keys(QUEUES).length;
     const functions = ROUTE_LIST.length + 1 + queues; // routes, the $default fallback, one consumer per queue
-    // ... + 1: MailFailures; + 2: SES's bounce and complaint rates.
-    const expected = 2 * queues + 1 + ROUTE_LIST.length + 1 + functions + 1 + 2 * Object.keys(TABLES).length + 2 * JOBS.length + 1 + 2;
+    // ... + 1: MailFailures; + 2: SES's bounce and complaint rates; + 1: TzDataMismatch.
+    const expected = 2 * queues + 1 + ROUTE_LIST.length + 1 + functions + 1 + 2 * Object.keys(TABLES).length + 2 * JOBS.length + 1 + 2 + 1;
     expect(alarms.size).toBe(expected);
   });
 
@@ -206,19 +206,29 @@ describe('alarms', () => {
     expect(t.Dimensions).toBeUndefined();
   });
 
-  it('any e-mail SES refused in 5 minutes (the service-wide MailFailures), whatever its reason', () => {
-    const a = alarm('MailFailures');
+  /** An alarm on one of the service's own figures, service-wide: its statistic, period, and runbook section. */
+  const serviceWide = (id: string, statistic: string, period: number, runbook: string) => {
+    const a = alarm(id);
     expect(a).toMatchObject({
       Namespace: METRICS_NAMESPACE,
-      MetricName: 'MailFailures',
-      Statistic: 'Sum',
-      Period: 300,
+      MetricName: id,
+      Statistic: statistic,
+      Period: period,
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
       TreatMissingData: 'notBreaching',
     });
     expect(dims(a.Dimensions)).toEqual({ service: SERVICE_NAME });
-    expect(a.AlarmDescription).toContain('#runbook-ses-refuses-e-mail');
+    expect(a.AlarmDescription).toContain(`#${runbook}`);
+  };
+
+  it('any e-mail SES refused in 5 minutes (the service-wide MailFailures), whatever its reason', () => {
+    serviceWide('MailFailures', 'Sum', 300, 'runbook-ses-refuses-e-mail');
+  });
+
+  it("a runtime whose time-zone data differs from the bundled rules (TzDataMismatch, the hour's maximum)", () => {
+    serviceWide('TzDataMismatch', 'Maximum', 3600, 'runbook-the-runtimes-time-zone-data-differs');
   });
 
   it("SES's account reputation well before SES reviews the account: a 2 % bounce rate, a 0.05 % complaint rate (fractions of 1), a silence keeping the state", () => {
