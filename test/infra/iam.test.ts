@@ -5,7 +5,7 @@ import { Authorizer } from '../../infra/local/iam/enforce';
 import { localResources, userPoolArn } from '../../infra/local/iam/local';
 import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/local/iam/model';
 import { type IamRequest, iamRequestsFor } from '../../infra/local/iam/requests';
-import { synthesizeTemplates } from '../../infra/local/iam/templates';
+import { type SynthesizedStack, synthesizeTemplates } from '../../infra/local/iam/templates';
 import { subscriptionsOf } from '../../infra/local/log-subscriptions';
 import { LOCAL_CONFIGURATION_SET, SPECIMEN_MAIL } from '../../infra/mail-address';
 import { accessKeys } from '../../shared/access/keys';
@@ -21,6 +21,7 @@ import { ROUTE_LIST } from '../../shared/routes';
  * The synthesized policies, evaluated as AWS evaluates them (@cloud-copilot/iam-simulate, through the local IAM
  * layer's Authorizer): what each function and each AWS service must be able to do, and what they must not.
  */
+let templates: SynthesizedStack[];
 let model: IamModel;
 let iam: Authorizer;
 const queueUrl = (name: string) => `http://127.0.0.1:9324/000000000000/${name}`;
@@ -31,7 +32,8 @@ beforeAll(async () => {
   const queues = Object.fromEntries(
     Object.entries(QUEUES).map(([k, q]) => [k, { name: q.name, url: queueUrl(q.name), arn: arn('sqs', q.name), dlqUrl: queueUrl(`${q.name}-dlq`) }]),
   );
-  model = buildIamModel(await synthesizeTemplates(), localResources(queues, 'us-east-1_local'));
+  templates = await synthesizeTemplates();
+  model = buildIamModel(templates, localResources(queues, 'us-east-1_local'));
   iam = new Authorizer(model);
 });
 
@@ -41,6 +43,32 @@ const item = (action: string, table: string, pk: string): IamRequest => ({
   action: `dynamodb:${action}`,
   resource: table,
   context: { 'dynamodb:LeadingKeys': [pk] },
+});
+
+describe('the templates the local IAM layer reads', () => {
+  it("are a deploy's: synthesized with cdk.json's feature flags, so their policies are minimized (@aws-cdk/aws-iam:minimizePolicies)", () => {
+    // Two statements of one policy that minimizePolicies merges: same effect, principal and condition, and the same resources or actions.
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const set = (v: unknown) =>
+      [v ?? []]
+        .flat()
+        .map((x) => JSON.stringify(x))
+        .sort();
+    const mergeable: string[] = [];
+    for (const { path, template } of templates) {
+      for (const [id, r] of Object.entries(template.Resources ?? {})) {
+        if (r.Type !== 'AWS::IAM::Policy' && r.Type !== 'AWS::IAM::ManagedPolicy') continue;
+        const statements = r.Properties!.PolicyDocument.Statement as Record<string, unknown>[];
+        statements.forEach((a, i) => {
+          for (const b of statements.slice(i + 1)) {
+            const alike = same(a.Effect, b.Effect) && same(a.Condition, b.Condition) && same(a.Principal, b.Principal);
+            if (alike && (same(set(a.Resource), set(b.Resource)) || same(set(a.Action), set(b.Action)))) mergeable.push(`${path} ${id}`);
+          }
+        });
+      }
+    }
+    expect(mergeable).toEqual([]);
+  });
 });
 
 describe('function roles', () => {

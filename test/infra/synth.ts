@@ -1,6 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../infra/app';
+import { appContext } from '../../infra/feature-flags';
 import { ROUTE_LIST } from '../../shared/routes';
 
 export interface Resource {
@@ -20,14 +21,14 @@ export interface Statement {
 }
 
 /**
- * The service synthesized as `npm run synth` does (cdk-nag included), without esbuild bundling, unbound or
+ * The service synthesized as `npm run synth` does (cdk.json's feature flags, cdk-nag), without esbuild bundling, unbound or
  * bound to `env` as the CDK CLI binds it from its credentials: the
  * assertions are about the templates, not the bundles. The service stack holds the stateful resources,
  * the API, its routes and the functions' log groups; each feature's route functions are in a nested stack
  * (`routes[tag]`), the alarms and dashboard in the Operations nested stack.
  */
 export function synthService(context: Record<string, unknown> = {}, env?: { account: string; region: string }) {
-  const { app, stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), env);
+  const { app, stack } = buildApp(new App({ context: appContext({ 'aws:cdk:bundling-stacks': [], ...context }) }), env);
   let synthError: unknown;
   try {
     app.synth(); // runs the cdk-nag AwsSolutions validation plugin
