@@ -19,6 +19,7 @@ export const RUNBOOK = {
   jobFailed: 'A scheduled job failed',
   jobOverdue: 'A scheduled job did not run',
   mailFailed: 'SES refuses e-mail',
+  asyncFailed: 'An asynchronous event failed',
 } as const;
 
 export type RunbookSection = keyof typeof RUNBOOK;

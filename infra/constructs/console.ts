@@ -84,6 +84,8 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
   readonly distribution: Distribution;
   /** https://<distribution domain>: the console's origin, the one CORS allows. */
   readonly consoleOrigin: string;
+  /** The pool's CustomMessage trigger (Cognito invokes it synchronously: no retry, no destination, an error alarm). */
+  readonly invitationMessage: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: ConsoleProps) {
     super(scope, id);
@@ -185,12 +187,12 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
     markLocal(this.userPool, 'userPool');
     // The pool's template cannot name the bank or who invited: this trigger writes the invitation from
     // AdminCreateUser's ClientMetadata. It makes no AWS call; Cognito may invoke it for this pool only.
-    const invitationMessage = new ServiceFunction(this, 'InvitationMessage', {
+    this.invitationMessage = new ServiceFunction(this, 'InvitationMessage', {
       entry: INVITATION_MESSAGE_TRIGGER,
       description: 'Console invitation e-mail: names the bank and the member who invited (Cognito CustomMessage trigger)',
     });
-    invitationMessage.addEnvironment('CONSOLE_URL', `${this.consoleOrigin}${CONSOLE_PATH}`);
-    this.userPool.addTrigger(UserPoolOperation.CUSTOM_MESSAGE, invitationMessage);
+    this.invitationMessage.addEnvironment('CONSOLE_URL', `${this.consoleOrigin}${CONSOLE_PATH}`);
+    this.userPool.addTrigger(UserPoolOperation.CUSTOM_MESSAGE, this.invitationMessage);
     this.client = this.userPool.addClient('ConsoleClient', {
       userPoolClientName: 'partner-console',
       // A browser app cannot keep a secret.

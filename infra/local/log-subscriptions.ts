@@ -1,8 +1,7 @@
 import { open, stat } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
+import { REQUEST_LOG_CONSUMER, REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
 import { ROUTE_LIST } from '../../shared/routes';
-import { REQUEST_LOG_CONSUMER } from '../constructs/request-logs';
 import type { IamModel } from './iam/model';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './iam/model';
 import type { IamRequest } from './iam/requests';

@@ -25,7 +25,7 @@ import { functionPrincipal, runAs } from './iam/principal';
 import { ROOT, withinInvocation } from './lambda';
 import { startLogSubscriptions, subscriptionsOf } from './log-subscriptions';
 import { captureFunctionLogs, functionLogFile } from './logs';
-import { provisionBuckets, provisionQueues, provisionTables } from './provision';
+import { provisionBuckets, provisionOnFailureQueues, provisionQueues, provisionTables } from './provision';
 import { type RuntimeInfo, runtimeFile } from './runtime-info';
 import { forwardS3Events } from './s3-events';
 import { startScheduler } from './scheduler';
@@ -248,6 +248,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
     const gsiLag = await startGsiLag({ target: dynamoH.endpoint, port: lagPort, lagMs: opts.gsiLagMs ?? 0, ddb });
     if (gsiLag) stops.push(gsiLag.stop);
     const queues = await provisionQueues(sqs);
+    // Where Lambda puts the asynchronous events it gave up on (the functions' on-failure destinations).
+    const onFailure = await provisionOnFailureQueues(sqs);
     await provisionBuckets(s3);
     // S3 -> SQS event notifications: s3rver's object events, forwarded as S3 sends them (bucket and prefix as in shared/buckets.ts).
     s3H.onEvent(forwardS3Events(sqs, queues, log));
@@ -270,7 +272,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
     const cognitoH = await cognito.listen(cognitoPort);
     stops.push(cognitoH.stop);
     // From here on, every AWS call a function makes is authorized as AWS would (infra/local/iam).
-    const iam = await startIam({ prepared: iamP, stateDir, queues, userPoolId: cognito.userPoolId, log });
+    const iam = await startIam({ prepared: iamP, stateDir, queues, onFailure, userPoolId: cognito.userPoolId, log });
     stops.push(iam.stop);
     // The pool's triggers (the invitation's CustomMessage), invoked as Cognito would, once IAM may check Cognito's invocations.
     cognito.useTriggers(cognitoTriggers({ model: iam.model, userPoolArn: userPoolArn(cognito.userPoolId), allows: iam.allows, log }));
