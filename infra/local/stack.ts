@@ -15,6 +15,7 @@ import { exampleIssuer } from '../issuer-file';
 import { domainOf, LOCAL_CONFIGURATION_SET, SPECIMEN_MAIL } from '../mail-address';
 import { buildReferenceHtml } from '../reference-docs';
 import { startApiGateway } from './api-gateway';
+import { asyncSettingsOf, asyncWaitScale, startAsyncInvoker } from './async-invoke';
 import { startLocalCognito } from './cognito';
 import { cognitoTriggers } from './cognito-triggers';
 import { startConsoleServer } from './console-serve';
@@ -375,10 +376,14 @@ export async function startLocalStack(opts: LocalStackOptions) {
         stops.push(p.stop);
       }
     }
-    const cron = startCron(JOBS, log, verboseLevel(process.env.LOG_LEVEL)); // the terminal's level: quiet at the default WARN
+    // Lambda's asynchronous invocation (retries, on-failure queues), for what EventBridge and CloudWatch Logs invoke;
+    // stopped after them (it waits for the attempts under way).
+    const invoker = startAsyncInvoker({ sqs, settings: asyncSettingsOf(iam.model, onFailure), log, waitScale: asyncWaitScale() });
+    stops.push(invoker.stop);
+    const cron = startCron(JOBS, invoker, log, verboseLevel(process.env.LOG_LEVEL)); // the terminal's level: quiet at the default WARN
     stops.push(cron.stop);
     // CloudWatch Logs' subscription filters: the request log lines of the route functions reach its consumer as in AWS.
-    const subscriptions = startLogSubscriptions({ file: logFile, subscriptions: subscriptionsOf(iam.model), allows: iam.allows, log });
+    const subscriptions = startLogSubscriptions({ file: logFile, subscriptions: subscriptionsOf(iam.model), invoker, allows: iam.allows, log });
     stops.push(subscriptions.stop);
 
     // Ready means ready: the API listens (and /v1/health answers) once every route can be served.

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INVITATION_MESSAGE_TRIGGER } from '../../infra/constructs/console';
+import { asyncSettingsOf } from '../../infra/local/async-invoke';
 import { Authorizer } from '../../infra/local/iam/enforce';
 import { localResources, userPoolArn } from '../../infra/local/iam/local';
 import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/local/iam/model';
@@ -226,19 +227,29 @@ describe('AWS services can do what the design needs of them', () => {
   });
 
   it("Lambda applies each asynchronously invoked function's EventInvokeConfig, and sends its failed events to its own on-failure queue with its role", async () => {
+    const settings = asyncSettingsOf(model, onFailure);
     for (const def of ASYNC_INVOCATIONS) {
-      expect(model.asyncConfigs[model.functions[def.entry]!.arn], def.key).toEqual({
+      const fnArn = model.functions[def.entry]!.arn;
+      expect(model.asyncConfigs[fnArn], def.key).toEqual({
         maximumRetryAttempts: 2,
         maximumEventAgeInSeconds: def.maxEventAgeSeconds,
         onFailure: onFailure[def.key]!.arn,
+      });
+      // ... which the local runtime applies.
+      expect(settings(def.entry), def.key).toEqual({
+        functionArn: fnArn,
+        retryAttempts: 2,
+        maxEventAgeSeconds: def.maxEventAgeSeconds,
+        onFailure: { arn: onFailure[def.key]!.arn, url: onFailure[def.key]!.url },
       });
       const send = (queue: string) => ({ action: 'sqs:SendMessage', resource: onFailure[queue]!.arn, context: {} });
       expect(await allowed(`function:${def.entry}`, send(def.key)), def.key).toBe(true);
       const other = ASYNC_INVOCATIONS.find((d) => d.key !== def.key)!.key;
       expect(await allowed(`function:${def.entry}`, send(other)), `${def.key} -> ${other}`).toBe(false);
     }
-    // A function no service invokes asynchronously has no EventInvokeConfig.
+    // A function no service invokes asynchronously has no EventInvokeConfig and nowhere to send a record.
     expect(model.asyncConfigs[model.functions[ROUTE_LIST[0]!.handler]!.arn]).toBeUndefined();
+    expect(settings(ROUTE_LIST[0]!.handler)).not.toHaveProperty('onFailure');
   });
 
   it('Lambda assumes every function role', async () => {
