@@ -29,6 +29,9 @@ export interface RequestLogEntry {
   response_body: BodyExcerpt | null;
 }
 
+/** The request log's consumer, which the route log groups' subscription filters invoke (infra/constructs/request-logs.ts; locally infra/local/log-subscriptions.ts). */
+export const REQUEST_LOG_CONSUMER = 'functions/request-logs/ingest.ts';
+
 /** The marker field of a request log line, which the log groups' subscription filters match. */
 export const REQUEST_LOG_MARKER = 'request_log';
 /** The CloudWatch Logs filter pattern of those lines. */

@@ -1,4 +1,5 @@
 import type { RequestState } from '../http/context';
+import { requestLogFault } from '../http/fault';
 import { headerValue } from '../http/headers';
 import type { ApiEvent, ApiResult } from '../http/types';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/idempotency';
@@ -67,6 +68,8 @@ export function writeRequestLog(state: RequestState, event: ApiEvent, result: Ap
       [REQUEST_LOG_MARKER]: 1,
       partner_id: state.principal.partnerId,
       ...requestLogEntry(state, event, result, durationMs),
+      // Test runs only: the consumer fails this line's first deliveries (X-Fault-Inject: request-log-fails=N).
+      ...requestLogFault(event),
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
   } catch (e) {

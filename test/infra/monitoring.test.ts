@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { THRESHOLDS } from '../../infra/constructs/monitoring';
 import { OncallError } from '../../infra/oncall';
 import { RUNBOOK, RUNBOOK_PAGE, type RunbookSection, runbookAnchor } from '../../infra/runbook';
+import { ASYNC_INVOCATIONS } from '../../shared/async-invocations';
 import { TABLES } from '../../shared/db/tables';
 import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
@@ -136,11 +137,13 @@ describe('alarms', () => {
     for (const section of Object.keys(RUNBOOK) as RunbookSection[]) expect(used.has(runbookAnchor(section)), section).toBe(true);
   });
 
-  it('has exactly the alarms generated from the queues, routes, functions, tables and jobs', () => {
+  it('has exactly the alarms generated from the queues, routes, functions, tables, jobs and asynchronous invocations', () => {
     const queues = Object.keys(QUEUES).length;
-    const functions = ROUTE_LIST.length + 1 + queues; // routes, the $default fallback, one consumer per queue
-    // ... + 1: MailFailures; + 2: SES's bounce and complaint rates; + 1: TzDataMismatch.
-    const expected = 2 * queues + 1 + ROUTE_LIST.length + 1 + functions + 1 + 2 * Object.keys(TABLES).length + 2 * JOBS.length + 1 + 2 + 1;
+    // Routes, the $default fallback, one consumer per queue, the request log's consumer and the invitation trigger.
+    const functions = ROUTE_LIST.length + 1 + queues + 2;
+    // ... + 1: MailFailures; + 2: SES's bounce and complaint rates; + 1: TzDataMismatch; one AsyncFailures per asynchronously invoked function.
+    const expected =
+      2 * queues + 1 + ROUTE_LIST.length + 1 + functions + 1 + 2 * Object.keys(TABLES).length + 2 * JOBS.length + 1 + 2 + 1 + ASYNC_INVOCATIONS.length;
     expect(alarms.size).toBe(expected);
   });
 
