@@ -6,11 +6,12 @@ import { bookingRoutes } from '../../shared/bookings/routes';
 import { errorBody } from '../../shared/http/respond';
 import { ApiError } from '../../shared/kernel/errors';
 import { signatureInvalid } from '../../shared/platform/signature';
-import { REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
+import { REQUEST_LOG_FILTER_PATTERN, type RequestLogEntry } from '../../shared/request-logs/entry';
 import { redactDiagnostics, redactErrorBody } from '../../shared/request-logs/error-body';
 import { decodeLogs, requestLogLines } from '../../shared/request-logs/ingest';
 import { idempotencyKeyHash, jsonText, MARKER_PATTERN, marker, Withheld } from '../../shared/request-logs/marker';
 import { bodyExcerpt, MAX_BODY_CHARS, redactPath, redactQuery, redactValue } from '../../shared/request-logs/redact';
+import { requestLogView } from '../../shared/request-logs/views';
 import { reviewRoutes } from '../../shared/reviews/routes';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -175,6 +176,35 @@ describe('request log redaction by data class', () => {
     expect(JSON.parse(out!.content!)).toEqual({ quote_id: marker('unknown', nested) });
     expect(jsonText(JSON.parse('[1,{"a":"x\\"","b":[null,{}]},-0,1e300]'))).toBe(JSON.stringify([1, { a: 'x"', b: [null, {}] }, -0, 1e300]));
     expect(MARKER_PATTERN.test(marker('secret', 'x'))).toBe(true);
+  });
+
+  it('answers an entry written before keys were hashed with its key hashed, and its bodies without the hash they lack', () => {
+    const old = {
+      request_id: 'r1',
+      occurred_at: '2026-11-24T09:14:03.512Z',
+      environment: 'test',
+      method: 'POST',
+      path: '/v1/quotes',
+      query: null,
+      status: 400,
+      error_code: 'validation.field.invalid',
+      latency_ms: 9,
+      idempotency_key: 'amina@example.com',
+      idempotent_replayed: false,
+      replay_of: null,
+      via: 'api_key',
+      key_id: 'abcdefghijkl',
+      member_id: 'm1',
+      source_ip: null,
+      user_agent: null,
+      signature: null,
+      request_body: { content: '{}', bytes: 2, truncated: false },
+      response_body: null,
+    } as unknown as RequestLogEntry;
+    const view = requestLogView(old);
+    expect(view.idempotency_key).toBe(idempotencyKeyHash('amina@example.com'));
+    expect(view.request_body).toEqual({ content: '{}', content_form: null, bytes: 2, sha256: null, truncated: false });
+    expect(requestLogView({ ...old, idempotency_key: idempotencyKeyHash('k') }).idempotency_key).toBe(idempotencyKeyHash('k'));
   });
 
   it('stores an Idempotency-Key as its full SHA-256, whose start is its marker', () => {
