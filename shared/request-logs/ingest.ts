@@ -4,10 +4,17 @@ import * as z from 'zod';
 import { faultInjectionOn, REQUEST_LOG_FAULT_FIELD } from '../http/fault';
 import { logger } from '../kernel/logger';
 import { REQUEST_LOG_MARKER, type RequestLogLine } from './entry';
-import { RequestLogEntry } from './schemas';
+import { RequestLogBody, RequestLogEntry } from './schemas';
 import { requestLogStore } from './store';
 
-const Line = RequestLogEntry.extend({ [REQUEST_LOG_MARKER]: z.literal(1), partner_id: z.string().min(1) });
+// A body line of a function not yet redeployed (a deployment's first minutes) has no hash: taken, and shown with null.
+const LineBody = RequestLogBody.partial({ sha256: true, content_form: true }).nullable();
+const Line = RequestLogEntry.extend({
+  [REQUEST_LOG_MARKER]: z.literal(1),
+  partner_id: z.string().min(1),
+  request_body: LineBody,
+  response_body: LineBody,
+});
 
 /** The log events of a CloudWatch Logs subscription delivery: `awslogs.data` is base64 of gzip of JSON. */
 export function decodeLogs(event: CloudWatchLogsEvent): CloudWatchLogsDecodedData {
