@@ -1,8 +1,9 @@
 import { route } from '../../shared/http/route';
-import { getDelivery } from '../../shared/webhooks/list';
+import { getDeliveryWithEvent } from '../../shared/webhooks/list';
 import { webhookRoutes } from '../../shared/webhooks/routes';
 import { deliveryDetailView } from '../../shared/webhooks/views';
 
-export const handler = route(webhookRoutes.getWebhookDelivery, async ({ tenant, params }) => ({
-  body: deliveryDetailView(await getDelivery(tenant, params.id)),
-}));
+export const handler = route(webhookRoutes.getWebhookDelivery, async ({ tenant, params }) => {
+  const { delivery, event } = await getDeliveryWithEvent(tenant, params.id);
+  return { body: deliveryDetailView(delivery, event) };
+});

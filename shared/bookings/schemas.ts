@@ -92,6 +92,11 @@ export const Booking = BookingCore.extend({
   cancellation: Cancellation.nullable(),
   updated_at: pub(z.iso.datetime()),
   completed_at: pub(z.iso.datetime()).nullable(),
+  settlement_period: pub(z.string().regex(/^\d{4}-\d{2}$/))
+    .nullable()
+    .describe(
+      'The month (YYYY-MM) of the settlement that bills this booking, the month it was confirmed in: GET /settlements?period_from=…&period_to=… finds it (a DRAFT until it is issued). A refund after that settlement was issued is an ADJUSTMENT line of a later one. null for bookings recorded before it was kept',
+    ),
 }).meta({ id: 'Booking' });
 
 export const BookingListItem = BookingCore.extend({

@@ -35,6 +35,7 @@ export function bookingView(b: BookingRecord): BookingView {
     cancellation: b.cancellation ?? null,
     updated_at: b.updated_at,
     completed_at: b.completed_at ?? null,
+    settlement_period: b.settlement_period ?? null,
   };
 }
 

@@ -12,6 +12,7 @@ export interface EventFilter {
   type?: EventType[];
   created_from?: string;
   created_to?: string;
+  booking_number?: string;
 }
 
 const iso = (s: string) => new Date(s).toISOString();
@@ -27,6 +28,11 @@ export async function listEvents(t: Tenant, q: EventFilter, after?: string): Pro
   if (q.type?.length) {
     Object.assign(names, { '#ev': 'event', '#t': 'type' });
     filters.push(inList('#ev.#t', q.type, values, 't'));
+  }
+  if (q.booking_number !== undefined) {
+    Object.assign(names, { '#ev': 'event', '#d': 'data' });
+    values[':bn'] = q.booking_number;
+    filters.push('#ev.#d.booking_number = :bn');
   }
   const { items, next } = await newestFirst(
     dataTable,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { BOOKING_NUMBER_RE } from '../bookings/rules';
 import { BoundedInstant } from '../http/bounds';
 import { personal, pub } from '../http/data-class';
 import { csvOf, PageMeta, pageQuery } from '../http/schemas';
@@ -21,6 +22,11 @@ export const EventListQuery = pageQuery.extend({
   type: csvOf(EVENT_TYPES).describe('Comma-separated event types, e.g. booking.confirmed,booking.cancelled'),
   created_from: BoundedInstant.optional().describe('Events created at or after this instant'),
   created_to: BoundedInstant.optional().describe('Events created at or before this instant'),
+  booking_number: pub(z.string().regex(BOOKING_NUMBER_RE, 'a booking number like PTB-7K3M-Q9XD'))
+    .optional()
+    .describe(
+      "Only the events about this booking (their data's booking_number): booking.* and review.moderated. Give created_from too (the booking's created_at) to read less",
+    ),
 });
 
 export const EventIdParams = z.object({ id: pub(z.uuid()) });

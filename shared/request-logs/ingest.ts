@@ -9,7 +9,8 @@ import { requestLogStore } from './store';
 
 // A body line of a function not yet redeployed (a deployment's first minutes) has no hash: taken, and shown with null.
 const LineBody = RequestLogBody.partial({ sha256: true, content_form: true }).nullable();
-const Line = RequestLogEntry.extend({
+// Who made the request in words (key name, member e-mail) is read with the log, never written in it.
+const Line = RequestLogEntry.omit({ key_name: true, member_email: true }).extend({
   [REQUEST_LOG_MARKER]: z.literal(1),
   partner_id: z.string().min(1),
   request_body: LineBody,

@@ -20,6 +20,8 @@ const signatureFailure = {
   via: 'api_key',
   key_id: 'k3m9q2x7w4p1',
   member_id: '8a4f2c1e-6b3d-4e9a-b7c5-1d2e3f4a5b6c',
+  key_name: 'payments-prod-eu1',
+  member_email: 'amina@example.com',
   source_ip: '198.51.100.24',
   user_agent: 'partner-travel-sdk/1.4.0 node/22.11.0',
   signature: {

@@ -50,6 +50,12 @@ export const RequestLogEntry = z
     via: pub(z.enum(['api_key', 'console'])),
     key_id: pub(z.string()).nullable().describe('The id (prefix) of the API key; null for a console session'),
     member_id: pub(z.string()).describe('The member the key or console session belongs to'),
+    key_name: personal(z.string())
+      .nullable()
+      .describe("The key's name as it is now (read with the log, never kept in it); null for a console session, a key without a name or one deleted"),
+    member_email: personal(z.string())
+      .nullable()
+      .describe("The member's e-mail address as it is now (read with the log, never kept in it); null for a member removed since"),
     source_ip: personal(z.string()).nullable(),
     user_agent: personal(z.string()).nullable(),
     signature: pub(z.record(z.string(), z.unknown()))

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { RequestActors } from './actors';
 import type { RequestLogEntry as Stored } from './entry';
 import { IDEMPOTENCY_KEY_HASH, idempotencyKeyHash } from './marker';
 import type { BodyExcerpt } from './redact';
@@ -31,7 +32,7 @@ const bodyView = (b: Partial<BodyExcerpt> | null | undefined): RequestLogView['r
 const keyView = (key: string | null | undefined) => (key ? (IDEMPOTENCY_KEY_HASH.test(key) ? key : idempotencyKeyHash(key)) : null);
 
 /** An entry as the API answers it: the stored fields, in the document's order (rows written by older code lack none of them). */
-export function requestLogView(e: Stored): RequestLogView {
+export function requestLogView(e: Stored, actors?: Pick<RequestActors, 'keyName' | 'email'>): RequestLogView {
   return {
     request_id: e.request_id,
     occurred_at: e.occurred_at,
@@ -48,6 +49,8 @@ export function requestLogView(e: Stored): RequestLogView {
     via: e.via,
     key_id: e.key_id ?? null,
     member_id: e.member_id,
+    key_name: actors?.keyName(e.key_id) ?? null,
+    member_email: actors?.email(e.member_id) ?? null,
     source_ip: e.source_ip ?? null,
     user_agent: e.user_agent ?? null,
     signature: e.signature ? inSigningOrder(e.signature) : null,

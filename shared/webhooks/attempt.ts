@@ -127,6 +127,7 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     at,
     next_attempt_at: next?.toISOString() ?? null,
     delivered: result.delivered,
+    response: result.response,
     ...(d.env === 'live'
       ? {}
       : {

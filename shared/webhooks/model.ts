@@ -47,6 +47,17 @@ export interface AttemptRecord {
   response_time_ms: number | null;
   error: string | null;
   result: 'SUCCEEDED' | 'FAILED' | null;
+  /** What the receiver answered; null when nothing did, absent on attempts recorded before it was kept. */
+  response?: ReceiverAnswer | null;
+}
+
+/** What a receiver answered, as kept on the attempt: its headers (lower-cased names) and the first KB of its body. */
+export interface ReceiverAnswer {
+  headers: Record<string, string>;
+  /** The first KB of the body, decoded as UTF-8 (a character cut at the end is dropped). */
+  body: string;
+  /** The body was longer than what is kept (or the read stopped before its end). */
+  body_truncated: boolean;
 }
 
 export interface DeliveryRecord {

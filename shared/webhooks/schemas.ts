@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { BOOKING_NUMBER_RE } from '../bookings/rules';
+import { Event } from '../events/schemas';
 import { EVENT_TYPES } from '../events/types';
 import { BoundedInstant, singleLine } from '../http/bounds';
 import { personal, pub, secret } from '../http/data-class';
@@ -195,10 +197,26 @@ export const WebhookAttempt = z
     result: pub(z.enum(['SUCCEEDED', 'FAILED']))
       .nullable()
       .describe('null while the attempt is in flight, or if the worker stopped before recording it (the attempt is then sent again under a new id)'),
+    response: z
+      .object({
+        // The receiver's own answer: free text of the partner's system, which may name a person or carry a token.
+        headers: personal(z.record(z.string(), z.string())).describe('Its headers, names in lower case (at most 32, each value cut to 256 characters)'),
+        body: personal(z.string())
+          .meta({ examples: ['{"received":true}'] })
+          .describe('The first KB (1024 bytes) of its body, as UTF-8 text'),
+        body_truncated: pub(z.boolean()).describe('The body was longer than what is kept'),
+      })
+      .nullable()
+      .describe(
+        'What the receiver answered: null when nothing did (timeout, connection failed, refused address), while the attempt is in flight, and on attempts recorded before answers were kept',
+      ),
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
 
 export const WebhookDeliveryDetail = WebhookDelivery.extend({
+  event: Event.nullable().describe(
+    'The event this delivery carries, exactly as it is sent (the payload); null if it can no longer be read (events are kept at least 30 days)',
+  ),
   attempt_log: z.array(WebhookAttempt).describe('Every attempt, oldest first'),
 }).meta({ id: 'WebhookDeliveryDetail' });
 
@@ -208,4 +226,8 @@ export const DeliveryListQuery = pageQuery.extend({
   status: csvOf(DeliveryStatus.options).describe('Comma-separated, e.g. PENDING,FAILED'),
   endpoint_id: pub(z.uuid()).optional().describe('Only the deliveries to this endpoint'),
   event_id: pub(z.uuid()).optional().describe('Only the deliveries of this event (X-Service-Event-Id)'),
+  event_type: csvOf(EVENT_TYPES).describe('Comma-separated event types, e.g. booking.confirmed,booking.cancelled'),
+  booking_number: pub(z.string().regex(BOOKING_NUMBER_RE, 'a booking number like PTB-7K3M-Q9XD'))
+    .optional()
+    .describe("Only the deliveries of events about this booking (their data's booking_number): booking.* and review.moderated"),
 });

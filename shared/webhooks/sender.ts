@@ -2,12 +2,18 @@ import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import type { ReceiverAnswer } from './model';
 import { type CheckedAddress, checkWebhookUrl } from './ssrf';
 
 /** A delivery attempt must answer 2xx within this time; the rest counts as a failure. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** At most this much of a receiver's answer is read. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
+/** The start of a receiver's answer kept on the attempt, as Stripe and Svix show it: enough to read an error page's message. */
+export const KEPT_RESPONSE_BYTES = 1024;
+/** At most this many of the answer's headers are kept, each value cut to 256 characters (a receiver chooses them). */
+const KEPT_HEADERS = 32;
+const KEPT_HEADER_CHARS = 256;
 
 export function signPayload(secret: string, body: string): string {
   return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
@@ -69,6 +75,25 @@ export interface AttemptResult {
   http_status: number | null;
   error: string | null;
   response_time_ms: number;
+  /** Absent when nothing answered (a timeout before the headers, a refused connection, an SSRF refusal). */
+  response?: ReceiverAnswer;
+}
+
+/** The answer's headers as kept: the first KEPT_HEADERS, each value at most KEPT_HEADER_CHARS. */
+function keptHeaders(raw: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < raw.length && Object.keys(out).length < KEPT_HEADERS; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const value = raw[i + 1]!.slice(0, KEPT_HEADER_CHARS);
+    out[name] = name in out ? `${out[name]}, ${value}` : value;
+  }
+  return out;
+}
+
+/** The first KEPT_RESPONSE_BYTES of a body as text, a multi-byte character cut at the end dropped. */
+function keptBody(chunks: Buffer[]): string {
+  const head = Buffer.concat(chunks).subarray(0, KEPT_RESPONSE_BYTES);
+  return new TextDecoder('utf-8', { fatal: false }).decode(head).replace(/\uFFFD$/, '');
 }
 
 /**
@@ -123,13 +148,20 @@ export async function sendAttempt(
       },
       (res) => {
         let read = 0;
+        const head: Buffer[] = [];
         res.on('data', (c: Buffer) => {
+          if (read < KEPT_RESPONSE_BYTES) head.push(c);
           read += c.length;
           if (read > MAX_RESPONSE_BYTES) res.destroy();
         });
         const status = res.statusCode ?? 0;
         const finish = () =>
-          done({ delivered: status >= 200 && status < 300, http_status: status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` });
+          done({
+            delivered: status >= 200 && status < 300,
+            http_status: status,
+            error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
+            response: { headers: keptHeaders(res.rawHeaders), body: keptBody(head), body_truncated: read > KEPT_RESPONSE_BYTES || !res.complete },
+          });
         res.on('end', finish);
         res.on('close', finish);
         res.on('error', finish);

@@ -3,10 +3,11 @@ import { dataTable, type Guard, type Seal, type Table, type TransactItem, transa
 import { isConditionFailed } from '../db/errors';
 import { type Item, indexBefore, inList, newestFirst, queryAll } from '../db/query';
 import { backoff } from '../db/retry';
+import type { EventType } from '../events/types';
 import { notAfterNow } from '../kernel/clock';
 import type { Env } from '../kernel/tenant';
 import { webhookKeys } from './keys';
-import type { AttemptRecord, DeliveryRecord, DeliveryStatus, EndpointRecord } from './model';
+import type { AttemptRecord, DeliveryRecord, DeliveryStatus, EndpointRecord, ReceiverAnswer } from './model';
 
 export const MAX_ENDPOINTS = 16;
 
@@ -30,6 +31,8 @@ export interface AttemptOutcome {
   attempted_at?: string;
   /** When the sweeper should find the next attempt overdue, in real time, if not next_attempt_at (a sandbox clock's). */
   sweep_at?: string;
+  /** What the receiver answered (headers, the first KB of the body), kept on the attempt's log entry. */
+  response?: ReceiverAnswer;
 }
 
 /** The claim of one attempt: its id (sent as X-Service-Delivery-Id) and its place in the delivery's attempt log. */
@@ -44,6 +47,9 @@ export interface DeliveryFilter {
   status?: DeliveryStatus[];
   endpoint_id?: string;
   event_id?: string;
+  event_type?: EventType[];
+  /** Only deliveries of events about this booking (their data's booking_number; deliveries recorded before they carried their event are not found). */
+  booking_number?: string;
   /** Only deliveries created at or after this instant (a sort-key bound, not a filter). */
   created_from?: string;
 }
@@ -474,13 +480,14 @@ export function makeWebhookStore(table: Table = dataTable) {
         Key: webhookKeys.delivery(d.id),
         UpdateExpression:
           'SET #s = :s, attempts = :a, last_http_status = :h, last_error = :e, last_attempt_at = :now, next_attempt_at = :next, updated_at = :now, delivered_at = :dat, dead_lettered_at = :dlat, ' +
-          `${at}.http_status = :h, ${at}.response_time_ms = :rt, ${at}.#err = :e, ${at}.#res = :res` +
+          `${at}.http_status = :h, ${at}.response_time_ms = :rt, ${at}.#err = :e, ${at}.#res = :res, ${at}.#answer = :answer` +
           (o.attempted_at ? `, ${at}.attempted_at = :att` : '') +
           (pending ? ', gsi2sk = :g2' : ' REMOVE gsi2pk, gsi2sk'),
         ConditionExpression: 'claimed_attempt = :a AND attempts = :prev AND claim_id = :cid',
-        ExpressionAttributeNames: { '#s': 'status', '#err': 'error', '#res': 'result' },
+        ExpressionAttributeNames: { '#s': 'status', '#err': 'error', '#res': 'result', '#answer': 'response' },
         ExpressionAttributeValues: {
           ':s': o.status,
+          ':answer': o.response ?? null,
           ':a': attempt,
           ':prev': attempt - 1,
           ':cid': claim.id,
@@ -572,6 +579,15 @@ export function makeWebhookStore(table: Table = dataTable) {
       if (q.event_id !== undefined) {
         values[':ev'] = q.event_id;
         filters.push('event_id = :ev');
+      }
+      if (q.event_type?.length) {
+        names['#et'] = 'event_type';
+        filters.push(inList('#et', q.event_type, values, 'et'));
+      }
+      if (q.booking_number !== undefined) {
+        Object.assign(names, { '#evt': 'event', '#data': 'data' });
+        values[':bn'] = q.booking_number;
+        filters.push('#evt.#data.booking_number = :bn');
       }
       const filter = filters.length ? { expression: filters.join(' AND '), names, values } : undefined;
       const { items, next } = await newestFirst(

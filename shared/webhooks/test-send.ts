@@ -83,6 +83,7 @@ export async function testEndpoint(
     at,
     next_attempt_at: null,
     delivered: r.delivered,
+    response: r.response,
   };
   const result: TestSendResult = {
     event_id: recorded.event.id,

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { EventEnvelope } from '../events/types';
 import type { DeliveryRecord, EndpointRecord } from './model';
 import type { WebhookDelivery, WebhookDeliveryDetail, WebhookEndpoint } from './schemas';
 
@@ -53,10 +54,11 @@ export function deliveryView(d: DeliveryRecord): DeliveryView {
   };
 }
 
-/** The delivery with every attempt, oldest first. */
-export function deliveryDetailView(d: DeliveryRecord): DeliveryDetailView {
+/** The delivery with the event it carries and every attempt, oldest first, with what the receiver answered. */
+export function deliveryDetailView(d: DeliveryRecord, event: EventEnvelope | null): DeliveryDetailView {
   return {
     ...deliveryView(d),
+    event,
     attempt_log: (d.attempt_log ?? []).map((a) => ({
       id: a.id,
       number: a.number,
@@ -65,6 +67,7 @@ export function deliveryDetailView(d: DeliveryRecord): DeliveryDetailView {
       response_time_ms: a.response_time_ms,
       error: a.error,
       result: a.result,
+      response: a.response ?? null,
     })),
   };
 }

@@ -1425,6 +1425,10 @@ export interface components {
             key_id: string | null;
             /** @description The member the key or console session belongs to */
             member_id: string;
+            /** @description The key's name as it is now (read with the log, never kept in it); null for a console session, a key without a name or one deleted */
+            key_name: string | null;
+            /** @description The member's e-mail address as it is now (read with the log, never kept in it); null for a member removed since */
+            member_email: string | null;
             source_ip: string | null;
             user_agent: string | null;
             /** @description For 401 auth.signature.invalid: what the service signed (the error details: each part as received, redacted as the path and query are, the body as length and SHA-256, string_to_sign rebuilt from those parts) */
@@ -1437,13 +1441,13 @@ export interface components {
             response_body: components["schemas"]["RequestLogBody"] | null;
         };
         RequestLogBody: {
-            /** @description The body parsed, redacted and written again as compact JSON (content_form), cut at 8192 characters: not the bytes received (spacing, escapes and number forms may differ), so its hash is not theirs; what the log does not keep is a marker such as [personal 12 bytes sha256:3bc51062]. null when it is not kept */
+            /** @description The body parsed, redacted and written again as compact JSON (content_form), cut at 8192 characters: not the bytes themselves (spacing, escapes and number forms may differ), so its hash is not theirs; what the log does not keep is a marker such as [personal 12 bytes sha256:3bc51062]. null when it is not kept */
             content: string | null;
             /** @description reserialized_redacted: content is the body re-serialized from its parsed JSON, and redacted; null without content */
             content_form: "reserialized_redacted" | null;
-            /** @description The size of the body as received, in bytes */
+            /** @description The size of the body in bytes, as received (a request) or sent (an answer) */
             bytes: number;
-            /** @description SHA-256 of the body as received (hex): what a signature covers (signature.body_sha256), to compare with what your code hashed; null for an entry written before it was recorded */
+            /** @description SHA-256 (hex) of the body as received (a request) or sent (an answer): a request's is what its signature covers (signature.body_sha256), to compare with what your code hashed; null for an entry written before it was recorded */
             sha256: string | null;
             /** @description true when content stops at 8192 characters */
             truncated: boolean;
@@ -1848,6 +1852,8 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             completed_at: string | null;
+            /** @description The month (YYYY-MM) of the settlement that bills this booking, the month it was confirmed in: GET /settlements?period_from=…&period_to=… finds it (a DRAFT until it is issued). A refund after that settlement was issued is an ADJUSTMENT line of a later one. null for bookings recorded before it was kept */
+            settlement_period: string | null;
         };
         /** @enum {string} */
         BookingStatus: "CONFIRMED" | "COMPLETED" | "CANCELLED";
@@ -2205,8 +2211,27 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description The event this delivery carries, exactly as it is sent (the payload); null if it can no longer be read (events are kept at least 30 days) */
+            event: components["schemas"]["Event"] | null;
             /** @description Every attempt, oldest first */
             attempt_log: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        Event: {
+            /**
+             * Format: uuid
+             * @description The event id: X-Service-Event-Id and webhook-id of its deliveries
+             */
+            id: string;
+            /** @enum {string} */
+            type: "booking.confirmed" | "booking.cancelled" | "booking.completed" | "settlement.issued" | "settlement.paid" | "review.moderated" | "adventure.unavailable";
+            /** Format: date-time */
+            created_at: string;
+            /** @description true for sandbox events */
+            test: boolean;
+            /** @description The type's payload, exactly as its webhook deliveries carry it */
+            data: {
+                [key: string]: unknown;
+            };
         };
         WebhookDeliveryAttempt: {
             /**
@@ -2226,6 +2251,20 @@ export interface components {
             error: string | null;
             /** @description null while the attempt is in flight, or if the worker stopped before recording it (the attempt is then sent again under a new id) */
             result: ("SUCCEEDED" | "FAILED") | null;
+            /** @description What the receiver answered: null when nothing did (timeout, connection failed, refused address), while the attempt is in flight, and on attempts recorded before answers were kept */
+            response: {
+                /** @description Its headers, names in lower case (at most 32, each value cut to 256 characters) */
+                headers: {
+                    [key: string]: string;
+                };
+                /**
+                 * @description The first KB (1024 bytes) of its body, as UTF-8 text
+                 * @example {"received":true}
+                 */
+                body: string;
+                /** @description The body was longer than what is kept */
+                body_truncated: boolean;
+            } | null;
         };
         WebhookEndpoint: {
             /** Format: uuid */
@@ -2357,23 +2396,6 @@ export interface components {
         EventPage: {
             data: components["schemas"]["Event"][];
             meta: components["schemas"]["PageMeta"];
-        };
-        Event: {
-            /**
-             * Format: uuid
-             * @description The event id: X-Service-Event-Id and webhook-id of its deliveries
-             */
-            id: string;
-            /** @enum {string} */
-            type: "booking.confirmed" | "booking.cancelled" | "booking.completed" | "settlement.issued" | "settlement.paid" | "review.moderated" | "adventure.unavailable";
-            /** Format: date-time */
-            created_at: string;
-            /** @description true for sandbox events */
-            test: boolean;
-            /** @description The type's payload, exactly as its webhook deliveries carry it */
-            data: {
-                [key: string]: unknown;
-            };
         };
         /**
          * @description EXPERIENCE (an adventure shorter than a day), TRIP (a day or more) or AGENCY (its operator)
@@ -4102,6 +4124,8 @@ export interface operations {
                      *           "via": "api_key",
                      *           "key_id": "k3m9q2x7w4p1",
                      *           "member_id": "8a4f2c1e-6b3d-4e9a-b7c5-1d2e3f4a5b6c",
+                     *           "key_name": "payments-prod-eu1",
+                     *           "member_email": "amina@example.com",
                      *           "source_ip": "198.51.100.24",
                      *           "user_agent": "partner-travel-sdk/1.4.0 node/22.11.0",
                      *           "signature": {
@@ -4332,6 +4356,8 @@ export interface operations {
                      *       "via": "api_key",
                      *       "key_id": "k3m9q2x7w4p1",
                      *       "member_id": "8a4f2c1e-6b3d-4e9a-b7c5-1d2e3f4a5b6c",
+                     *       "key_name": "payments-prod-eu1",
+                     *       "member_email": "amina@example.com",
                      *       "source_ip": "198.51.100.24",
                      *       "user_agent": "partner-travel-sdk/1.4.0 node/22.11.0",
                      *       "signature": {
@@ -8897,7 +8923,8 @@ export interface operations {
                      *       },
                      *       "cancellation": null,
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
-                     *       "completed_at": null
+                     *       "completed_at": null,
+                     *       "settlement_period": "2026-11"
                      *     }
                      */
                     "application/json": components["schemas"]["Booking"];
@@ -9264,7 +9291,8 @@ export interface operations {
                      *       },
                      *       "cancellation": null,
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
-                     *       "completed_at": null
+                     *       "completed_at": null,
+                     *       "settlement_period": "2026-11"
                      *     }
                      */
                     "application/json": components["schemas"]["Booking"];
@@ -9805,7 +9833,8 @@ export interface operations {
                      *       },
                      *       "cancellation": null,
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
-                     *       "completed_at": null
+                     *       "completed_at": null,
+                     *       "settlement_period": "2026-11"
                      *     }
                      */
                     "application/json": components["schemas"]["Booking"];
@@ -10157,7 +10186,8 @@ export interface operations {
                      *       },
                      *       "cancellation": null,
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
-                     *       "completed_at": null
+                     *       "completed_at": null,
+                     *       "settlement_period": "2026-11"
                      *     }
                      */
                     "application/json": components["schemas"]["Booking"];
@@ -10513,7 +10543,8 @@ export interface operations {
                      *       },
                      *       "cancellation": null,
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
-                     *       "completed_at": null
+                     *       "completed_at": null,
+                     *       "settlement_period": "2026-11"
                      *     }
                      */
                     "application/json": components["schemas"]["Booking"];
@@ -13238,6 +13269,10 @@ export interface operations {
                 endpoint_id?: string;
                 /** @description Only the deliveries of this event (X-Service-Event-Id) */
                 event_id?: string;
+                /** @description Comma-separated event types, e.g. booking.confirmed,booking.cancelled */
+                event_type?: string;
+                /** @description Only the deliveries of events about this booking (their data's booking_number): booking.* and review.moderated */
+                booking_number?: string;
             };
             header?: never;
             path?: never;
@@ -13487,6 +13522,13 @@ export interface operations {
                      *       "last_attempt_id": "2db05e10-1686-4138-9646-b23910505bf5",
                      *       "created_at": "2026-11-21T09:27:45.000Z",
                      *       "updated_at": "2026-11-21T09:27:45.000Z",
+                     *       "event": {
+                     *         "id": "40d48d05-1c11-4032-92bc-78f8f945d5ed",
+                     *         "type": "booking.confirmed",
+                     *         "created_at": "2026-11-21T09:27:45.000Z",
+                     *         "test": true,
+                     *         "data": {}
+                     *       },
                      *       "attempt_log": [
                      *         {
                      *           "id": "f8a847a1-a417-4db2-93a3-ee026424bfa5",
@@ -13495,7 +13537,12 @@ export interface operations {
                      *           "http_status": 200,
                      *           "response_time_ms": 142,
                      *           "error": null,
-                     *           "result": "SUCCEEDED"
+                     *           "result": "SUCCEEDED",
+                     *           "response": {
+                     *             "headers": {},
+                     *             "body": "{\"received\":true}",
+                     *             "body_truncated": true
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -16625,6 +16672,8 @@ export interface operations {
                 created_from?: string;
                 /** @description Events created at or before this instant */
                 created_to?: string;
+                /** @description Only the events about this booking (their data's booking_number): booking.* and review.moderated. Give created_from too (the booking's created_at) to read less */
+                booking_number?: string;
             };
             header?: never;
             path?: never;
