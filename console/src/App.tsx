@@ -6,6 +6,7 @@ import { href, useApiQuery, useRoute, useSwitchEnvironment } from './hooks';
 import { MeContext } from './me';
 import { CodeField, SignIn } from './pages/SignIn';
 import { type Environment, endSession, signOut, startSession, useAuth } from './session';
+import { aheadInWords } from './time';
 import { type Me, ROLE_NAMES } from './types';
 import { ErrorNote, PageTitle, SkipLink, Spinner } from './ui';
 
@@ -110,6 +111,7 @@ function Shell({ email }: { email: string }) {
         {environment === 'sandbox' ? (
           <p className="sandbox-banner">
             <strong>Sandbox</strong>: you are viewing test data. Nothing here reaches production or your customers.
+            {me.data?.scopes.includes('bookings:read') ? <ClockAhead /> : null}
           </p>
         ) : null}
         <div className={`topbar env-${environment}`}>
@@ -149,6 +151,28 @@ function Shell({ email }: { email: string }) {
       </div>
       <ReauthDialog email={email} />
     </MeContext.Provider>
+  );
+}
+
+/**
+ * While the sandbox clock runs ahead of real time, the banner says so on every page: what a member reads (a quote's
+ * expiry, a trip completed) is at the sandbox's time, which a teammate may have moved.
+ */
+function ClockAhead() {
+  const clock = useApiQuery(['test-helpers', 'clock'], (env, signal) => call(env, 'getSandboxClock', { signal }), {
+    refetchInterval: (q) => (q.state.data?.status === 'advancing' ? 1000 : 60_000),
+  });
+  const c = clock.data;
+  if (!c || c.advanced_by_seconds < 60) return null;
+  return (
+    <>
+      {' '}
+      <strong className="clock-ahead">
+        Sandbox clock {aheadInWords(c.advanced_by_seconds)}
+        {c.status === 'advancing' ? ', advancing' : ''}.
+      </strong>{' '}
+      <a href={href('sandbox')}>See the clock</a>
+    </>
   );
 }
 

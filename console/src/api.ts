@@ -1,6 +1,6 @@
 import type { CallArgs, OperationId, Result } from '../../sdk/src/client';
 import { OPERATIONS } from '../../sdk/src/generated/operations';
-import { config } from './config';
+import { config, unreachable } from './config';
 import { accessToken, type Environment, endSession, SESSION_ENDED, SessionEndedError } from './session';
 
 /** An error answer of the API: the spec's {code, message, request_id, details?}. */
@@ -93,7 +93,7 @@ export async function send(method: string, path: string, env: Environment, args:
       res = await fetch(url, { method, headers, body, signal: args.signal, credentials: 'omit', cache: 'no-store' });
     } catch (e) {
       if (args.signal?.aborted) throw e;
-      throw new ApiError(0, 'network', 'The API cannot be reached. Check your connection, then try again.', null);
+      throw new ApiError(0, 'network', await unreachable('The API'), null);
     }
     if (res.ok) return res;
     const err = await errorOf(res);

@@ -1,4 +1,4 @@
-import { config } from './config';
+import { config, unreachable } from './config';
 
 /**
  * Amazon Cognito's JSON protocol, spoken with fetch (no SDK in the browser):
@@ -67,7 +67,7 @@ async function call<T>(operation: string, body: unknown): Promise<T> {
       body: JSON.stringify(body),
     });
   } catch {
-    throw new CognitoError('NetworkError', 'The sign-in service cannot be reached. Check your connection and try again.');
+    throw new CognitoError('NetworkError', await unreachable('The sign-in service'));
   }
   const text = await res.text();
   let json: Record<string, unknown> = {};

@@ -28,3 +28,27 @@ export function config(): ConsoleConfig {
   if (!current) throw new Error('configuration not loaded');
   return current;
 }
+
+/**
+ * Why a service of the console did not answer, in words that say what happened and what fixes it. The
+ * configuration is read again: a service that moved since the page was opened (a new deployment, a local stack
+ * restarted on other ports or with a new user pool) answers at the address the new configuration names, which a
+ * reload loads. Neither the configuration nor the service answering: the service itself is down or restarting.
+ */
+export async function unreachable(service: string): Promise<string> {
+  let fresh: unknown;
+  try {
+    const res = await fetch('./config.json', { cache: 'no-store', headers: { accept: 'application/json' } });
+    fresh = res.ok ? await res.json() : undefined;
+  } catch {
+    fresh = undefined;
+  }
+  if (fresh === undefined)
+    return `${service} and the console's own server do not answer: the service (on your machine, the local stack) is stopped or restarting, or this computer is offline. Reload the page once it is back.`;
+  const moved =
+    JSON.stringify({ apiBaseUrl: String((fresh as ConsoleConfig).apiBaseUrl ?? '').replace(/\/+$/, ''), cognito: (fresh as ConsoleConfig).cognito }) !==
+    JSON.stringify(current);
+  return moved
+    ? `${service} moved since this page was opened (the service was redeployed, or the local stack restarted): this page still calls its old address. Reload the page, then sign in.`
+    : `${service} did not answer: it may have restarted since this page was opened (on your machine, the local stack). Reload the page; if it still does not answer, the service is down.`;
+}

@@ -20,9 +20,17 @@ export interface WriteContext {
 }
 
 /**
+ * When the environment's queries are read again after a write succeeded, in ms: at once, then while what the write
+ * started plays out after its answer (a re-sent delivery's attempt, an endpoint's status, a booking's events and their
+ * deliveries, an index that lags), so the page never keeps showing what the action changed.
+ */
+export const REFRESH_AFTER_WRITE_MS = [0, 2_000, 5_000, 10_000, 20_000];
+
+/**
  * A write the member submits. Its Idempotency-Key is kept while the member retries the same
  * action (same environment and input) after a failure, so a retry can never act twice; a
- * success, or other input, takes a new key. Every query of the environment is refreshed after.
+ * success, or other input, takes a new key. Every query of the environment is refreshed after,
+ * at once and again at REFRESH_AFTER_WRITE_MS.
  */
 export function useWrite<V, R>(fn: (vars: V, ctx: WriteContext) => Promise<R>, onSuccess?: (result: R, vars: V) => void) {
   const env = useEnv();
@@ -37,6 +45,7 @@ export function useWrite<V, R>(fn: (vars: V, ctx: WriteContext) => Promise<R>, o
     onSuccess: (result, vars) => {
       last.current = null;
       onSuccess?.(result, vars);
+      for (const ms of REFRESH_AFTER_WRITE_MS.slice(1)) setTimeout(() => void client.invalidateQueries({ queryKey: [env] }), ms);
       return client.invalidateQueries({ queryKey: [env] });
     },
   });

@@ -68,6 +68,20 @@ export function QueryView<T>({ query, loading, children }: { query: UseQueryResu
   return <>{children(query.data)}</>;
 }
 
+/** A query's list as a table, or what an empty one means. */
+export function QueryTable<T>({
+  query,
+  loading,
+  empty,
+  ...table
+}: { query: UseQueryResult<{ data: T[] }, Error>; loading: string; empty: ReactNode } & Omit<TableProps<T>, 'rows'>) {
+  return (
+    <QueryView query={query} loading={loading}>
+      {(page) => (page.data.length === 0 ? <p>{empty}</p> : <DataTable {...table} rows={page.data} />)}
+    </QueryView>
+  );
+}
+
 /** A cursor-paged list as a table, with Previous and Next. */
 export function PagedTable<T>({
   query,

@@ -94,10 +94,14 @@ export function startSession(email: string, tokens: AuthenticationResult) {
   });
 }
 
-/** Back to the sign-in page, which shows `message` (and `detail`, the API's words, when given). */
+/**
+ * Back to the sign-in page, which shows `message` (and `detail`, the API's words, when given). The next sign-in
+ * starts in the sandbox, whichever environment this session ended in: a bank's staff choose live each time they
+ * mean it, never by a choice left from an earlier session (docs/guides/console.md, "Sandbox and live").
+ */
 export function endSession(message: string | null, detail?: string) {
   refreshing = null;
-  set({ session: null, notice: message ? { message, ...(detail ? { detail } : {}) } : null });
+  set({ session: null, environment: 'sandbox', notice: message ? { message, ...(detail ? { detail } : {}) } : null });
 }
 
 export function setEnvironment(environment: Environment) {

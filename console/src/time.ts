@@ -10,3 +10,16 @@ export const DATE_TIME_OPTIONS: Intl.DateTimeFormatOptions = {
   minute: '2-digit',
   timeZoneName: 'short',
 };
+
+/** How far the sandbox clock is ahead of real time, to the minute: "3 days 4 hours ahead of real time". */
+export function aheadInWords(seconds: number): string {
+  const minutes = Math.round(seconds / 60);
+  if (minutes === 0) return seconds > 0 ? 'less than a minute ahead of real time' : 'in step with real time';
+  const parts: [number, string][] = [
+    [Math.floor(minutes / 1440), 'day'],
+    [Math.floor((minutes % 1440) / 60), 'hour'],
+    [minutes % 60, 'minute'],
+  ];
+  const words = parts.filter(([n]) => n > 0).map(([n, unit]) => `${n} ${unit}${n === 1 ? '' : 's'}`);
+  return `${words.join(' ')} ahead of real time`;
+}

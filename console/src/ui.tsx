@@ -176,7 +176,11 @@ export function DateOnly({ value }: { value: string | null | undefined }) {
   return <time dateTime={value}>{Number.isNaN(d.getTime()) ? value : dateFormat.format(d)}</time>;
 }
 
-export const money = (m: Money | null | undefined) => (m ? `${m.amount} ${m.currency}` : '—');
+/**
+ * An amount as the invoice PDF prints it: thousands grouped by a narrow no-break space ("1 300.00 MAD", shared/settlements/pdf.ts
+ * printedAmount), and a no-break space before the currency, so an amount never wraps inside itself.
+ */
+export const money = (m: Money | null | undefined) => (m ? `${m.amount.replace(/\B(?=(\d{3})+\.)/g, '\u202f')}\u00a0${m.currency}` : '—');
 
 const TONES: Record<string, string> = {
   CONFIRMED: 'good',
@@ -265,6 +269,15 @@ export function Details({ items }: { items: [string, ReactNode][] }) {
 }
 
 export const shortId = (id: string) => id.slice(0, 8);
+
+/** A booking number linking its booking, never broken at its hyphens. */
+export function BookingLink({ number }: { number: string }) {
+  return (
+    <a href={`#/bookings/${encodeURIComponent(number)}`} className="token">
+      {number}
+    </a>
+  );
+}
 
 /**
  * A select with its label tied by id (a select inside its label would be named by the label and

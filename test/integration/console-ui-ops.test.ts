@@ -3,6 +3,9 @@ import { DATE_TIME_OPTIONS } from '../../console/src/time';
 import { type AxeFinding, browserForFile, check, openConsole, partnerAdmin, sandboxBooking, settle, signInUi, visit } from './console-helpers';
 import { api, newPartner, write } from './helpers';
 
+/** An amount as the console shows it: thousands grouped by a narrow no-break space, a no-break space before MAD (as the PDF prints it). */
+const shownMoney = (amount: string) => `${amount.replace(/\B(?=(\d{3})+\.)/g, '\u202f')}\u00a0MAD`;
+
 /** A reader in Tokyo (no daylight saving time: always GMT+9) with British English. */
 const READER = { locale: 'en-GB', timezoneId: 'Asia/Tokyo' };
 /** What the console shows of an instant for that reader: the time in the reader's zone, the zone named. */
@@ -67,8 +70,9 @@ describe('the partner console in a real browser: the operations pages (bookings,
     const pay = page.getByRole('region', { name: 'Payment instructions' });
     const payText = await pay.innerText();
     expect(payText).toContain('Test mode: make no transfer.');
-    expect(payText).toContain(`${s.total_due.amount} MAD`);
-    expect(payText).toContain(s.payment_instructions.rib);
+    expect(payText).toContain(shownMoney(s.total_due.amount));
+    // Test mode: no transfer, so no account to pay (as on its PDF).
+    expect(payText).not.toContain(s.payment_instructions.rib);
     expect(payText).toContain(s.payment_instructions.bank);
     expect(payText).toContain(s.payment_instructions.beneficiary);
     expect(await pay.getByRole('definition').filter({ hasText: s.number }).count()).toBe(1);
@@ -83,10 +87,10 @@ describe('the partner console in a real browser: the operations pages (bookings,
       const t = await r.innerText();
       expect(t).toContain(b.partner_reference);
       expect(t).toContain(l.adventure);
-      expect(t).toContain(`${l.amount.amount} MAD`);
+      expect(t).toContain(shownMoney(l.amount.amount));
       expect(await r.locator('time[title]').innerText()).toBe(shown(l.confirmed_at));
     }
-    expect(await page.getByRole('region', { name: 'Lines', exact: true }).innerText()).toContain(`3 lines totalling ${s.total_due.amount} MAD`);
+    expect(await page.getByRole('region', { name: 'Lines', exact: true }).innerText()).toContain(`3 lines totalling ${shownMoney(s.total_due.amount)}`);
     await check(page, 'ops-settlement', findings);
 
     expect(problems).toEqual([]);

@@ -138,7 +138,7 @@ describe('the partner console in a real browser: roles', () => {
       // Its delivery, with its attempt; replayed: the same event arrives again.
       await page.getByRole('link', { name: 'See the delivery' }).click();
       await settle(page, /^Delivery /);
-      const attempts = page.getByRole('table');
+      const attempts = page.getByRole('table', { name: 'Attempts, oldest first' });
       await expect.poll(() => attempts.innerText()).toContain('SUCCEEDED');
       await check(page, 'webhook-delivery', findings);
       await page.getByRole('button', { name: 'Replay the delivery' }).click();

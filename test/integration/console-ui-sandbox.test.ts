@@ -31,7 +31,7 @@ describe('the partner console in a real browser: a month in the sandbox, by clic
       await page.getByRole('checkbox', { name: 'Cancelled' }).check();
       await page.getByRole('button', { name: 'Apply filters' }).click();
       await settle(page);
-      await page.getByText('No bookings match.').waitFor();
+      await page.getByText('No bookings match these filters.').waitFor();
       await page.getByRole('button', { name: 'Clear' }).click();
       await page.getByRole('link', { name: cancelled.booking_number }).click();
       await settle(page, `Booking ${cancelled.booking_number}`);
@@ -104,6 +104,7 @@ describe('the partner console in a real browser: a month in the sandbox, by clic
     await check(page, 'sandbox-clock', findings);
 
     await clock.getByRole('button', { name: 'Advance 1 day' }).click();
+    await clock.getByRole('button', { name: "Move the team's sandbox clock" }).click();
     await clock.getByText(/^Advancing the clock to /).waitFor();
     expect(await clock.getByRole('button', { name: 'Advance 1 hour' }).isDisabled()).toBe(true);
     await clock.getByText(/^The clock is ready at /).waitFor({ timeout: 60_000 });
@@ -127,6 +128,13 @@ describe('the partner console in a real browser: a month in the sandbox, by clic
     expect(periodOf(new Date(Date.parse(announced) - 1))).toBe(periodOf(new Date(read.now)));
     expect(periodOf(new Date(announced))).toBe(nextPeriod(periodOf(new Date(read.now))));
     await clock.getByRole('button', { name: 'Advance to the 1st of next month' }).click();
+    expect(
+      await clock
+        .getByRole('group', { name: /^Move the sandbox clock to / })
+        .locator('time')
+        .getAttribute('datetime'),
+    ).toBe(announced);
+    await clock.getByRole('button', { name: "Move the team's sandbox clock" }).click();
     await clock.getByText(/^Advancing the clock to /).waitFor();
     await clock.getByText(/^The clock is ready at /).waitFor({ timeout: 60_000 });
     const month = (await api('GET', '/test-helpers/clock', { key: p.test_key })).body;

@@ -115,8 +115,7 @@ function KeyList() {
           { header: 'Created', cell: (k) => <DateTime value={k.created_at} /> },
           {
             header: 'Last used',
-            // Kept LAST_USE_RETENTION_DAYS (90): older use reads as none (docs/guides/console.md).
-            cell: (k) => (k.last_used_at ? <DateTime value={k.last_used_at} /> : <span className="muted">Not in 90 days</span>),
+            cell: (k) => <LastUsed apiKey={k} />,
           },
           { header: 'Issued by', cell: (k) => (k.issued_by ? names(k.issued_by) : 'the operators') },
           { header: 'Action', cell: (k) => (k.status === 'ACTIVE' ? <Revoke id={k.id} name={k.name} /> : null) },
@@ -124,6 +123,15 @@ function KeyList() {
       />
     </section>
   );
+}
+
+/** Use is kept LAST_USE_RETENTION_DAYS (90): a key younger than that without one was never used; an older one may have been, before. */
+const LAST_USE_RETENTION_MS = 90 * 86_400_000;
+
+function LastUsed({ apiKey: k }: { apiKey: ApiKey }) {
+  if (k.last_used_at) return <DateTime value={k.last_used_at} />;
+  const never = Date.now() - Date.parse(k.created_at) < LAST_USE_RETENTION_MS;
+  return <span className="muted">{never ? 'Never' : 'Not in 90 days'}</span>;
 }
 
 function Revoke({ id, name }: { id: string; name: string | null }) {

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { call } from '../api';
-import { href, navigate, useApiQuery, useCursorPages, useWrite } from '../hooks';
-import { Checks, DataTable, FilterForm, FindForm, PagedTable, QueryView, useFilters } from '../lists';
+import { href, navigate, useApiQuery, useCursorPages, useEnv, useWrite } from '../hooks';
+import { Checks, DataTable, FilterForm, FindForm, PagedTable, QueryTable, QueryView, useFilters } from '../lists';
 import { useCan } from '../me';
-import type { Booking, BookingStatus } from '../types';
-import { Badge, DateOnly, DateTime, Details, ErrorNote, money, Outcome, PageTitle, Spinner } from '../ui';
+import type { Booking, BookingStatus, WebhookDelivery } from '../types';
+import { Badge, BookingLink, DateOnly, DateTime, Details, ErrorNote, money, Outcome, PageTitle, Spinner, shortId } from '../ui';
+import { periodLabel } from './Settlements';
 
 const STATUSES: BookingStatus[] = ['CONFIRMED', 'COMPLETED', 'CANCELLED'];
 
@@ -24,6 +25,10 @@ function BookingList() {
   const f = useFilters<Filters>({ status: [], createdFrom: '', createdTo: '', customerReference: '', partnerReference: '' });
   const { filters, draft } = f;
   const pages = useCursorPages(filters);
+  const env = useEnv();
+  const filtered = Boolean(
+    filters.status.length || filters.createdFrom || filters.createdTo || filters.customerReference.trim() || filters.partnerReference.trim(),
+  );
   const q = useApiQuery(['bookings', 'list', filters, pages.cursor], (env, signal) =>
     call(env, 'listBookings', {
       signal,
@@ -66,12 +71,21 @@ function BookingList() {
         query={q}
         pages={pages}
         loading="Loading bookings…"
-        empty="No bookings match."
+        empty={
+          filtered
+            ? 'No bookings match these filters.'
+            : env === 'live'
+              ? 'No bookings in live yet: the bookings your systems make with a live key (sk_live_) appear here.'
+              : 'No bookings in the sandbox yet: the bookings your systems make with a sandbox key (sk_test_) appear here.'
+        }
         pagerLabel="Pages of bookings"
         caption="Bookings, most recent first"
         rowKey={(b) => b.booking_number}
         columns={[
-          { header: 'Booking', cell: (b) => <a href={href('bookings', b.booking_number)}>{b.booking_number}</a> },
+          {
+            header: 'Booking',
+            cell: (b) => <BookingLink number={b.booking_number} />,
+          },
           { header: 'Your reference', cell: (b) => b.partner_reference },
           { header: 'Adventure', cell: (b) => b.adventure_title },
           {
@@ -134,7 +148,13 @@ function BookingBody({ booking: b, canCancel }: { booking: Booking; canCancel: b
             ['Adventure', `${b.adventure.title} (${b.adventure.slug})`],
             ['Rate pack', `${b.rate_pack.name} · ${b.rate_pack.booking_mode.toLowerCase()}`],
             ['Travel date', <span key="t">{b.travel_date + (b.start_time ? ` at ${b.start_time}` : '')}</span>],
-            ['Net amount', money(b.net_amount)],
+            [
+              'Net amount',
+              <span key="n" className="token">
+                {money(b.net_amount)}
+              </span>,
+            ],
+            ['Settlement', <BookingSettlement key="st" booking={b} />],
             ['Paid', `${money(b.payment.amount)} · ${b.payment.payment_reference}`],
             ['Quote', <code key="q">{b.quote_id}</code>],
             ['Created', <DateTime key="c" value={b.created_at} />],
@@ -160,6 +180,7 @@ function BookingBody({ booking: b, canCancel }: { booking: Booking; canCancel: b
           {b.contact.first_name} {b.contact.last_name} · {b.contact.email} · {b.contact.phone}
         </p>
       </section>
+      <BookingEvents booking={b} />
       <section aria-labelledby="bk-policy">
         <h2 id="bk-policy">Cancellation</h2>
         <p>{b.cancellation_policy.description}</p>
@@ -254,6 +275,87 @@ function CancelFlow({ bookingNumber, confirmed }: { bookingNumber: string; confi
         </>
       ) : null}
       <Outcome pending={cancel.isPending} pendingLabel="Cancelling the booking…" error={cancel.error} />
+    </section>
+  );
+}
+
+/** The settlement that bills the booking (the month it was confirmed in), linked once it is found. */
+function BookingSettlement({ booking: b }: { booking: Booking }) {
+  const can = useCan();
+  const period = b.settlement_period;
+  const q = useApiQuery(
+    ['settlements', 'of-period', period],
+    (env, signal) => call(env, 'listSettlements', { signal, query: { limit: 1, period_from: period ?? undefined, period_to: period ?? undefined } }),
+    { enabled: Boolean(period) && can('settlements:read') },
+  );
+  if (!period) return <span className="muted">not recorded for this booking</span>;
+  const s = q.data?.data[0];
+  const month = periodLabel({ period_start: `${period}-01` });
+  if (!s) return <>{q.isPending && q.fetchStatus !== 'idle' ? <Spinner label="Finding its settlement…" /> : `The settlement of ${month}`}</>;
+  return (
+    <>
+      <a href={href('settlements', s.id)} className={s.number ? 'token' : undefined}>
+        {s.number ?? `Draft of ${month}`}
+      </a>{' '}
+      <Badge value={s.status} />
+      {b.status === 'CANCELLED' ? <div className="muted">A refund after that settlement was issued is an adjustment line of a later one.</div> : null}
+    </>
+  );
+}
+
+/** The booking's events (GET /events?booking_number=) and, for each, its deliveries to your endpoints. */
+function BookingEvents({ booking: b }: { booking: Booking }) {
+  const can = useCan();
+  const enabled = can('webhooks:read');
+  const events = useApiQuery(
+    ['events', 'of-booking', b.booking_number],
+    (env, signal) => call(env, 'listEvents', { signal, query: { limit: 50, booking_number: b.booking_number, created_from: b.created_at } }),
+    { enabled },
+  );
+  const deliveries = useApiQuery(
+    ['webhooks', 'deliveries', 'of-booking', b.booking_number],
+    (env, signal) => call(env, 'listWebhookDeliveries', { signal, query: { limit: 100, booking_number: b.booking_number } }),
+    { enabled },
+  );
+  if (!enabled) return null;
+  const byEvent = new Map<string, WebhookDelivery[]>();
+  for (const d of deliveries.data?.data ?? []) byEvent.set(d.event_id, [...(byEvent.get(d.event_id) ?? []), d]);
+  return (
+    <section aria-labelledby="bk-events">
+      <h2 id="bk-events">Events and deliveries</h2>
+      <QueryTable
+        query={events}
+        loading="Loading the booking's events…"
+        empty="No events about this booking yet (each change of a booking records one: booking.confirmed, booking.cancelled, booking.completed)."
+        caption="The booking's events, most recent first, with their deliveries"
+        showCaption
+        rowKey={(e) => e.id}
+        columns={[
+          { header: 'Event', rowHeader: true, cell: (e) => <code className="token">{e.type}</code> },
+          { header: 'Recorded', cell: (e) => <DateTime value={e.created_at} /> },
+          {
+            header: 'Deliveries',
+            cell: (e) => {
+              const list = byEvent.get(e.id) ?? [];
+              if (deliveries.isPending) return <span className="muted">…</span>;
+              if (list.length === 0) return <span className="muted">none: no endpoint received this event type then</span>;
+              return (
+                <ul className="plain">
+                  {list.map((d) => (
+                    <li key={d.id}>
+                      <a href={href('webhooks', 'deliveries', d.id)} aria-label={`Delivery ${shortId(d.id)} of ${e.type}`}>
+                        {shortId(d.id)}
+                      </a>{' '}
+                      <Badge value={d.status} /> <span className="break muted">{d.url}</span>
+                    </li>
+                  ))}
+                </ul>
+              );
+            },
+          },
+        ]}
+      />
+      {deliveries.isError ? <ErrorNote error={deliveries.error} /> : null}
     </section>
   );
 }

@@ -2,7 +2,7 @@ import { call } from '../api';
 import { href, useApiQuery, useCursorPages } from '../hooks';
 import { DataTable, FilterForm, PagedTable, QueryView, useFilters } from '../lists';
 import type { RequestLogBody, RequestLogEntry } from '../types';
-import { Badge, DateTime, Details, PageTitle, SelectField } from '../ui';
+import { Badge, DateTime, Details, PageTitle, SelectField, shortId } from '../ui';
 
 /** The request log (GET /request-logs): every request of the partner in this environment, a few seconds after it. */
 export default function Requests({ route }: { route: string[] }) {
@@ -86,7 +86,11 @@ function RequestList() {
         query={q}
         pages={pages}
         loading="Loading requests…"
-        empty="No requests match."
+        empty={
+          Object.values(filters).some((v) => v.trim())
+            ? 'No requests match these filters (a request appears a few seconds after it was made: apply them again to look anew).'
+            : 'No requests in this environment in the last 30 days: those of your keys and console sessions appear here a few seconds after they are made.'
+        }
         pagerLabel="Pages of requests"
         caption="Requests, most recent first"
         rowKey={(r) => r.request_id}
@@ -97,7 +101,7 @@ function RequestList() {
           { header: 'Status', cell: (r) => <Badge value={String(r.status)} /> },
           { header: 'Error code', cell: (r) => (r.error_code ? <code>{r.error_code}</code> : '—') },
           { header: 'Latency', numeric: true, cell: (r) => `${r.latency_ms} ms` },
-          { header: 'By', cell: (r) => (r.via === 'console' ? 'Console' : `Key ${r.key_id}`) },
+          { header: 'By', cell: (r) => <By entry={r} /> },
           {
             header: 'Request',
             cell: (r) => (
@@ -108,6 +112,17 @@ function RequestList() {
           },
         ]}
       />
+    </>
+  );
+}
+
+/** Who made the request: the key by its name (its id beside it) or the console, and the member by their e-mail. */
+function By({ entry: r }: { entry: RequestLogEntry }) {
+  const member = r.member_email ?? `member ${shortId(r.member_id)} (removed)`;
+  if (r.via === 'console') return <>Console, {member}</>;
+  return (
+    <>
+      Key {r.key_name ? <strong>{r.key_name}</strong> : null} <code className="token">{r.key_id}</code>, {member}
     </>
   );
 }
@@ -219,7 +234,7 @@ function RequestBody({ entry: r }: { entry: RequestLogEntry }) {
                 'no'
               ),
             ],
-            ['By', r.via === 'console' ? `Console, member ${r.member_id}` : `Key ${r.key_id}, member ${r.member_id}`],
+            ['By', <By key="by" entry={r} />],
             ['Source IP', r.source_ip ?? '—'],
             ['User agent', r.user_agent ?? '—'],
           ]}

@@ -57,7 +57,11 @@ export default function Reviews() {
         {(page) => (
           <>
             {page.data.length === 0 ? (
-              <p>No reviews match.</p>
+              <p>
+                {filters.minRating || filters.type || filters.adventure.trim()
+                  ? 'No visible reviews match these filters.'
+                  : 'No visible reviews in this environment yet.'}
+              </p>
             ) : (
               <ul className="cards">
                 {page.data.map((r) => (

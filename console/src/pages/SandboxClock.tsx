@@ -5,25 +5,13 @@ import { config } from '../config';
 import { useApiQuery, useEnv, useWrite } from '../hooks';
 import { QueryView } from '../lists';
 import { useCan } from '../me';
+import { aheadInWords } from '../time';
 import type { SandboxClock } from '../types';
 import { DateTime, Details, formatDateTime, Outcome } from '../ui';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-
-/** How far the clock is ahead of real time, to the minute: "3 days 4 hours ahead of real time". */
-export function aheadInWords(seconds: number): string {
-  const minutes = Math.round(seconds / 60);
-  if (minutes === 0) return seconds > 0 ? 'less than a minute ahead of real time' : 'in step with real time';
-  const parts: [number, string][] = [
-    [Math.floor(minutes / 1440), 'day'],
-    [Math.floor((minutes % 1440) / 60), 'hour'],
-    [minutes % 60, 'minute'],
-  ];
-  const words = parts.filter(([n]) => n > 0).map(([n, unit]) => `${n} ${unit}${n === 1 ? '' : 's'}`);
-  return `${words.join(' ')} ahead of real time`;
-}
 
 /** Re-renders every `ms`: a ready clock runs with real time between two reads. */
 function useTick(ms: number) {
@@ -108,17 +96,15 @@ function ClockView({
       />
       {advance ? (
         <>
-          <div className="row">
-            <button type="button" disabled={busy} onClick={() => advance.mutate(new Date(now + HOUR).toISOString())}>
-              Advance 1 hour
-            </button>
-            <button type="button" disabled={busy} onClick={() => advance.mutate(new Date(now + DAY).toISOString())}>
-              Advance 1 day
-            </button>
-            <button type="button" disabled={busy} onClick={() => advance.mutate(monthStart.toISOString())}>
-              Advance to the 1st of next month
-            </button>
-          </div>
+          <AdvanceButtons
+            disabled={busy}
+            onConfirm={(to) => advance.mutate(to)}
+            choices={[
+              ['Advance 1 hour', new Date(now + HOUR).toISOString()],
+              ['Advance 1 day', new Date(now + DAY).toISOString()],
+              ['Advance to the 1st of next month', monthStart.toISOString()],
+            ]}
+          />
           <p className="muted">
             The 1st of next month is <DateTime value={monthStart.toISOString()} /> (00:00 in Morocco): the month's settlement is issued then.
           </p>
@@ -142,5 +128,51 @@ function ClockView({
         </>
       )}
     </>
+  );
+}
+
+/**
+ * The advances offered, each confirmed first: the clock is the whole team's sandbox clock and never goes back, so the
+ * question names the instant it moves to (in the reader's zone) and that every member's sandbox moves with it.
+ */
+function AdvanceButtons({ choices, disabled, onConfirm }: { choices: [string, string][]; disabled: boolean; onConfirm: (to: string) => void }) {
+  const [asking, setAsking] = useState<[string, string] | null>(null);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) confirmRef.current?.focus();
+  }, [asking]);
+  if (asking) {
+    const [label, to] = asking;
+    return (
+      <fieldset className="confirm">
+        <legend>
+          Move the sandbox clock to <DateTime value={to} />? This moves your whole team's sandbox, for every member, for good: the clock never goes back, and
+          everything due on the way happens, with its webhooks.
+        </legend>
+        <button
+          type="button"
+          ref={confirmRef}
+          onClick={() => {
+            setAsking(null);
+            onConfirm(to);
+          }}
+        >
+          Move the team's sandbox clock
+        </button>
+        <button type="button" className="secondary" onClick={() => setAsking(null)}>
+          Keep the clock where it is
+        </button>
+        <span className="visually-hidden">{label}</span>
+      </fieldset>
+    );
+  }
+  return (
+    <div className="row">
+      {choices.map(([label, to]) => (
+        <button key={label} type="button" disabled={disabled} onClick={() => setAsking([label, to])}>
+          {label}
+        </button>
+      ))}
+    </div>
   );
 }

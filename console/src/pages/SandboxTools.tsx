@@ -1,10 +1,10 @@
 import { type FormEvent, useState } from 'react';
 import { call } from '../api';
 import { href, useApiQuery, useWrite } from '../hooks';
-import { DataTable, QueryView } from '../lists';
+import { DataTable, QueryTable, QueryView } from '../lists';
 import { useCan } from '../me';
 import type { Settlement } from '../types';
-import { DateOnly, money, Outcome, PageTitle } from '../ui';
+import { BookingLink, DateOnly, money, Outcome, PageTitle } from '../ui';
 import { SandboxClockSection } from './SandboxClock';
 import { periodLabel } from './Settlements';
 
@@ -42,33 +42,30 @@ function CompleteBooking() {
     <section aria-labelledby="sb-complete">
       <h2 id="sb-complete">Complete a booking</h2>
       <p>The booking travels now, whatever its date: it becomes COMPLETED and booking.completed is sent.</p>
-      <QueryView query={confirmed} loading="Loading confirmed bookings…">
-        {(page) =>
-          page.data.length === 0 ? (
-            <p>No confirmed booking in the sandbox.</p>
-          ) : (
-            <DataTable
-              caption="Confirmed bookings (the 10 most recent)"
-              showCaption
-              rows={page.data}
-              rowKey={(b) => b.booking_number}
-              columns={[
-                { header: 'Booking', cell: (b) => <a href={href('bookings', b.booking_number)}>{b.booking_number}</a> },
-                { header: 'Travel date', cell: (b) => <DateOnly value={b.travel_date} /> },
-                { header: 'Amount', numeric: true, cell: (b) => money(b.net_amount) },
-                {
-                  header: 'Action',
-                  cell: (b) => (
-                    <button type="button" className="secondary" disabled={complete.isPending} onClick={() => complete.mutate(b.booking_number)}>
-                      Complete {b.booking_number}
-                    </button>
-                  ),
-                },
-              ]}
-            />
-          )
-        }
-      </QueryView>
+      <QueryTable
+        query={confirmed}
+        loading="Loading confirmed bookings…"
+        empty="No confirmed booking in the sandbox."
+        caption="Confirmed bookings (the 10 most recent)"
+        showCaption
+        rowKey={(b) => b.booking_number}
+        columns={[
+          {
+            header: 'Booking',
+            cell: (b) => <BookingLink number={b.booking_number} />,
+          },
+          { header: 'Travel date', cell: (b) => <DateOnly value={b.travel_date} /> },
+          { header: 'Amount', numeric: true, cell: (b) => money(b.net_amount) },
+          {
+            header: 'Action',
+            cell: (b) => (
+              <button type="button" className="secondary" disabled={complete.isPending} onClick={() => complete.mutate(b.booking_number)}>
+                Complete {b.booking_number}
+              </button>
+            ),
+          },
+        ]}
+      />
       <form className="row" onSubmit={submit}>
         <label>
           Booking number

@@ -1,9 +1,9 @@
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { call, download, saveBlob } from '../api';
 import { href, useApiQuery, useCursorPages, useEnv } from '../hooks';
 import { Checks, FilterForm, PagedTable, QueryView, useFilters } from '../lists';
 import type { Settlement, SettlementLine } from '../types';
-import { Badge, CopyButton, DateOnly, DateTime, Details, money, Outcome, PageTitle } from '../ui';
+import { Badge, BookingLink, CopyButton, DateOnly, DateTime, Details, money, Outcome, PageTitle } from '../ui';
 
 const STATUSES = ['DRAFT', 'ISSUED', 'PAID'] as const;
 type Status = (typeof STATUSES)[number];
@@ -44,12 +44,23 @@ function SettlementList() {
         query={q}
         pages={pages}
         loading="Loading settlements…"
-        empty="No settlements match. One is issued each month for the bookings of the month before."
+        empty={
+          filters.status.length || filters.periodFrom || filters.periodTo
+            ? 'No settlements match these filters.'
+            : 'No settlements in this environment yet: one is issued on the 1st of each month for the bookings confirmed in the month before.'
+        }
         pagerLabel="Pages of settlements"
         caption="Settlements, most recent first"
         rowKey={(s) => s.id}
         columns={[
-          { header: 'Invoice', cell: (s) => <a href={href('settlements', s.id)}>{s.number ?? `Draft ${periodLabel(s)}`}</a> },
+          {
+            header: 'Invoice',
+            cell: (s) => (
+              <a href={href('settlements', s.id)} className={s.number ? 'token' : undefined}>
+                {s.number ?? `Draft ${periodLabel(s)}`}
+              </a>
+            ),
+          },
           { header: 'Month', cell: (s) => periodLabel(s) },
           { header: 'Status', cell: (s) => <Badge value={s.status} /> },
           { header: 'Total due', numeric: true, cell: (s) => money(s.total_due) },
@@ -79,7 +90,12 @@ function SettlementDetail({ id }: { id: string }) {
               items={[
                 ['Status', <Badge key="s" value={s.status} />],
                 ['Month', `${periodLabel(s)} (${s.period_start} to ${s.period_end})`],
-                ['Total due', money(s.total_due)],
+                [
+                  'Total due',
+                  <span key="t" className="token">
+                    {money(s.total_due)}
+                  </span>,
+                ],
                 ['Bookings', String(s.booking_count)],
                 ['Lines', String(s.line_count)],
                 ['Issued', <DateOnly key="i" value={s.issue_date} />],
@@ -122,14 +138,24 @@ function Payment({ settlement: s }: { settlement: Settlement }) {
         <p>A draft is not due yet: it gets its payment instructions when it is issued.</p>
       ) : (
         <>
-          {!p.transfer_expected ? <p className="notice">{s.test_mode ? 'Test mode: make no transfer.' : 'Specimen invoice: make no transfer.'}</p> : null}
+          {!p.transfer_expected ? (
+            <p className="notice">
+              {s.test_mode ? 'Test mode: make no transfer.' : 'Specimen invoice: make no transfer.'} The account to pay is left out, as on its PDF.
+            </p>
+          ) : null}
           <Details
             items={[
-              ['Amount', money(p.amount)],
+              [
+                'Amount',
+                <span key="a" className="token">
+                  {money(p.amount)}
+                </span>,
+              ],
               ['Due by', <DateOnly key="d" value={p.due_date} />],
               ['Beneficiary', p.beneficiary],
               ['Bank', p.bank],
-              ['RIB', <CopyField key="r" text={p.rib} label="Copy the RIB" />],
+              // No transfer is due: no account to copy one to (the test invoice's PDF leaves it out too).
+              ...(p.transfer_expected ? [['RIB', <CopyField key="r" text={p.rib} label="Copy the RIB" />] as [string, ReactNode]] : []),
               ['Reference to quote', <CopyField key="q" text={p.reference} label="Copy the reference" />],
             ]}
           />
@@ -171,7 +197,11 @@ function Lines({ settlement: s }: { settlement: Settlement }) {
         caption={`Lines of the settlement, ${s.line_count} in all`}
         rowKey={(l) => `${l.kind}-${l.booking_number}`}
         columns={[
-          { header: 'Booking', rowHeader: true, cell: (l) => <a href={href('bookings', l.booking_number)}>{l.booking_number}</a> },
+          {
+            header: 'Booking',
+            rowHeader: true,
+            cell: (l) => <BookingLink number={l.booking_number} />,
+          },
           { header: 'Your reference', cell: (l) => l.partner_reference },
           { header: 'Adventure', cell: (l) => l.adventure },
           { header: 'Travel date', cell: (l) => <DateOnly value={l.travel_date} /> },

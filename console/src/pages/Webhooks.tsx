@@ -2,9 +2,9 @@ import { type FormEvent, useState } from 'react';
 import { WEBHOOK_EVENT_TYPES } from '../../../sdk/src/generated/events';
 import { ApiError, call } from '../api';
 import { href, navigate, useApiQuery, useCursorPages, useWrite } from '../hooks';
-import { Checks, DataTable, PagedTable, QueryView } from '../lists';
+import { Checks, DataTable, FilterForm, PagedTable, QueryView, useFilters } from '../lists';
 import { useCan } from '../me';
-import type { EventType, WebhookDelivery, WebhookEndpoint } from '../types';
+import type { EventType, WebhookDelivery, WebhookDeliveryDetail, WebhookEndpoint } from '../types';
 import { Badge, ConfirmButton, DateTime, Details, Outcome, PageTitle, SecretOnce, SelectField, shortId } from '../ui';
 
 const EVENT_TYPES = WEBHOOK_EVENT_TYPES as readonly EventType[];
@@ -476,16 +476,36 @@ function DeliveryLog() {
 
 const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 
-function DeliveryTable({ endpointId }: { endpointId?: string }) {
-  const [status, setStatus] = useState('');
-  const pages = useCursorPages([status, endpointId]);
-  const q = useApiQuery(['webhooks', 'deliveries', endpointId ?? 'all', status, pages.cursor], (env, signal) =>
-    call(env, 'listWebhookDeliveries', { signal, query: { limit: 25, cursor: pages.cursor, status: status || undefined, endpoint_id: endpointId } }),
+interface DeliveryFilters {
+  status: string;
+  eventType: string;
+  booking: string;
+}
+
+/** The delivery log, filtered by status, event type and booking; on an endpoint's page, that endpoint's deliveries. */
+export function DeliveryTable({ endpointId }: { endpointId?: string }) {
+  const f = useFilters<DeliveryFilters>({ status: '', eventType: '', booking: '' });
+  const { filters, draft } = f;
+  const pages = useCursorPages([filters, endpointId]);
+  const booking = filters.booking.trim().toUpperCase();
+  const q = useApiQuery(['webhooks', 'deliveries', endpointId ?? 'all', filters, pages.cursor], (env, signal) =>
+    call(env, 'listWebhookDeliveries', {
+      signal,
+      query: {
+        limit: 25,
+        cursor: pages.cursor,
+        status: filters.status || undefined,
+        event_type: filters.eventType || undefined,
+        booking_number: booking || undefined,
+        endpoint_id: endpointId,
+      },
+    }),
   );
+  const filtered = Boolean(filters.status || filters.eventType || booking);
   return (
     <>
-      <div className="row">
-        <SelectField label="Status" value={status} onChange={(e) => setStatus(e.target.value)}>
+      <FilterForm label="Filter the deliveries" onApply={f.apply} onClear={f.clear}>
+        <SelectField label="Status" value={draft.status} onChange={(e) => f.set({ status: e.target.value })}>
           <option value="">Any</option>
           {DELIVERY_STATUSES.map((s) => (
             <option key={s} value={s}>
@@ -493,12 +513,36 @@ function DeliveryTable({ endpointId }: { endpointId?: string }) {
             </option>
           ))}
         </SelectField>
-      </div>
+        <SelectField label="Event" value={draft.eventType} onChange={(e) => f.set({ eventType: e.target.value })}>
+          <option value="">Any</option>
+          {EVENT_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </SelectField>
+        <label>
+          Booking number
+          <input
+            type="text"
+            placeholder="PTB-7K3M-Q9XD"
+            pattern="\s*[Pp][Tt][Bb]-[0-9A-Za-z]{4}-[0-9A-Za-z]{4}\s*"
+            value={draft.booking}
+            onChange={(e) => f.set({ booking: e.target.value })}
+          />
+        </label>
+      </FilterForm>
       <PagedTable
         query={q}
         pages={pages}
         loading="Loading deliveries…"
-        empty={`No deliveries${status ? ' with this status' : ''}.`}
+        empty={
+          filtered
+            ? 'No deliveries match these filters.'
+            : endpointId
+              ? 'No deliveries to this endpoint yet: it receives the events it subscribes to from now on (or send a test event above).'
+              : 'No deliveries in this environment yet: an event is delivered once an endpoint subscribes to its type.'
+        }
         pagerLabel="Pages of deliveries"
         caption="Deliveries, most recent first"
         rowKey={(d) => d.id}
@@ -515,7 +559,7 @@ function DeliveryTable({ endpointId }: { endpointId?: string }) {
             header: 'Event',
             cell: (d) => (
               <>
-                <code>{d.event_type}</code>
+                <code className="token">{d.event_type}</code>
                 {d.test_send ? <span className="muted"> (test send)</span> : null}
                 {d.replay_of ? <span className="muted"> (replay)</span> : null}
               </>
@@ -532,9 +576,42 @@ function DeliveryTable({ endpointId }: { endpointId?: string }) {
   );
 }
 
+/** What an event is about, from its payload: its booking or its settlement, linked. */
+export function EventSubject({ event }: { event: WebhookDeliveryDetail['event'] }) {
+  const data = (event?.data ?? {}) as Record<string, unknown>;
+  if (typeof data.booking_number === 'string')
+    return (
+      <>
+        Booking{' '}
+        <a href={href('bookings', data.booking_number)} className="token">
+          {data.booking_number}
+        </a>
+      </>
+    );
+  if (typeof data.settlement_id === 'string')
+    return (
+      <>
+        Settlement{' '}
+        <a href={href('settlements', data.settlement_id)} className="token">
+          {typeof data.number === 'string' ? data.number : shortId(data.settlement_id)}
+        </a>
+      </>
+    );
+  if (typeof data.adventure_slug === 'string')
+    return (
+      <>
+        Adventure <code>{data.adventure_slug}</code>
+      </>
+    );
+  return <span className="muted">—</span>;
+}
+
 function DeliveryDetail({ id }: { id: string }) {
   const can = useCan();
-  const q = useApiQuery(['webhooks', 'delivery', id], (env, signal) => call(env, 'getWebhookDelivery', { path: { id }, signal }));
+  const q = useApiQuery(['webhooks', 'delivery', id], (env, signal) => call(env, 'getWebhookDelivery', { path: { id }, signal }), {
+    // An attempt in flight, or a delivery waiting for one: read again until it is recorded.
+    refetchInterval: (query) => (query.state.data?.status === 'PENDING' ? 2000 : false),
+  });
   return (
     <>
       <p>
@@ -547,6 +624,7 @@ function DeliveryDetail({ id }: { id: string }) {
             <Details
               items={[
                 ['Event', <code key="e">{d.event_type}</code>],
+                ['About', <EventSubject key="about" event={d.event} />],
                 ['Event id', <code key="i">{d.event_id}</code>],
                 ['Endpoint', <DeliveryEndpoint key="u" delivery={d} />],
                 ['Status', <Badge key="s" value={d.status} />],
@@ -567,23 +645,42 @@ function DeliveryDetail({ id }: { id: string }) {
                 ['Kind', d.test_send ? 'Test send' : d.test ? 'Sandbox event' : 'Live event'],
               ]}
             />
+            <section aria-labelledby="dl-payload">
+              <h2 id="dl-payload">Payload</h2>
+              {d.event ? (
+                <>
+                  <p>The event as every attempt sends it (the body is these fields in this order, without the indentation).</p>
+                  <pre className="body" data-testid="payload">
+                    {JSON.stringify(d.event, null, 2)}
+                  </pre>
+                </>
+              ) : (
+                <p>The event can no longer be read: events are kept at least 30 days.</p>
+              )}
+            </section>
             <section aria-labelledby="dl-attempts">
               <h2 id="dl-attempts">Attempts</h2>
               {d.attempt_log.length === 0 ? (
                 <p>No attempt yet.</p>
               ) : (
-                <DataTable
-                  rows={d.attempt_log}
-                  rowKey={(a) => a.id}
-                  columns={[
-                    { header: '#', cell: (a) => a.number },
-                    { header: 'Sent', cell: (a) => <DateTime value={a.attempted_at} /> },
-                    { header: 'Result', cell: (a) => (a.result ? <Badge value={a.result} /> : 'in flight') },
-                    { header: 'HTTP status', cell: (a) => a.http_status ?? '—' },
-                    { header: 'Time', numeric: true, cell: (a) => (a.response_time_ms === null ? '—' : `${a.response_time_ms} ms`) },
-                    { header: 'Error', cell: (a) => a.error ?? '—' },
-                  ]}
-                />
+                <>
+                  <DataTable
+                    caption="Attempts, oldest first"
+                    rows={d.attempt_log}
+                    rowKey={(a) => a.id}
+                    columns={[
+                      { header: '#', cell: (a) => a.number },
+                      { header: 'Sent', cell: (a) => <DateTime value={a.attempted_at} /> },
+                      { header: 'Result', cell: (a) => (a.result ? <Badge value={a.result} /> : 'in flight') },
+                      { header: 'HTTP status', cell: (a) => a.http_status ?? '—' },
+                      { header: 'Time', numeric: true, cell: (a) => (a.response_time_ms === null ? '—' : `${a.response_time_ms} ms`) },
+                      { header: 'Error', cell: (a) => a.error ?? '—' },
+                    ]}
+                  />
+                  {d.attempt_log.map((a) => (
+                    <ReceiverAnswer key={a.id} attempt={a} />
+                  ))}
+                </>
               )}
             </section>
             {can('webhooks:write') ? <Replay delivery={d} /> : null}
@@ -591,6 +688,45 @@ function DeliveryDetail({ id }: { id: string }) {
         )}
       </QueryView>
     </>
+  );
+}
+
+type Attempt = WebhookDeliveryDetail['attempt_log'][number];
+
+/** What the receiver answered to one attempt: its status, its headers and the first KB of its body. */
+function ReceiverAnswer({ attempt: a }: { attempt: Attempt }) {
+  const headingId = `dl-answer-${a.number}`;
+  const r = a.response;
+  return (
+    <section aria-labelledby={headingId} className="answer">
+      <h3 id={headingId}>
+        Attempt {a.number}: {a.http_status === null ? (a.result ? 'no answer' : 'in flight') : `HTTP ${a.http_status}`}
+      </h3>
+      {!r ? (
+        <p>
+          {a.result === null
+            ? 'The attempt is in flight: its answer is shown once it arrives.'
+            : a.http_status === null
+              ? `Your endpoint did not answer: ${a.error ?? 'no answer'}.`
+              : 'The answer of this attempt was not kept (an attempt made before answers were kept).'}
+        </p>
+      ) : (
+        <>
+          <DataTable
+            caption={`Headers of the answer to attempt ${a.number}`}
+            showCaption
+            rows={Object.entries(r.headers).map(([name, value]) => ({ name, value }))}
+            rowKey={(h) => h.name}
+            columns={[
+              { header: 'Header', rowHeader: true, cell: (h) => <code>{h.name}</code> },
+              { header: 'Value', cell: (h) => <span className="break">{h.value}</span> },
+            ]}
+          />
+          <h4>Body{r.body_truncated ? ' (its first KB)' : ''}</h4>
+          {r.body ? <pre className="body">{r.body}</pre> : <p className="muted">Empty.</p>}
+        </>
+      )}
+    </section>
   );
 }
 
