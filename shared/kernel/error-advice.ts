@@ -37,6 +37,10 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
     retry: 'fix',
     todo: 'Send each key once per object: the key `details.field` names appears twice (check string-built or merged JSON).',
   },
+  'request.body.too_deep': {
+    retry: 'fix',
+    todo: 'Send the body the operation documents: none nests more than three levels. Look at `details.position` for where the nesting runs away (a serializer that wraps an object in itself, string-built JSON).',
+  },
   'request.malformed': { retry: 'fix', todo: 'Your HTTP client sent an invalid request; check any proxy or hand-written HTTP in between.' },
   'request.body.too_large': {
     retry: 'fix',

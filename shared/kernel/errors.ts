@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH } from './json-depth';
+
 /**
  * Typed errors carry their HTTP status and stable `domain.subdomain.detail`
  * code; the error middleware turns them into the spec's error shape.
@@ -12,6 +14,10 @@ export const ERROR_CODES = {
   'request.body.duplicate_key': {
     status: 400,
     description: 'An object in the body has the same key twice; `details.field` names it (JSON parsers disagree on which one wins).',
+  },
+  'request.body.too_deep': {
+    status: 400,
+    description: `The body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep (\`details.max_depth\`, where level ${MAX_JSON_DEPTH + 1} opens: \`details.position\`, in bytes); no operation takes more than a few.`,
   },
   'request.malformed': { status: 400, description: 'The request is not valid HTTP/1.1.' },
   'request.body.too_large': { status: 413, description: 'The body exceeds the maximum size.' },

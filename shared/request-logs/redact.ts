@@ -1,3 +1,5 @@
+import { depthExceededAt, MAX_JSON_DEPTH } from '../kernel/json-depth';
+
 /**
  * What a request log entry may keep of a body or a query string: personal data and secrets are replaced
  * before the entry's log line is written, so neither CloudWatch Logs nor the table ever holds them. Fields
@@ -47,12 +49,16 @@ export function scrub(s: string): string {
   return SCRUBS.reduce((out, [re, by]) => out.replace(re, by), s);
 }
 
-/** A JSON value with every sensitive field replaced and every string scrubbed. */
-export function redact(value: unknown): unknown {
+/**
+ * A JSON value with every sensitive field replaced and every string scrubbed. The walk stops at MAX_JSON_DEPTH
+ * levels (what lies deeper is replaced): a recursion as deep as its input ran out of stack (issue 40).
+ */
+export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrub(value);
-  if (Array.isArray(value)) return value.map(redact);
+  if (value && typeof value === 'object' && depth >= MAX_JSON_DEPTH) return REDACTED;
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sensitive(k) && v !== null ? REDACTED : redact(v)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sensitive(k) && v !== null ? REDACTED : redact(v, depth + 1)]));
   }
   return value;
 }
@@ -98,12 +104,16 @@ export interface BodyExcerpt {
 export function bodyExcerpt(raw: string | Buffer): BodyExcerpt | null {
   const bytes = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.byteLength;
   if (bytes === 0) return null;
+  // Refused as request.body.too_deep (or sent to a route that reads no body): its entry is written, the body is not walked.
+  if (depthExceededAt(raw) !== -1) {
+    return { content: null, bytes, truncated: false, omitted: `nested more than ${MAX_JSON_DEPTH} levels deep: a body this deep is not kept` };
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString());
   } catch {
     return { content: null, bytes, truncated: false, omitted: 'not JSON: a body that cannot be redacted field by field is not kept' };
   }
-  const text = JSON.stringify(redact(parsed));
-  return text.length > MAX_BODY_CHARS ? { content: text.slice(0, MAX_BODY_CHARS), bytes, truncated: true } : { content: text, bytes, truncated: false };
+  const kept = JSON.stringify(redact(parsed));
+  return kept.length > MAX_BODY_CHARS ? { content: kept.slice(0, MAX_BODY_CHARS), bytes, truncated: true } : { content: kept, bytes, truncated: false };
 }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { BoundedInstant, singleLine } from '../http/bounds';
 import { page, pageQuery } from '../http/schemas';
 import { ERROR_CODES } from '../kernel/errors';
+import { MAX_JSON_DEPTH } from '../kernel/json-depth';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/idempotency';
 import { MAX_BODY_CHARS } from './redact';
 
@@ -13,7 +14,12 @@ export const RequestLogBody = z
       .describe(`The body as JSON text, personal data and secrets replaced by "[redacted]", cut at ${MAX_BODY_CHARS} characters; null when it is not kept`),
     bytes: z.number().int().describe('The size of the body as sent, in bytes'),
     truncated: z.boolean().describe(`true when content stops at ${MAX_BODY_CHARS} characters`),
-    omitted: z.string().optional().describe('Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field'),
+    omitted: z
+      .string()
+      .optional()
+      .describe(
+        `Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field; one nested more than ${MAX_JSON_DEPTH} levels deep is not walked`,
+      ),
   })
   .meta({ id: 'RequestLogBody' });
 

@@ -60,6 +60,28 @@ describe('request log redaction', () => {
   });
 });
 
+describe('request log bodies nested without bound (issue 40)', () => {
+  const nested = (levels: number, open: string, close: string) => `${open.repeat(levels)}1${close.repeat(levels)}`;
+
+  it('keeps the size of a body nested 10 000 levels deep and says why it keeps nothing else, without walking it', () => {
+    for (const [open, close] of [
+      ['[', ']'],
+      ['{"a":', '}'],
+    ]) {
+      const body = nested(10_000, open!, close!);
+      expect(bodyExcerpt(Buffer.from(body))).toEqual({ content: null, bytes: body.length, truncated: false, omitted: expect.stringContaining('64 levels') });
+    }
+    // 64 levels are a body like any other: kept, redacted.
+    expect(bodyExcerpt(nested(64, '{"first_name":"Amina","a":', '}'))!.content).toContain('[redacted]');
+  });
+
+  it('stops redacting at 64 levels: a value nested deeper (built in memory, never parsed) is replaced, not walked', () => {
+    let deep: unknown = { first_name: 'Amina' };
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    expect(JSON.stringify(redact(deep))).toBe(`${'['.repeat(64)}"[redacted]"${']'.repeat(64)}`);
+  });
+});
+
 describe('request log delivery', () => {
   it("matches the subscription filter's pattern on the marker only", () => {
     const matches = jsonPatternMatcher(REQUEST_LOG_FILTER_PATTERN);

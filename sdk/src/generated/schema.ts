@@ -1442,7 +1442,7 @@ export interface components {
             bytes: number;
             /** @description true when content stops at 8192 characters */
             truncated: boolean;
-            /** @description Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field */
+            /** @description Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field; one nested more than 64 levels deep is not walked */
             omitted?: string;
         };
         TeamMemberList: {
@@ -3622,7 +3622,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -3645,7 +3645,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -4785,7 +4785,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -4808,7 +4808,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5055,7 +5055,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5078,7 +5078,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5347,7 +5347,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5370,7 +5370,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5647,7 +5647,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5670,7 +5670,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5943,7 +5943,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5966,7 +5966,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -6446,7 +6446,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -6469,7 +6469,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -6707,7 +6707,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -6730,7 +6730,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -8011,7 +8011,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -8034,7 +8034,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -8893,7 +8893,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`, `payment.confirmation.malformed`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`, `payment.confirmation.malformed`.
              */
             400: {
                 headers: {
@@ -8916,7 +8916,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
                     };
                 };
             };
@@ -9801,7 +9801,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -9824,7 +9824,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -10153,7 +10153,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -10176,7 +10176,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -10509,7 +10509,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -10532,7 +10532,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -12072,7 +12072,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -12095,7 +12095,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -12428,7 +12428,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -12451,7 +12451,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -12972,7 +12972,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -12995,7 +12995,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -13738,7 +13738,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -13761,7 +13761,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14250,7 +14250,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14273,7 +14273,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14563,7 +14563,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14586,7 +14586,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14902,7 +14902,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14925,7 +14925,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15217,7 +15217,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15240,7 +15240,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15525,7 +15525,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15548,7 +15548,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15822,7 +15822,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15845,7 +15845,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -16329,7 +16329,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -16352,7 +16352,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -17325,7 +17325,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -17348,7 +17348,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -17907,7 +17907,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -17930,7 +17930,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -18253,7 +18253,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -18276,7 +18276,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -18565,7 +18565,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -18588,7 +18588,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
