@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleAdmin } from './console-session';
@@ -19,6 +20,8 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const FROM = '127.0.0.9';
 // The dates property sends with a valid key, from an address whose budget the first property's failed authentications did not spend.
 const DATES_FROM = '127.0.0.10';
+// The nesting property sends with valid credentials too: from an address of its own.
+const NESTING_FROM = '127.0.0.11';
 
 interface Op {
   method: string;
@@ -122,7 +125,26 @@ const farDate = fc.oneof(
 /** The names of the date fields in bodies and queries. */
 const DATE_FIELDS = ['start_date', 'birth_date', 'period', 'date', 'from', 'to', 'created_from', 'created_to', 'period_from', 'period_to', 'paid_at'];
 
+/**
+ * Bodies nested without bound (issue 40: 8 000 levels answered 500 on every write route): arrays, objects or
+ * both in turn, at and around the 64-level limit and far beyond it, alone or under a field of a real body.
+ */
+const nesting = fc
+  .record({
+    levels: fc.oneof(fc.constantFrom(63, 64, 65, 10_000), fc.integer({ min: 1, max: 20_000 })),
+    shape: fc.constantFrom('arrays', 'objects', 'mixed'),
+    under: fc.constantFrom('', 'travelers', 'contact', 'event_types'),
+  })
+  .map(({ levels, shape, under }) => {
+    const open = (i: number) => (shape === 'arrays' || (shape === 'mixed' && i % 2) ? '[' : '{"a":');
+    const close = (i: number) => (open(i) === '[' ? ']' : '}');
+    let text = '1';
+    for (let i = levels - 1; i >= 0; i--) text = `${open(i)}${text}${close(i)}`;
+    return { text: under ? `{"${under}":${text}}` : text, depth: levels + (under ? 1 : 0) };
+  });
+
 const body = fc.oneof(
+  nesting.map(({ text }) => ({ text })),
   fc.dictionary(fc.constantFrom(...DATE_FIELDS), farDate, { minKeys: 1 }).map((v) => ({ text: JSON.stringify(v) })),
   fc
     .record({ rate_pack_id: fc.uuid(), start_date: farDate, travelers: fc.constantFrom([{ age: 30 }], [{ birth_date: '0001-01-01' }]) })
@@ -244,6 +266,32 @@ describe('fuzz', () => {
       `fuzz: ${sent} requests over ${ops.length} operations (seed ${SEED}); statuses ${summary.join(', ')}; 5xx: ${[...statuses.keys()].filter((s) => s >= 500).length}`,
     );
     expect(sent).toBe(ops.length * perOp);
+  }, 600_000);
+
+  it('answers bodies nested at, around and far beyond the 64-level limit on every write route below 500: beyond it, request.body.too_deep', async () => {
+    const writes = ops.filter((op) => op.body && op.method !== 'GET');
+    expect(writes.length).toBeGreaterThan(20);
+    const seen = new Map<string, number>();
+    for (const op of writes) {
+      await fc.assert(
+        fc.asyncProperty(nesting, fc.constantFrom('test', 'live-signed', 'session'), async (n, auth) => {
+          const path = op.path.replace(/\{[^}]+\}/g, 'x1');
+          const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': randomUUID() };
+          if (auth === 'session') Object.assign(headers, { authorization: `Bearer ${session}`, 'x-environment': 'sandbox' });
+          if (auth === 'live-signed') Object.assign(headers, signatureHeaders(keys.live, op.method, path, n.text));
+          const key = auth === 'test' ? keys.test : auth === 'live-signed' ? keys.live : undefined;
+          const res = await api(op.method, path, { key, rawBody: n.text, headers, localAddress: NESTING_FROM });
+          const label = `${op.method} ${path} (${auth}, ${n.depth} levels): ${res.text.slice(0, 300)}`;
+          expect(res.status, label).toBeLessThan(500);
+          // Beyond the limit, a request that reaches the body's checks is refused for its depth; within it, never.
+          if (res.status === 400) expect(res.body.code === 'request.body.too_deep', label).toBe(n.depth > 64);
+          seen.set(res.body?.code ?? String(res.status), (seen.get(res.body?.code ?? String(res.status)) ?? 0) + 1);
+        }),
+        { seed: SEED, numRuns: 4, endOnFailure: true },
+      );
+    }
+    console.log(`fuzz nesting: ${writes.length * 4} requests over ${writes.length} write operations; answers ${JSON.stringify(Object.fromEntries(seen))}`);
+    expect(seen.get('request.body.too_deep')).toBeGreaterThan(writes.length);
   }, 600_000);
 
   it('answers far, ancient and impossible dates in every date query parameter of every route below 500', async () => {
