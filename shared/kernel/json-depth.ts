@@ -20,7 +20,8 @@ export function depthExceededAt(body: string | Uint8Array, max = MAX_JSON_DEPTH)
   for (let i = 0; i < body.length; i++) {
     const c = at(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character (\" among them)
+      // A backslash escapes the next character (\" among them).
+      if (c === 0x5c) i++;
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {

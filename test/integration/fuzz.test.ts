@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleAdmin } from './console-session';
-import { admin, api, newPartner, signatureHeaders } from './helpers';
+import { admin, api, newPartner, signatureHeaders, stackRuntime } from './helpers';
+import { type HostileRequest, hostileRequest, KNOWN_CRASHERS, localPorts } from './port-fuzz';
+import { rawRequest } from './raw-http';
 
 /**
  * Fuzzes every route of the OpenAPI document with generated invalid input:
@@ -318,5 +320,50 @@ describe('fuzz', () => {
       );
     }
     console.log(`fuzz dates: ${sent} requests over ${dated.map((op) => op.path).join(', ')}`);
+  }, 600_000);
+});
+
+/**
+ * Every port the local stack opens (issue 40, 2: one URL on the console's port ended the whole stack), found from its
+ * runtime file: the API and its gateway layer, the console, Cognito, S3, SQS, SES, the Scheduler and the layer in
+ * front of DynamoDB Local, each sent what the fuzzing found and generated hostile requests (malformed paths and
+ * percent-encodings, odd methods and versions, repeated, invalid and huge headers, truncated and undelimited bodies).
+ * An answer is never a crash: a status below 500 (or S3's 501 NotImplemented, an answer of S3's own), and none only
+ * when the client went away first. After each, the stack's process lives and the port answers a harmless request.
+ */
+describe("the local stack's ports", () => {
+  const PORT_RUNS = Number(process.env.PORT_FUZZ_RUNS ?? 20);
+
+  it(`answers what crashed it and ${PORT_RUNS} hostile requests on each of its ports without a crash, and still answers after each`, async () => {
+    const runtime = stackRuntime();
+    const ports = localPorts(runtime);
+    expect(ports.map((p) => p.name)).toEqual(['api', 'console', 'cognito', 's3', 'sqs', 'ses', 'scheduler', 'dynamodb']);
+    const alive = () => {
+      try {
+        process.kill(runtime.pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const sent = new Map<string, number>();
+    for (const port of ports) {
+      const check = async (r: HostileRequest) => {
+        const answer = await rawRequest(port.port, r.bytes, { truncated: r.leaves });
+        sent.set(port.name, (sent.get(port.name) ?? 0) + 1);
+        const label = `${port.name} (${port.port}): ${r.label.slice(0, 200)} answered ${answer.status ?? (answer.timedOut ? 'nothing in 5 s' : 'nothing')}: ${answer.text.slice(0, 200)}`;
+        if (!r.leaves) expect(answer.status, label).toBeDefined();
+        if (answer.status !== undefined) expect(answer.status < 500 || (port.name === 's3' && answer.status === 501), label).toBe(true);
+        expect(alive(), `the stack's process exited after ${label}`).toBe(true);
+        const probe = await rawRequest(port.port, port.probe);
+        expect(probe.status, `${port.name} after ${label}: ${probe.text.slice(0, 200)}`).toBeLessThan(500);
+      };
+      for (const r of KNOWN_CRASHERS) await check(r);
+      await fc.assert(fc.asyncProperty(hostileRequest(port), check), { seed: SEED, numRuns: PORT_RUNS, endOnFailure: true });
+    }
+    // Every port still answers, and the API serves a keyed request.
+    for (const port of ports) expect((await rawRequest(port.port, port.probe)).status, port.name).toBeLessThan(500);
+    expect((await api('GET', '/me', { key: keys.test })).status).toBe(200);
+    console.log(`fuzz ports: ${[...sent].map(([name, n]) => `${name} ${n}`).join(', ')} hostile requests (each followed by a probe); 0 crashes, 0 5xx`);
   }, 600_000);
 });
