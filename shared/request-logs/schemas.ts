@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { BoundedInstant, singleLine } from '../http/bounds';
-import { page, pageQuery } from '../http/schemas';
+import { page, pageQuery, RequestId } from '../http/schemas';
 import { ERROR_CODES } from '../kernel/errors';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/idempotency';
+import { isIdempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/idempotency';
 import { MAX_BODY_CHARS } from './redact';
 
 export const RequestLogBody = z
@@ -70,8 +70,11 @@ export const RequestLogQuery = pageQuery.extend({
   )
     .optional()
     .describe('Paths starting with this, e.g. /v1/bookings'),
-  request_id: singleLine(z.string().min(1).max(128)).optional().describe('One request id (X-Request-Id)'),
-  idempotency_key: singleLine(z.string().min(1).max(MAX_IDEMPOTENCY_KEY_LENGTH)).optional().describe('Requests sent with this Idempotency-Key'),
+  request_id: RequestId.optional().describe('One request id (X-Request-Id)'),
+  idempotency_key: singleLine(z.string().max(MAX_IDEMPOTENCY_KEY_LENGTH))
+    .refine(isIdempotencyKey, `an Idempotency-Key as the header takes it: not blank, at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`)
+    .optional()
+    .describe('Requests sent with this Idempotency-Key'),
   key: z
     .string()
     .regex(/^[a-z0-9]{12}$/, 'a key id: the 12 characters after sk_live_ or sk_test_')
@@ -81,4 +84,4 @@ export const RequestLogQuery = pageQuery.extend({
   occurred_to: BoundedInstant.optional().describe('Requests received at or before this instant'),
 });
 
-export const RequestLogParams = z.object({ request_id: singleLine(z.string().min(1).max(128)).describe('The request id (X-Request-Id)') });
+export const RequestLogParams = z.object({ request_id: RequestId.describe('The request id (X-Request-Id)') });

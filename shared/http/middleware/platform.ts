@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import { REAUTH_AFTER_SECONDS } from '../../identity/session';
 import { ApiError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
+import { isIdempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
 import {
   checkTimestamp,
   type SignedParts,
@@ -23,7 +23,7 @@ function idempotencyKeyOf(event: ApiEvent): string {
   const key = headerValue(event, 'idempotency-key');
   if (key === undefined)
     throw new ApiError('idempotency.key.missing', 'Writes need an Idempotency-Key header (a UUID v4 per logical operation is recommended).');
-  if (key.trim() === '' || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+  if (!isIdempotencyKey(key)) {
     throw new ApiError('idempotency.key.invalid', `Idempotency-Key must be a non-blank string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`, {
       length: key.length,
     });
