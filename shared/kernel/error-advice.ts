@@ -69,7 +69,10 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
     retry: 'fix',
     todo: 'Sign with `X-Signature-Version: 2`, which signs the Idempotency-Key and never collides; under version 1, sign each new request with a later `X-Timestamp`. A retry keeps its Idempotency-Key (then it gets the replay, not this).',
   },
-  'auth.environment.live_required': { retry: 'fix', todo: 'Team changes reach production: make them with a live key (signed) or a live console session.' },
+  'auth.environment.live_required': {
+    retry: 'fix',
+    todo: 'Team changes reach production: make them with a live key (signed) or a live console session. A sign-out (POST /me/sign-out) with a key needs a live key too; the console signs out from either environment.',
+  },
   'auth.session.invalid': { retry: 'fix', todo: 'Console: sign in again. The session expired, was signed out, or its member was disabled or removed.' },
   'auth.session.environment_required': { retry: 'fix', todo: 'Console sessions send `X-Environment: sandbox` or `X-Environment: live` with every request.' },
   'auth.session.reauthentication_required': {

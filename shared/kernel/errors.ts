@@ -38,7 +38,10 @@ export const ERROR_CODES = {
     description:
       'Version 1 signing only: this signature was already accepted with another Idempotency-Key within the 300 s window (a replay, or an identical request signed in the same second). Sign with X-Signature-Version: 2, which also signs the Idempotency-Key.',
   },
-  'auth.environment.live_required': { status: 403, description: 'The change reaches production (team roles): it needs a live key, and a signature.' },
+  'auth.environment.live_required': {
+    status: 403,
+    description: 'The change reaches production (team roles; with a key, ending console sessions): it needs a live key, and a signature.',
+  },
   'auth.session.invalid': {
     status: 401,
     description: 'A console session token that is malformed, expired or signed out, or whose member is disabled or removed.',

@@ -289,6 +289,22 @@ describe('the API with a console session', () => {
     expect((await api('GET', '/me', { headers: sessionHeaders(again, 'live') })).status).toBe(200);
   });
 
+  it('a sandbox key cannot end live sessions: POST /me/sign-out with sk_test_ is a 403, with a signed live key it signs out', async () => {
+    const p = await newPartner();
+    const { session } = await consoleAdmin(p);
+    await new Promise((r) => setTimeout(r, 1100));
+    const refused = await write('POST', '/me/sign-out', p.test_key, {});
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'auth.environment.live_required', details: { environment: 'test' } });
+    // Nothing changed: the session still works in both environments.
+    for (const env of ['sandbox', 'live'] as const) expect((await api('GET', '/me', { headers: sessionHeaders(session, env) })).status).toBe(200);
+    const out = await write('POST', '/me/sign-out', p.live_key, {});
+    expect(out.status, out.text).toBe(200);
+    expect((await api('GET', '/me', { headers: sessionHeaders(session, 'live') })).body.code).toBe('auth.session.invalid');
+    // The key itself keeps working.
+    expect((await api('GET', '/me', { key: p.live_key })).status).toBe(200);
+  });
+
   it('a TOTP sign-in refreshes (auth_time and origin_jti kept); a sign-out ends its own sign-in even within the same second', async () => {
     const p = await newPartner();
     const { user } = await consoleAdmin(p);

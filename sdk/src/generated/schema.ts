@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * End every console session of the calling member (the console's sign-out)
-         * @description Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With an API key, it signs the key's member out of the console; the key keeps working. A console session may call it from either environment, and needs no recent sign-in for it.
+         * @description Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With a live API key (signed, as every live write), it signs the key's member out of the console; the key keeps working. A sandbox key is refused with 403 auth.environment.live_required: the sessions it would end act in production too, and a sandbox key never changes production. A console session may call it from either environment, and needs no recent sign-in for it.
          */
         post: operations["signOut"];
         delete?: never;
@@ -3682,7 +3682,7 @@ export interface operations {
             /**
              * @description The key's member lacks the required scope, or the operation is refused for this caller.
              *
-             *     Codes: `auth.scope.insufficient`.
+             *     Codes: `auth.scope.insufficient`, `auth.environment.live_required`.
              */
             403: {
                 headers: {
@@ -3705,7 +3705,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "auth.scope.insufficient";
+                        code: "auth.scope.insufficient" | "auth.environment.live_required";
                     };
                 };
             };

@@ -48,9 +48,10 @@ function signedParts(event: ApiEvent, timestamp: string): SignedParts {
 /**
  * The rules every keyed route shares, in order: API key and rate limit
  * (headers on every keyed response), sandbox-only routes (404 to live keys),
- * scope, the live-only rule, the request signature of live writes, the
- * Idempotency-Key of writes, and a version 1 live signature is accepted once
- * (its retry with the same Idempotency-Key aside).
+ * scope, the live-only rules (a sandbox key never changes production), the
+ * request signature of live writes, the Idempotency-Key of writes, and a
+ * version 1 live signature is accepted once (its retry with the same
+ * Idempotency-Key aside).
  */
 export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   return {
@@ -73,8 +74,10 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
           role: principal.role,
         });
       }
-      if (def.liveOnly && principal.env !== 'live') {
-        throw new ApiError('auth.environment.live_required', `${def.liveOnly} Use a live key (sk_live_), and sign the request.`, {
+      // A sandbox key never changes production: refused where the change reaches it.
+      const liveRequired = def.liveOnly ?? (principal.via === 'api_key' ? def.liveKeysOnly : undefined);
+      if (liveRequired && principal.env !== 'live') {
+        throw new ApiError('auth.environment.live_required', `${liveRequired} Use a live key (sk_live_), and sign the request.`, {
           environment: principal.env,
         });
       }
