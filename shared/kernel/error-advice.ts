@@ -188,6 +188,10 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
     retry: 'wait',
     todo: 'Nothing was changed. Wait `Retry-After`, then send the same request with the same Idempotency-Key: it runs again (one system should rotate a secret, not several at once).',
   },
+  'webhook.send.budget_exceeded': {
+    retry: 'wait',
+    todo: 'Nothing was sent. Wait `Retry-After` seconds, then send the same request (same Idempotency-Key). To re-send many failed deliveries, use POST /webhooks/{id}/recover: one call, each event once.',
+  },
   'clock.advance.backwards': {
     retry: 'fix',
     todo: "Read the clock (GET /test-helpers/clock) and advance to a time after its `now`. To start again from real time, use another partner's sandbox: a clock never goes back.",

@@ -141,6 +141,12 @@ export const ERROR_CODES = {
       'POST /webhooks/{id}/rotate-secret lost to other rotations of the same endpoint at the same moment; nothing was changed: retry shortly (Retry-After) with the same Idempotency-Key.',
     transient: true,
   },
+  'webhook.send.budget_exceeded': {
+    status: 429,
+    description:
+      'A replay or a test send beyond the budget of manual sends a minute, to one endpoint or to all the endpoints of the environment (`details.scope`, `details.limit_per_minute`); nothing was sent: retry after Retry-After.',
+    transient: true,
+  },
   'clock.advance.backwards': {
     status: 422,
     description: "POST /test-helpers/clock/advance: `to` is not after the sandbox clock's `now`; the clock only moves forward (`details.now`).",

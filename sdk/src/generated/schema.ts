@@ -775,7 +775,7 @@ export interface paths {
         put?: never;
         /**
          * Re-drive one delivery: a PENDING one is attempted now; a DELIVERED or FAILED one gets a new delivery of the same event
-         * @description The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped).
+         * @description The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped). Replays and test sends share a budget: 20 a minute to one endpoint, 60 to all the endpoints of the environment; beyond it, 429 webhook.send.budget_exceeded with Retry-After, and nothing is sent.
          */
         post: operations["replayWebhookDelivery"];
         delete?: never;
@@ -883,7 +883,7 @@ export interface paths {
         put?: never;
         /**
          * Send an example event of a type (test: true) now; it is listed in the delivery log as a test send
-         * @description The endpoint has 8 seconds to answer. The test send is attempted once, never retried.
+         * @description The endpoint has 8 seconds to answer. The test send is attempted once, never retried. Replays and test sends share a budget: 20 a minute to one endpoint, 60 to all the endpoints of the environment; beyond it, 429 webhook.send.budget_exceeded with Retry-After, and nothing is sent.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -13918,7 +13918,7 @@ export interface operations {
             /**
              * @description Rate limit exceeded.
              *
-             *     Codes: `rate_limit.exceeded`.
+             *     Codes: `rate_limit.exceeded`, `webhook.send.budget_exceeded`.
              */
             429: {
                 headers: {
@@ -13942,7 +13942,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "rate_limit.exceeded";
+                        code: "rate_limit.exceeded" | "webhook.send.budget_exceeded";
                     };
                 };
             };
@@ -16002,7 +16002,7 @@ export interface operations {
             /**
              * @description Rate limit exceeded.
              *
-             *     Codes: `rate_limit.exceeded`.
+             *     Codes: `rate_limit.exceeded`, `webhook.send.budget_exceeded`.
              */
             429: {
                 headers: {
@@ -16026,7 +16026,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "rate_limit.exceeded";
+                        code: "rate_limit.exceeded" | "webhook.send.budget_exceeded";
                     };
                 };
             };
