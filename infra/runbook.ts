@@ -21,6 +21,7 @@ export const RUNBOOK = {
   mailFailed: 'SES refuses e-mail',
   sesReputation: 'The SES bounce or complaint rate is high',
   tzData: "The runtime's time-zone data differs",
+  asyncFailed: 'An asynchronous event failed',
 } as const;
 
 export type RunbookSection = keyof typeof RUNBOOK;

@@ -90,6 +90,8 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
   readonly distribution: Distribution;
   /** https://<distribution domain>: the console's origin, the one CORS allows. */
   readonly consoleOrigin: string;
+  /** The pool's CustomMessage trigger (Cognito invokes it synchronously: no retry, no destination, an error alarm). */
+  readonly invitationMessage: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: ConsoleProps) {
     super(scope, id);
@@ -192,17 +194,17 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
     // The pool's template cannot name the bank or who invited: this trigger writes the invitation from the
     // pending invitation the service leaves for the invitee's address (AWS gives AdminCreateUser's ClientMetadata
     // to the pre sign-up trigger only). It reads those items only; Cognito may invoke it for this pool only.
-    const invitationMessage = new ServiceFunction(this, 'InvitationMessage', {
+    this.invitationMessage = new ServiceFunction(this, 'InvitationMessage', {
       entry: INVITATION_MESSAGE_TRIGGER,
       description: 'Console invitation e-mail: names the bank and the member who invited (Cognito CustomMessage trigger)',
       // Cognito waits 5 s for a trigger, then fails the invitation: a longer timeout would only run on unseen.
       timeout: Duration.seconds(5),
     });
-    invitationMessage.addEnvironment('CONSOLE_URL', `${this.consoleOrigin}${CONSOLE_PATH}`);
-    invitationMessage.bind({
+    this.invitationMessage.addEnvironment('CONSOLE_URL', `${this.consoleOrigin}${CONSOLE_PATH}`);
+    this.invitationMessage.bind({
       tables: [{ table: props.accessTable, def: TABLES.access, access: 'read', readLeadingKeys: INVITATION_LEADING_KEYS, getItemOnly: true }],
     });
-    this.userPool.addTrigger(UserPoolOperation.CUSTOM_MESSAGE, invitationMessage);
+    this.userPool.addTrigger(UserPoolOperation.CUSTOM_MESSAGE, this.invitationMessage);
     this.client = this.userPool.addClient('ConsoleClient', {
       userPoolClientName: 'partner-console',
       // A browser app cannot keep a secret.

@@ -29,6 +29,7 @@ import { JOBS, type JobDef, QUEUES, type QueueDef } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
 import { oncallOf } from '../oncall';
 import { RUNBOOK, RUNBOOK_PAGE, type RunbookSection, runbookAnchor } from '../runbook';
+import type { AsyncTarget } from './async-invocation';
 import { RETAINED } from './retained';
 
 export interface MonitoringProps {
@@ -45,6 +46,10 @@ export interface MonitoringProps {
   routes?: RouteDef[];
   queueDefs?: Record<string, QueueDef>;
   jobs?: JobDef[];
+  /** Every asynchronously invoked function (shared/async-invocations.ts key -> its function and on-failure queue). */
+  asyncFunctions?: Record<string, AsyncTarget>;
+  /** Functions AWS services invoke outside the API, the queues and the jobs (the request log's consumer, Cognito's trigger): name -> function. */
+  serviceInvoked?: Record<string, IFunction>;
 }
 
 /** Thresholds, one place; the runbook page (RUNBOOK_PAGE) gives the reason of each. */
@@ -80,6 +85,8 @@ export const THRESHOLDS = {
   sesComplaintRate: 0.0005,
   /** A runtime whose time-zone data differs from the bundled rules, reported within the hour (each process reports hourly). */
   tzDataMismatch: 1,
+  /** Records on an on-failure queue (or lost on the way there): each is an event whose work did not happen. */
+  asyncFailures: 1,
 } as const;
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -309,6 +316,7 @@ export class MonitoringConstruct extends Construct {
       ...Object.entries(props.routeFunctions),
       ['Fallback', props.fallback],
       ...Object.entries(props.consumers).map(([q, f]): [string, IFunction] => [`${q}Consumer`, f]),
+      ...Object.entries(props.serviceInvoked ?? {}),
     ];
     for (const [name, fn] of fns) {
       alarm(`${name}LambdaErrors`, {
@@ -385,6 +393,25 @@ export class MonitoringConstruct extends Construct {
         "read the warning 'the runtime's time-zone data differs' (runtime_tz, rules, first_difference); if IANA published a change the rules lack, bump moment-timezone and deploy; if the runtime is behind, wait for Lambda's update or pin it.",
       runbook: 'tzData',
     });
+    // Asynchronous invocations: an event Lambda gave up on, on the function's on-failure queue, or lost because
+    // Lambda could not put it there (DestinationDeliveryFailures: a missing grant, a record too large).
+    for (const [key, { fn, def, onFailure }] of Object.entries(props.asyncFunctions ?? {})) {
+      alarm(`${key}AsyncFailures`, {
+        metric: new MathExpression({
+          expression: 'MAX([FILL(visible, 0), FILL(lost, 0)])',
+          usingMetrics: {
+            visible: onFailure.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(1) }),
+            lost: fn.metric('DestinationDeliveryFailures', { statistic: 'Sum', period: Duration.minutes(1) }),
+          },
+          period: Duration.minutes(1),
+          label: `${key} failed asynchronous events`,
+        }),
+        threshold: THRESHOLDS.asyncFailures,
+        what: `An asynchronous invocation of ${key} (${def.entry}) failed its 3 attempts or outlived its maximum age (${def.maxEventAgeSeconds / 60} min): its invocation record (the event, the error) is on its on-failure queue, or was lost on the way.`,
+        action: "read the records (requestContext.condition, responsePayload's error, requestPayload), fix the cause, re-drive each event, then delete it.",
+        runbook: 'asyncFailed',
+      });
+    }
 
     // Every scheduled job: a failed run, and no successful run since its last scheduled time.
     for (const job of jobs) {
@@ -584,6 +611,18 @@ export class MonitoringConstruct extends Construct {
         8,
       ),
     );
+
+    // Asynchronous invocations Lambda gave up on, per function.
+    const asyncFns = Object.entries(props.asyncFunctions ?? {});
+    if (asyncFns.length) {
+      d.addWidgets(
+        graph(
+          'Asynchronous invocations: records on the on-failure queues',
+          asyncFns.map(([key, t]) => t.onFailure.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: key })),
+          24,
+        ),
+      );
+    }
 
     // Storage.
     d.addWidgets(

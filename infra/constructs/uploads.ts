@@ -1,7 +1,7 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Distribution, ResponseHeadersPolicy, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, ObjectLockRetention, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -28,7 +28,7 @@ export class UploadsConstruct extends Construct {
   /** Public base URLs of the served prefixes, by bucket key. */
   readonly servedUrls: Record<string, string> = {};
   readonly distributions: Record<string, Distribution> = {};
-  /** The bucket of the S3 server access logs and CloudFront standard logs (ACLs enabled for CloudFront's log delivery). */
+  /** The bucket of the S3 server access logs (allowed by its bucket policy) and CloudFront standard logs (allowed by ACL). */
   accessLogs?: Bucket;
 
   constructor(scope: Construct, id: string, props: { buckets?: Record<string, BucketDef>; queues?: Record<string, IQueue> } = {}) {
@@ -36,6 +36,11 @@ export class UploadsConstruct extends Construct {
     const defs = Object.entries(props.buckets ?? BUCKETS);
     if (defs.length === 0) return;
     const accessLogs = new Bucket(this, 'AccessLogs', {
+      // CloudFront's standard logging (legacy) delivers by ACL and refuses a bucket whose ACLs are disabled (Object
+      // Ownership 'bucket owner enforced', S3's default for a new bucket). S3 server access logs need no ACL: CDK
+      // grants logging.s3.amazonaws.com in the bucket policy (@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy).
+      // https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/standard-logging-legacy-s3.html
+      objectOwnership: ObjectOwnership.OBJECT_WRITER,
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
@@ -124,7 +129,7 @@ export class UploadsConstruct extends Construct {
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         responseHeadersPolicy,
       },
-      // CloudFront standard logs beside the buckets' access logs (the log bucket has ACLs, which CloudFront's log delivery needs).
+      // CloudFront standard logs beside the buckets' access logs (the log bucket keeps ACLs, which CloudFront's log delivery needs).
       enableLogging: true,
       logBucket: this.accessLogs,
       logFilePrefix: `cloudfront/${key}/`,

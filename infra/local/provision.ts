@@ -16,9 +16,11 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ASYNC_INVOCATIONS, ON_FAILURE_RETENTION_DAYS, onFailureQueueName } from '../../shared/async-invocations';
 import { BUCKETS, type BucketCors, retentionDays } from '../../shared/buckets';
 import { TABLES, type TableDef } from '../../shared/db/tables';
 import { QUEUES } from '../../shared/queues';
+import { queueArnOfUrl } from './iam/requests';
 
 const S = 'S' as const;
 
@@ -107,6 +109,26 @@ export async function provisionQueues(sqs: SQSClient): Promise<Record<string, Pr
     );
     const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: main.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
     out[key] = { name: q.name, url: main.QueueUrl!, arn, dlqUrl: dlq.QueueUrl! };
+  }
+  return out;
+}
+
+/** A queue of the local SQS server with its URL and ARN (the one the IAM layer names it by: infra/local/iam/requests.ts). */
+export interface LocalQueue {
+  name: string;
+  url: string;
+  arn: string;
+}
+
+/** Creates the on-failure queue of every asynchronously invoked function (shared/async-invocations.ts), by key. */
+export async function provisionOnFailureQueues(sqs: SQSClient): Promise<Record<string, LocalQueue>> {
+  const out: Record<string, LocalQueue> = {};
+  for (const def of ASYNC_INVOCATIONS) {
+    const name = onFailureQueueName(def.key);
+    const { QueueUrl } = await sqs.send(
+      new CreateQueueCommand({ QueueName: name, Attributes: { MessageRetentionPeriod: String(ON_FAILURE_RETENTION_DAYS * 86_400) } }),
+    );
+    out[def.key] = { name, url: QueueUrl!, arn: queueArnOfUrl(QueueUrl!) };
   }
   return out;
 }
