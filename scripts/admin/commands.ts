@@ -636,7 +636,7 @@ export const COMMANDS: Record<string, Command> = {
   'webhooks:replay': {
     usage: 'webhooks:replay --delivery DELIVERY_ID',
     description:
-      "Re-drive one webhook delivery of any partner (a dead letter, after its cause is fixed): the same event to the same endpoint as a new delivery, as the partner's POST /webhooks/deliveries/{id}/replay does.",
+      "Re-drive one webhook delivery of any partner (a dead letter, after its cause is fixed): the same event to the same endpoint as a new delivery, as the partner's POST /webhooks/deliveries/{id}/replay does, without spending the partner's budget of replays and test sends.",
     output: '`{delivery_id, replay_of, partner_id, environment, status}`.',
     flags: z.object({ delivery: z.uuid().describe('The delivery id (of a dead letter).') }),
     async run(f) {
