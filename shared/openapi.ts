@@ -30,7 +30,7 @@ export function errorCodesOf(r: RouteDef): Record<string, ErrorCode[]> {
     add('auth.timestamp.missing', 'auth.timestamp.skew', 'auth.signature.invalid', 'auth.signature.replayed');
     add('idempotency.key.reused', 'idempotency.request.in_progress', 'request.body.too_large');
   }
-  if (r.liveOnly) add('auth.environment.live_required');
+  if (r.liveOnly || r.liveKeysOnly) add('auth.environment.live_required');
   if (r.sandboxOnly) add('request.route.not_found');
   if (r.request?.params) add('resource.not_found');
   add(...(r.errors ?? []), 'internal.error');

@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * End every console session of the calling member (the console's sign-out)
-         * @description Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With an API key, it signs the key's member out of the console; the key keeps working. A console session may call it from either environment, and needs no recent sign-in for it.
+         * @description Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With a live API key (signed, as every live write), it signs the key's member out of the console; the key keeps working. A sandbox key is refused with 403 auth.environment.live_required: the sessions it would end act in production too, and a sandbox key never changes production. A console session may call it from either environment, and needs no recent sign-in for it.
          */
         post: operations["signOut"];
         delete?: never;
@@ -775,7 +775,7 @@ export interface paths {
         put?: never;
         /**
          * Re-drive one delivery: a PENDING one is attempted now; a DELIVERED or FAILED one gets a new delivery of the same event
-         * @description The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped).
+         * @description The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped). Replays and test sends share a budget: 20 a minute to one endpoint, 60 to all the endpoints of the environment; beyond it, 429 webhook.send.budget_exceeded with Retry-After, and nothing is sent.
          */
         post: operations["replayWebhookDelivery"];
         delete?: never;
@@ -883,7 +883,7 @@ export interface paths {
         put?: never;
         /**
          * Send an example event of a type (test: true) now; it is listed in the delivery log as a test send
-         * @description The endpoint has 8 seconds to answer. The test send is attempted once, never retried.
+         * @description The endpoint has 8 seconds to answer. The test send is attempted once, never retried. Replays and test sends share a budget: 20 a minute to one endpoint, 60 to all the endpoints of the environment; beyond it, 429 webhook.send.budget_exceeded with Retry-After, and nothing is sent.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -3687,7 +3687,7 @@ export interface operations {
             /**
              * @description The key's member lacks the required scope, or the operation is refused for this caller.
              *
-             *     Codes: `auth.scope.insufficient`.
+             *     Codes: `auth.scope.insufficient`, `auth.environment.live_required`.
              */
             403: {
                 headers: {
@@ -3710,7 +3710,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "auth.scope.insufficient";
+                        code: "auth.scope.insufficient" | "auth.environment.live_required";
                     };
                 };
             };
@@ -13931,7 +13931,7 @@ export interface operations {
             /**
              * @description Rate limit exceeded.
              *
-             *     Codes: `rate_limit.exceeded`.
+             *     Codes: `rate_limit.exceeded`, `webhook.send.budget_exceeded`.
              */
             429: {
                 headers: {
@@ -13955,7 +13955,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "rate_limit.exceeded";
+                        code: "rate_limit.exceeded" | "webhook.send.budget_exceeded";
                     };
                 };
             };
@@ -16015,7 +16015,7 @@ export interface operations {
             /**
              * @description Rate limit exceeded.
              *
-             *     Codes: `rate_limit.exceeded`.
+             *     Codes: `rate_limit.exceeded`, `webhook.send.budget_exceeded`.
              */
             429: {
                 headers: {
@@ -16039,7 +16039,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "rate_limit.exceeded";
+                        code: "rate_limit.exceeded" | "webhook.send.budget_exceeded";
                     };
                 };
             };
