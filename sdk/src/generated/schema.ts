@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * End every console session of the calling member (the console's sign-out)
-         * @description Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With an API key, it signs the key's member out of the console; the key keeps working. A console session may call it from either environment, and needs no recent sign-in for it.
+         * @description Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With a live API key (signed, as every live write), it signs the key's member out of the console; the key keeps working. A sandbox key is refused with 403 auth.environment.live_required: the sessions it would end act in production too, and a sandbox key never changes production. A console session may call it from either environment, and needs no recent sign-in for it.
          */
         post: operations["signOut"];
         delete?: never;
@@ -775,7 +775,7 @@ export interface paths {
         put?: never;
         /**
          * Re-drive one delivery: a PENDING one is attempted now; a DELIVERED or FAILED one gets a new delivery of the same event
-         * @description The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped).
+         * @description The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped). Replays and test sends share a budget: 20 a minute to one endpoint, 60 to all the endpoints of the environment; beyond it, 429 webhook.send.budget_exceeded with Retry-After, and nothing is sent.
          */
         post: operations["replayWebhookDelivery"];
         delete?: never;
@@ -883,7 +883,7 @@ export interface paths {
         put?: never;
         /**
          * Send an example event of a type (test: true) now; it is listed in the delivery log as a test send
-         * @description The endpoint has 8 seconds to answer. The test send is attempted once, never retried.
+         * @description The endpoint has 8 seconds to answer. The test send is attempted once, never retried. Replays and test sends share a budget: 20 a minute to one endpoint, 60 to all the endpoints of the environment; beyond it, 429 webhook.send.budget_exceeded with Retry-After, and nothing is sent.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1451,7 +1451,7 @@ export interface components {
             sha256: string | null;
             /** @description true when content stops at 8192 characters */
             truncated: boolean;
-            /** @description Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field, a larger body than the service reads is not read */
+            /** @description Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field, a larger body than the service reads is not read, one nested more than 64 levels deep is not walked */
             omitted?: string;
         };
         TeamMemberList: {
@@ -3649,7 +3649,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -3672,7 +3672,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -3709,7 +3709,7 @@ export interface operations {
             /**
              * @description The key's member lacks the required scope, or the operation is refused for this caller.
              *
-             *     Codes: `auth.scope.insufficient`.
+             *     Codes: `auth.scope.insufficient`, `auth.environment.live_required`.
              */
             403: {
                 headers: {
@@ -3732,7 +3732,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "auth.scope.insufficient";
+                        code: "auth.scope.insufficient" | "auth.environment.live_required";
                     };
                 };
             };
@@ -4824,7 +4824,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -4847,7 +4847,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5094,7 +5094,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5117,7 +5117,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5386,7 +5386,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5409,7 +5409,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5686,7 +5686,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5709,7 +5709,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5982,7 +5982,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -6005,7 +6005,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -6485,7 +6485,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -6508,7 +6508,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -6746,7 +6746,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -6769,7 +6769,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -8050,7 +8050,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -8073,7 +8073,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -8933,7 +8933,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`, `payment.confirmation.malformed`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`, `payment.confirmation.malformed`.
              */
             400: {
                 headers: {
@@ -8956,7 +8956,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
                     };
                 };
             };
@@ -9843,7 +9843,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -9866,7 +9866,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -10196,7 +10196,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -10219,7 +10219,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -10553,7 +10553,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -10576,7 +10576,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -12116,7 +12116,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -12139,7 +12139,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -12472,7 +12472,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -12495,7 +12495,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -13016,7 +13016,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -13039,7 +13039,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -13798,7 +13798,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -13821,7 +13821,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -13978,7 +13978,7 @@ export interface operations {
             /**
              * @description Rate limit exceeded.
              *
-             *     Codes: `rate_limit.exceeded`.
+             *     Codes: `rate_limit.exceeded`, `webhook.send.budget_exceeded`.
              */
             429: {
                 headers: {
@@ -14002,7 +14002,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "rate_limit.exceeded";
+                        code: "rate_limit.exceeded" | "webhook.send.budget_exceeded";
                     };
                 };
             };
@@ -14310,7 +14310,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14333,7 +14333,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14623,7 +14623,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14646,7 +14646,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14962,7 +14962,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14985,7 +14985,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15277,7 +15277,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15300,7 +15300,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15585,7 +15585,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15608,7 +15608,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15882,7 +15882,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15905,7 +15905,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -16062,7 +16062,7 @@ export interface operations {
             /**
              * @description Rate limit exceeded.
              *
-             *     Codes: `rate_limit.exceeded`.
+             *     Codes: `rate_limit.exceeded`, `webhook.send.budget_exceeded`.
              */
             429: {
                 headers: {
@@ -16086,7 +16086,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "rate_limit.exceeded";
+                        code: "rate_limit.exceeded" | "webhook.send.budget_exceeded";
                     };
                 };
             };
@@ -16389,7 +16389,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -16412,7 +16412,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -17387,7 +17387,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -17410,7 +17410,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -17969,7 +17969,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -17992,7 +17992,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -18315,7 +18315,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -18338,7 +18338,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -18627,7 +18627,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -18650,7 +18650,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
