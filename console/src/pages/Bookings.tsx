@@ -337,7 +337,7 @@ function BookingEvents({ booking: b }: { booking: Booking }) {
             header: 'Deliveries',
             cell: (e) => {
               const list = byEvent.get(e.id) ?? [];
-              if (deliveries.isPending) return <span className="muted">…</span>;
+              if (deliveries.isPending) return <span className="muted">loading…</span>;
               if (list.length === 0) return <span className="muted">none: no endpoint received this event type then</span>;
               return (
                 <ul className="plain">
