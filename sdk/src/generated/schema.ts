@@ -1437,13 +1437,13 @@ export interface components {
             response_body: components["schemas"]["RequestLogBody"] | null;
         };
         RequestLogBody: {
-            /** @description The body parsed, redacted and written again as compact JSON (content_form), cut at 8192 characters: not the bytes received (spacing, escapes and number forms may differ), so its hash is not theirs; what the log does not keep is a marker such as [personal 12 bytes sha256:3bc51062]. null when it is not kept */
+            /** @description The body parsed, redacted and written again as compact JSON (content_form), cut at 8192 characters: not the bytes themselves (spacing, escapes and number forms may differ), so its hash is not theirs; what the log does not keep is a marker such as [personal 12 bytes sha256:3bc51062]. null when it is not kept */
             content: string | null;
             /** @description reserialized_redacted: content is the body re-serialized from its parsed JSON, and redacted; null without content */
             content_form: "reserialized_redacted" | null;
-            /** @description The size of the body as received, in bytes */
+            /** @description The size of the body in bytes, as received (a request) or sent (an answer) */
             bytes: number;
-            /** @description SHA-256 of the body as received (hex): what a signature covers (signature.body_sha256), to compare with what your code hashed; null for an entry written before it was recorded */
+            /** @description SHA-256 (hex) of the body as received (a request) or sent (an answer): a request's is what its signature covers (signature.body_sha256), to compare with what your code hashed; null for an entry written before it was recorded */
             sha256: string | null;
             /** @description true when content stops at 8192 characters */
             truncated: boolean;
@@ -1912,13 +1912,17 @@ export interface components {
         CancellationQuote: {
             booking_number: string;
             status: components["schemas"]["BookingStatus"];
+            /** @description Whether POST /bookings/{booking_number}/cancel would cancel it now: false once CANCELLED or COMPLETED, or once the adventure has started */
             cancellable: boolean;
             /** @constant */
             currency: "MAD";
             amount_paid: components["schemas"]["Money"];
-            refundable_amount: components["schemas"]["Money"];
-            fee_amount: components["schemas"]["Money"];
-            refund_percent: number;
+            /** @description What cancelling now refunds; null when cancellable is false (nothing can be cancelled, no refund is available) */
+            refundable_amount: components["schemas"]["Money"] | null;
+            /** @description What cancelling now keeps; null when cancellable is false */
+            fee_amount: components["schemas"]["Money"] | null;
+            /** @description null when cancellable is false */
+            refund_percent: number | null;
             hours_before_start: number;
             policy: {
                 code: string;
@@ -1928,11 +1932,12 @@ export interface components {
                     refund_percent: number;
                 }[];
             };
+            /** @description The rule of the policy that applies now; null when cancellable is false, or when no rule applies */
             applied_rule: {
                 hours_before: number;
                 refund_percent: number;
             } | null;
-            /** @description The preview holds until then (the next threshold of the policy) */
+            /** @description The preview holds until then (the next threshold of the policy); null when cancellable is false, or when no threshold is left before the start */
             valid_until: string | null;
             /** Format: date-time */
             computed_at: string;
