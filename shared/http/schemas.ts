@@ -42,6 +42,14 @@ export const PageMeta = z
 
 export const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PageMeta });
 
+/** An API key's id, the 12 characters after sk_live_ / sk_test_: `key_id` wherever the API names a key. */
+export const KeyId = pub(z.string()).describe("Key id: the 12 characters after sk_live_ / sk_test_ (the key's public prefix)");
+/** An older name of a key id, answered beside it with the same value; marked deprecated in the OpenAPI document. */
+export function keyIdAlias(name: string, nullable?: 'nullable') {
+  const meta = { deprecated: true, description: `Deprecated alias of ${name}, same value: kept for integrations that read it; read ${name}.` };
+  return nullable ? pub(z.string()).nullable().meta(meta) : pub(z.string()).meta(meta);
+}
+
 export const Health = z.object({ status: pub(z.literal('ok')) }).meta({ id: 'Health' });
 
 /** The body of a write that takes no fields: none at all, or `{}` (the service takes an empty body as {}). */

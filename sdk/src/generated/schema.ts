@@ -1310,7 +1310,12 @@ export interface components {
             via: "api_key" | "console";
             /** @description The calling key; null for a console session. */
             key: {
-                /** @description Key id: the prefix after sk_live_ / sk_test_ */
+                /** @description Key id: the 12 characters after sk_live_ / sk_test_ (the key's public prefix) */
+                key_id: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated alias of key_id, same value: kept for integrations that read it; read key_id.
+                 */
                 id: string;
                 /** Format: date-time */
                 created_at: string;
@@ -1367,7 +1372,12 @@ export interface components {
             occurred_at: string;
             /** Format: uuid */
             member_id: string;
-            /** @description The key that made the write; null when a member made it through the console. */
+            /** @description The key that made the write (its key id); null when a member made it through the console. */
+            key_id: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated alias of key_id, same value: kept for integrations that read it; read key_id.
+             */
             key_prefix: string | null;
             /**
              * @description api_key, or console: a signed-in member through the partner console.
@@ -1421,7 +1431,7 @@ export interface components {
             replay_of: string | null;
             /** @enum {string} */
             via: "api_key" | "console";
-            /** @description The id (prefix) of the API key; null for a console session */
+            /** @description The key id of the API key; null for a console session */
             key_id: string | null;
             /** @description The member the key or console session belongs to */
             member_id: string;
@@ -1523,7 +1533,12 @@ export interface components {
             meta: components["schemas"]["PageMeta"];
         };
         ApiKey: {
-            /** @description Key id, the public prefix of the key */
+            /** @description Key id: the 12 characters after sk_live_ / sk_test_ (the key's public prefix) */
+            key_id: string;
+            /**
+             * @deprecated
+             * @description Deprecated alias of key_id, same value: kept for integrations that read it; read key_id.
+             */
             id: string;
             /** @description What the partner calls the key, for example the system that holds it; null if it gave none */
             name: string | null;
@@ -1541,7 +1556,12 @@ export interface components {
             last_used_at: string | null;
         };
         ApiKeyWithSecret: {
-            /** @description Key id, the public prefix of the key */
+            /** @description Key id: the 12 characters after sk_live_ / sk_test_ (the key's public prefix) */
+            key_id: string;
+            /**
+             * @deprecated
+             * @description Deprecated alias of key_id, same value: kept for integrations that read it; read key_id.
+             */
             id: string;
             /** @description What the partner calls the key, for example the system that holds it; null if it gave none */
             name: string | null;
@@ -3406,6 +3426,7 @@ export interface operations {
                      *       "test_mode": true,
                      *       "via": "api_key",
                      *       "key": {
+                     *         "key_id": "k3v9x2m7p4q8",
                      *         "id": "k3v9x2m7p4q8",
                      *         "created_at": "2026-11-21T09:27:45.000Z"
                      *       },
@@ -3873,6 +3894,7 @@ export interface operations {
                      *           "id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15",
                      *           "occurred_at": "2026-11-21T09:27:45.000Z",
                      *           "member_id": "3ad09fef-96c7-468a-8bc6-e23ae339855d",
+                     *           "key_id": "k3v9x2m7p4q8",
                      *           "key_prefix": "k3v9x2m7p4q8",
                      *           "via": "api_key",
                      *           "environment": "test",
@@ -6229,6 +6251,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
+                     *           "key_id": "k3v9x2m7p4q8",
                      *           "id": "k3v9x2m7p4q8",
                      *           "name": "payments-prod-eu1",
                      *           "member_id": "2cb05481-8472-4eaa-84ba-03585f7b4325",
@@ -6446,6 +6469,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "key_id": "k3v9x2m7p4q8",
                      *       "id": "k3v9x2m7p4q8",
                      *       "name": "payments-prod-eu1",
                      *       "member_id": "14861315-2c92-4c52-8da0-a5d841f57ce5",
@@ -6708,6 +6732,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "key_id": "k3v9x2m7p4q8",
                      *       "id": "k3v9x2m7p4q8",
                      *       "name": "payments-prod-eu1",
                      *       "member_id": "2cb05481-8472-4eaa-84ba-03585f7b4325",
