@@ -198,7 +198,7 @@ describe('POST /v1/bookings', () => {
       travelers: [{ first_name: 'Solo', last_name: 'Traveler' }],
     });
     expect(wrong.status).toBe(422);
-    expect(wrong.body).toMatchObject({ code: 'booking.travelers.mismatch', details: { expected: 2, received: 1 } });
+    expect(wrong.body).toMatchObject({ code: 'booking.travelers.mismatch', details: { travelers_quoted: 2, travelers_named: 1 } });
     expect((await write('POST', '/bookings', p.test_key, bookingBody({ id: randomUUID(), travelers: [1] }, 'x'))).body.code).toBe('booking.quote.not_found');
   });
 

@@ -1286,10 +1286,125 @@ export interface components {
             message: string;
             /** @description Unique request id, also in the X-Request-Id header */
             request_id: string;
-            /** @description Structured details: offending field, expected value */
-            details?: {
-                [key: string]: unknown;
-            };
+            /** @description Structured details, where a code says so: the offending fields (errors[]), the limit, the expected value */
+            details?: components["schemas"]["ErrorDetails"];
+        };
+        ErrorDetails: {
+            /** @description Validation errors: one entry per offending field */
+            errors?: components["schemas"]["FieldError"][];
+            field?: string;
+            header?: string;
+            /** @description The header value received (auth.session.environment_required) */
+            received?: string;
+            /** @description Byte offset in the body (request.body.*) */
+            position?: number;
+            max_bytes?: number;
+            length?: number;
+            limit?: number;
+            /**
+             * Format: int64
+             * @description Unix time in seconds
+             */
+            reset?: number;
+            max?: number;
+            attempts?: number;
+            max_seconds?: number;
+            signed_in_seconds_ago?: number;
+            max_travelers?: number;
+            min_travelers?: number;
+            requested?: number;
+            remaining?: number;
+            /** @description booking.travelers.mismatch: travelers of the quote */
+            travelers_quoted?: number;
+            /** @description booking.travelers.mismatch: travelers the request named */
+            travelers_named?: number;
+            booking_window_days?: number;
+            /** @description ISO weekdays, 1 = Monday */
+            weekdays?: number[];
+            required_scope?: string;
+            role?: string;
+            environment?: string;
+            status?: string;
+            allowed_from?: string[];
+            allowed_methods?: string[];
+            action?: string;
+            purpose?: string;
+            reason?: string;
+            rejection_reason?: string;
+            period?: string;
+            running_period?: string;
+            latest_closable_period?: string;
+            amount_received?: components["schemas"]["Money"];
+            total_due?: components["schemas"]["Money"];
+            difference?: components["schemas"]["Money"];
+            /** @description payment.amount.mismatch: the amount the payment confirmation signed */
+            confirmed?: components["schemas"]["Money"];
+            /** @description payment.amount.mismatch: the quote's amount */
+            expected?: components["schemas"]["Money"];
+            user_id?: string;
+            member_id?: string;
+            rate_pack_id?: string;
+            quote_id?: string;
+            signed_quote_id?: string;
+            reviewable_id?: string;
+            file_id?: string;
+            booking_number?: string;
+            start_date?: string;
+            today?: string;
+            booking_mode?: string;
+            start_times?: string[];
+            travelers?: {
+                index: number;
+                age: number;
+            }[];
+            age_brackets?: {
+                code: string;
+                min_age: number;
+                max_age: number;
+            }[];
+            starts_at?: string;
+            now?: string;
+            to?: string;
+            latest_to?: string;
+            advancing_to?: string | null;
+            expires_at?: string;
+            previous_secret_expires_at?: string | null;
+            alg?: string | null;
+            kid?: string;
+            id?: string;
+            email?: string;
+            partner_reference?: string;
+            url?: string;
+            signature_version?: number;
+            /** @description An X-Signature-Version the service does not know, as received */
+            announced_version?: string;
+            supported_versions?: number[];
+            timestamp?: string;
+            method?: string;
+            path?: string;
+            idempotency_key?: string;
+            body_length?: number;
+            body_sha256?: string;
+            string_to_sign?: string;
+        };
+        FieldError: {
+            /** @description The field, dotted for a nested one (travelers.0.age), or (body) / (root) */
+            field: string;
+            /** @enum {string} */
+            location?: "body" | "query" | "path" | "header";
+            /** @description English sentence about the field */
+            message: string;
+            /** @description What the field takes, in words */
+            expected?: string;
+            /** @description The values the field takes, when it takes a closed set */
+            allowed?: string[];
+            /** @description What was received, when the error quotes it */
+            received?: string;
+        };
+        Money: {
+            amount: string;
+            /** @constant */
+            currency: "MAD";
         };
         Health: {
             /** @constant */
@@ -1624,11 +1739,6 @@ export interface components {
             bookable: boolean;
             /** @description From lat/lng, when given */
             distance_km?: number;
-        };
-        Money: {
-            amount: string;
-            /** @constant */
-            currency: "MAD";
         };
         /**
          * @description SCHEDULED: dated departures at fixed times. FLEXIBLE: any time on a day, against a daily capacity.
@@ -9130,7 +9240,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "booking.travelers.mismatch",
-                     *       "message": "POST /bookings: the travelers do not match the quote (count).",
+                     *       "message": "POST /bookings: the travelers do not match the quote (count: `details.travelers_quoted`, `details.travelers_named`).",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
