@@ -140,7 +140,7 @@ export const webhookRoutes = defineRoutes({
     tag: 'Webhooks',
     summary: 'Rotate the signing secret; the new one is shown only here',
     description:
-      'Mints a new signing secret and returns it once (null in an idempotent replay). The previous secret keeps signing every delivery beside the new one for overlap_seconds (default 24 h, at most 7 days): X-Service-Signature uses the new secret, X-Service-Signature-Previous the previous one, and webhook-signature carries both. overlap_seconds 0 revokes every older secret at once, even during an open rotation; any other rotation while one is open is refused with 409 webhook.secret.rotation_open.',
+      "Mints a new signing secret and returns it once (null in an idempotent replay). The previous secret keeps signing every delivery beside the new one for overlap_seconds (default 24 h, at most 7 days): X-Service-Signature stays keyed with the previous secret until the overlap ends (a receiver that follows only the spec keeps verifying), X-Service-Signature-Next carries the new secret's signature, X-Service-Signature-Previous the previous secret's again, and webhook-signature both. overlap_seconds 0 revokes every older secret at once, even during an open rotation; any other rotation while one is open is refused with 409 webhook.secret.rotation_open.",
     request: { params: WebhookIdParams, body: RotateWebhookSecretBody },
     errors: ['webhook.secret.rotation_open', 'webhook.secret.rotation_conflict'],
     responses: { 200: { description: 'The endpoint with its new signing_secret.', schema: WebhookEndpointWithSecret } },

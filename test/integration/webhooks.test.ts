@@ -821,7 +821,9 @@ describe('signing secret rotation', () => {
 
     expect((await write('POST', `/webhooks/${a.id}/test`, p.test_key)).body.delivered).toBe(true);
     const both = at('/ok/rotate').at(-1)!;
-    expect(both.headers['x-service-signature']).toBe(hmacHex(b, both.raw));
+    // A receiver that follows only the spec and still holds the previous secret keeps verifying; the new one is -Next.
+    expect(both.headers['x-service-signature']).toBe(hmacHex(a.signing_secret, both.raw));
+    expect(both.headers['x-service-signature-next']).toBe(hmacHex(b, both.raw));
     expect(both.headers['x-service-signature-previous']).toBe(hmacHex(a.signing_secret, both.raw));
     expect(both.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     for (const secret of [a.signing_secret, b]) {
@@ -841,6 +843,7 @@ describe('signing secret rotation', () => {
     const only = at('/ok/rotate').at(-1)!;
     expect(only.headers['x-service-signature']).toBe(hmacHex(c, only.raw));
     expect(only.headers['x-service-signature-previous']).toBeUndefined();
+    expect(only.headers['x-service-signature-next']).toBeUndefined();
     expect(only.headers['webhook-signature']!.split(' ')).toHaveLength(1);
     expect(new StandardWebhook(c).verify(only.raw, only.headers)).toMatchObject({ type: 'booking.confirmed' });
     for (const old of [a.signing_secret, b]) expect(() => new StandardWebhook(old).verify(only.raw, only.headers)).toThrow(/signature/i);

@@ -823,7 +823,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret; the new one is shown only here
-         * @description Mints a new signing secret and returns it once (null in an idempotent replay). The previous secret keeps signing every delivery beside the new one for overlap_seconds (default 24 h, at most 7 days): X-Service-Signature uses the new secret, X-Service-Signature-Previous the previous one, and webhook-signature carries both. overlap_seconds 0 revokes every older secret at once, even during an open rotation; any other rotation while one is open is refused with 409 webhook.secret.rotation_open.
+         * @description Mints a new signing secret and returns it once (null in an idempotent replay). The previous secret keeps signing every delivery beside the new one for overlap_seconds (default 24 h, at most 7 days): X-Service-Signature stays keyed with the previous secret until the overlap ends (a receiver that follows only the spec keeps verifying), X-Service-Signature-Next carries the new secret's signature, X-Service-Signature-Previous the previous secret's again, and webhook-signature both. overlap_seconds 0 revokes every older secret at once, even during an open rotation; any other rotation while one is open is refused with 409 webhook.secret.rotation_open.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1096,7 +1096,7 @@ export interface webhooks {
          * @description Recorded with the booking itself, in the same transaction, when POST /bookings confirms a quote.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1124,7 +1124,7 @@ export interface webhooks {
          * @description Recorded with the cancellation, in the same transaction: by you (POST /bookings/{booking_number}/cancel, the policy refund) or by the service (an operator, or the sandbox test helper; a full refund). The seats are freed and the settlement line changed in the same transaction.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1152,7 +1152,7 @@ export interface webhooks {
          * @description Recorded with the change to COMPLETED, in the same transaction: by the daily job (00:30 UTC) for CONFIRMED bookings whose travel date has passed (it looks back 7 days), or at once by the sandbox test helper POST /test-helpers/bookings/{booking_number}/complete.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1180,7 +1180,7 @@ export interface webhooks {
          * @description Recorded once the settlement has its number and its documents are stored: fetch GET /settlements/{id}/statement.csv to reconcile, and pay the total due by the due date quoting the number.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1208,7 +1208,7 @@ export interface webhooks {
          * @description Recorded when the service records your transfer (an operator; the sandbox test helper): the settlement is closed.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1236,7 +1236,7 @@ export interface webhooks {
          * @description Recorded with each moderation of a review tied to one of your bookings, in the same transaction, for you only (never for consumer-site reviews): drop or refresh your cached display of it.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1264,7 +1264,7 @@ export interface webhooks {
          * @description Recorded, one per recipient, with the catalog change that causes it. Live: every partner subscribed in live, whether or not it holds quotes on it. Sandbox: the tenant whose slot sold out or whose catalog the weekly refresh changed. The event's id derives from the occasion, so an announcement made twice is delivered once.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -2212,7 +2212,7 @@ export interface components {
             secret_rotation: {
                 /**
                  * Format: date-time
-                 * @description Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)
+                 * @description Until then X-Service-Signature stays keyed with the previous secret (also in X-Service-Signature-Previous), the new secret signs X-Service-Signature-Next, and webhook-signature carries both
                  */
                 previous_secret_expires_at: string;
             } | null;
@@ -2260,7 +2260,7 @@ export interface components {
             secret_rotation: {
                 /**
                  * Format: date-time
-                 * @description Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)
+                 * @description Until then X-Service-Signature stays keyed with the previous secret (also in X-Service-Signature-Previous), the new secret signs X-Service-Signature-Next, and webhook-signature carries both
                  */
                 previous_secret_expires_at: string;
             } | null;
@@ -2385,7 +2385,7 @@ export interface components {
             secret_rotation: {
                 /**
                  * Format: date-time
-                 * @description Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)
+                 * @description Until then X-Service-Signature stays keyed with the previous secret (also in X-Service-Signature-Previous), the new secret signs X-Service-Signature-Next, and webhook-signature carries both
                  */
                 previous_secret_expires_at: string;
             } | null;
@@ -3049,9 +3049,11 @@ export interface components {
         XSignature: string;
         /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
         XSignatureVersion: "1" | "2";
-        /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+        /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
         WebhookSignature: string;
-        /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+        /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+        WebhookSignatureNext: string;
+        /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
         WebhookSignaturePrevious: string;
         /** @description The envelope's id: deduplicate on it. */
         WebhookEventId: string;
@@ -19154,9 +19156,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19227,9 +19231,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19303,9 +19309,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19374,9 +19382,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19453,9 +19463,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19528,9 +19540,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19602,9 +19616,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
