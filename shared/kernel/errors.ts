@@ -131,6 +131,10 @@ export const ERROR_CODES = {
     status: 409,
     description: 'POST /webhooks/{id}/recover on a DISABLED endpoint without "enable": true: nothing would reach it.',
   },
+  'webhook.endpoint.deleted': {
+    status: 409,
+    description: 'POST /webhooks/deliveries/{id}/replay of a delivery whose endpoint was deleted: nothing would receive it (`details.id`: the endpoint).',
+  },
   'webhook.secret.rotation_open': {
     status: 409,
     description:

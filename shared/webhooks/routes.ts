@@ -84,6 +84,7 @@ export const webhookRoutes = defineRoutes({
     description:
       'The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped).',
     request: { params: WebhookIdParams, body: EmptyBody },
+    errors: ['webhook.endpoint.deleted'],
     responses: {
       202: {
         description: 'The delivery that will be attempted: the same one if it was PENDING, else a new one whose replay_of names the original.',

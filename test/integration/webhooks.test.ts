@@ -431,6 +431,23 @@ describe('event delivery', () => {
     expect((await api('GET', '/webhooks/deliveries?endpoint_id=nope', { key: p.test_key })).status).toBe(400);
   });
 
+  it('refuses to replay a delivery whose endpoint was deleted (409 webhook.endpoint.deleted), and sends nothing', async () => {
+    const p = await newPartner();
+    const path = `/ok/deleted-${randomUUID().slice(0, 8)}`;
+    const e = await endpoint(p.test_key, path);
+    await book(p);
+    const delivered = await until(
+      async () => (await api('GET', '/webhooks/deliveries?status=DELIVERED', { key: p.test_key })).body.data,
+      (x) => x.length === 1,
+    );
+    expect((await write('DELETE', `/webhooks/${e.id}`, p.test_key)).status).toBe(200);
+    const replay = await write('POST', `/webhooks/deliveries/${delivered[0].id}/replay`, p.test_key);
+    expect(`${replay.status} ${replay.body.code}`).toBe('409 webhook.endpoint.deleted');
+    expect(replay.body.details).toEqual({ id: e.id });
+    expect((await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data).toHaveLength(1);
+    expect(at(path)).toHaveLength(1);
+  });
+
   it('a receiver always failing ends FAILED after 6 attempts, dead-lettered and listed under status=FAILED; replay then delivers it', async () => {
     const p = await newPartner();
     const tag = randomUUID().slice(0, 8);

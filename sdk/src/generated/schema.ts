@@ -14013,7 +14013,7 @@ export interface operations {
             /**
              * @description Idempotency-Key reused with another request or still in progress, or a conflict of the operation.
              *
-             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`.
+             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`, `webhook.endpoint.deleted`.
              */
             409: {
                 headers: {
@@ -14036,7 +14036,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "webhook.endpoint.deleted";
                     };
                 };
             };
