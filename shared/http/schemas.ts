@@ -52,6 +52,11 @@ export const ErrorDetails = z
     travelers_quoted: count().optional().describe('booking.travelers.mismatch: travelers of the quote'),
     travelers_named: count().optional().describe('booking.travelers.mismatch: travelers the request named'),
     booking_window_days: count().optional(),
+    max_depth: count().optional().describe('request.body.too_deep: the deepest nesting taken'),
+    limit_per_minute: count().optional(),
+    retry_after_seconds: count().optional(),
+    scope: text().optional().describe('webhook.send.budget_exceeded: endpoint or environment'),
+    endpoint_id: text().optional(),
     weekdays: z.array(count()).optional().describe('ISO weekdays, 1 = Monday'),
     required_scope: text().optional(),
     role: text().optional(),
@@ -144,6 +149,20 @@ export const PageMeta = z
   .meta({ id: 'PageMeta' });
 
 export const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PageMeta });
+
+/**
+ * A request id as the service gives it (X-Request-Id, an error's `request_id`): API Gateway's request id
+ * (`requestContext.requestId` of an HTTP API, also its `apigw-requestid` header: 15 base64url characters and
+ * `=`, e.g. `ALt0lgP-IAMEZPA=`; AWS documents no format, this is the one its answers show), or a lowercase
+ * UUID (the local stack's gateway, and the id the service makes when an event carries none).
+ */
+export const REQUEST_ID_PATTERN = /^(?:[A-Za-z0-9_-]{15}=|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+export const RequestId = pub(
+  z
+    .string()
+    .regex(REQUEST_ID_PATTERN, 'a request id as X-Request-Id gives it: 15 letters, digits, - or _ then =, or a lowercase UUID')
+    .meta({ examples: ['ALt0lgP-IAMEZPA=', 'c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47'] }),
+);
 
 /** An API key's id, the 12 characters after sk_live_ / sk_test_: `key_id` wherever the API names a key. */
 export const KeyId = pub(z.string()).describe("Key id: the 12 characters after sk_live_ / sk_test_ (the key's public prefix)");

@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * End every console session of the calling member (the console's sign-out)
-         * @description Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With an API key, it signs the key's member out of the console; the key keeps working. A console session may call it from either environment, and needs no recent sign-in for it.
+         * @description Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With a live API key (signed, as every live write), it signs the key's member out of the console; the key keeps working. A sandbox key is refused with 403 auth.environment.live_required: the sessions it would end act in production too, and a sandbox key never changes production. A console session may call it from either environment, and needs no recent sign-in for it.
          */
         post: operations["signOut"];
         delete?: never;
@@ -775,7 +775,7 @@ export interface paths {
         put?: never;
         /**
          * Re-drive one delivery: a PENDING one is attempted now; a DELIVERED or FAILED one gets a new delivery of the same event
-         * @description The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped).
+         * @description The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped). Replays and test sends share a budget: 20 a minute to one endpoint, 60 to all the endpoints of the environment; beyond it, 429 webhook.send.budget_exceeded with Retry-After, and nothing is sent.
          */
         post: operations["replayWebhookDelivery"];
         delete?: never;
@@ -883,7 +883,7 @@ export interface paths {
         put?: never;
         /**
          * Send an example event of a type (test: true) now; it is listed in the delivery log as a test send
-         * @description The endpoint has 8 seconds to answer. The test send is attempted once, never retried.
+         * @description The endpoint has 8 seconds to answer. The test send is attempted once, never retried. Replays and test sends share a budget: 20 a minute to one endpoint, 60 to all the endpoints of the environment; beyond it, 429 webhook.send.budget_exceeded with Retry-After, and nothing is sent.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1319,6 +1319,13 @@ export interface components {
             /** @description booking.travelers.mismatch: travelers the request named */
             travelers_named?: number;
             booking_window_days?: number;
+            /** @description request.body.too_deep: the deepest nesting taken */
+            max_depth?: number;
+            limit_per_minute?: number;
+            retry_after_seconds?: number;
+            /** @description webhook.send.budget_exceeded: endpoint or environment */
+            scope?: string;
+            endpoint_id?: string;
             /** @description ISO weekdays, 1 = Monday */
             weekdays?: number[];
             required_scope?: string;
@@ -1572,7 +1579,7 @@ export interface components {
             sha256: string | null;
             /** @description true when content stops at 8192 characters */
             truncated: boolean;
-            /** @description Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field, a larger body than the service reads is not read */
+            /** @description Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field, a larger body than the service reads is not read, one nested more than 64 levels deep is not walked */
             omitted?: string;
         };
         TeamMemberList: {
@@ -3765,7 +3772,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -3788,7 +3795,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -3825,7 +3832,7 @@ export interface operations {
             /**
              * @description The key's member lacks the required scope, or the operation is refused for this caller.
              *
-             *     Codes: `auth.scope.insufficient`.
+             *     Codes: `auth.scope.insufficient`, `auth.environment.live_required`.
              */
             403: {
                 headers: {
@@ -3848,7 +3855,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "auth.scope.insufficient";
+                        code: "auth.scope.insufficient" | "auth.environment.live_required";
                     };
                 };
             };
@@ -4937,7 +4944,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -4960,7 +4967,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5207,7 +5214,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5230,7 +5237,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5499,7 +5506,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5522,7 +5529,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5799,7 +5806,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5822,7 +5829,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -6095,7 +6102,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -6118,7 +6125,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -6600,7 +6607,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -6623,7 +6630,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -6862,7 +6869,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -6885,7 +6892,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -8166,7 +8173,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -8189,7 +8196,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -9048,7 +9055,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`, `payment.confirmation.malformed`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`, `payment.confirmation.malformed`.
              */
             400: {
                 headers: {
@@ -9071,7 +9078,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
                     };
                 };
             };
@@ -9956,7 +9963,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -9979,7 +9986,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -10308,7 +10315,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -10331,7 +10338,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -10664,7 +10671,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -10687,7 +10694,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -12227,7 +12234,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -12250,7 +12257,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -12583,7 +12590,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -12606,7 +12613,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -13127,7 +13134,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -13150,7 +13157,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -13893,7 +13900,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -13916,7 +13923,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14073,7 +14080,7 @@ export interface operations {
             /**
              * @description Rate limit exceeded.
              *
-             *     Codes: `rate_limit.exceeded`.
+             *     Codes: `rate_limit.exceeded`, `webhook.send.budget_exceeded`.
              */
             429: {
                 headers: {
@@ -14097,7 +14104,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "rate_limit.exceeded";
+                        code: "rate_limit.exceeded" | "webhook.send.budget_exceeded";
                     };
                 };
             };
@@ -14405,7 +14412,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14428,7 +14435,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14718,7 +14725,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14741,7 +14748,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15057,7 +15064,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15080,7 +15087,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15372,7 +15379,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15395,7 +15402,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15680,7 +15687,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15703,7 +15710,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15977,7 +15984,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -16000,7 +16007,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -16157,7 +16164,7 @@ export interface operations {
             /**
              * @description Rate limit exceeded.
              *
-             *     Codes: `rate_limit.exceeded`.
+             *     Codes: `rate_limit.exceeded`, `webhook.send.budget_exceeded`.
              */
             429: {
                 headers: {
@@ -16181,7 +16188,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "rate_limit.exceeded";
+                        code: "rate_limit.exceeded" | "webhook.send.budget_exceeded";
                     };
                 };
             };
@@ -16484,7 +16491,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -16507,7 +16514,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -17480,7 +17487,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -17503,7 +17510,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -18062,7 +18069,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -18085,7 +18092,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -18408,7 +18415,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -18431,7 +18438,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -18720,7 +18727,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -18743,7 +18750,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
