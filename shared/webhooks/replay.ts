@@ -1,6 +1,7 @@
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { eventStore } from '../events/store';
 import { tenantNow } from '../kernel/clock';
+import { ApiError } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { newDelivery } from './deliveries';
 import { getDelivery } from './list';
@@ -27,6 +28,8 @@ export async function replay(
 ): Promise<DeliveryRecord> {
   for (let round = 0; ; round++) {
     const original = await getDelivery(t, id);
+    // A deleted endpoint receives nothing: a replay to it would only fail (or reach a URL the partner gave up).
+    if (!(await webhookStore.getEndpoint(t.partnerId, t.env, original.endpoint_id))) throw endpointDeleted(original.endpoint_id);
     // A partner's replay spends its budget of manual sends (an operator's does not), before anything is sent.
     if (round === 0 && budgeted) await spendManualSend(t, original.endpoint_id);
     if (original.status === 'PENDING') {
@@ -46,6 +49,9 @@ export async function replay(
     return d;
   }
 }
+
+const endpointDeleted = (id: string) =>
+  new ApiError('webhook.endpoint.deleted', `Webhook endpoint ${id} was deleted: its deliveries cannot be replayed.`, { id });
 
 /** A new delivery of the original's event to its endpoint, replaying it. */
 async function newDeliveryOf(original: DeliveryRecord, now: Date): Promise<DeliveryRecord> {

@@ -86,7 +86,7 @@ export const webhookRoutes = defineRoutes({
     summary: 'Re-drive one delivery: a PENDING one is attempted now; a DELIVERED or FAILED one gets a new delivery of the same event',
     description: `The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped). ${SEND_BUDGET}`,
     request: { params: WebhookIdParams, body: EmptyBody },
-    errors: ['webhook.send.budget_exceeded'],
+    errors: ['webhook.endpoint.deleted', 'webhook.send.budget_exceeded'],
     responses: {
       202: {
         description: 'The delivery that will be attempted: the same one if it was PENDING, else a new one whose replay_of names the original.',
@@ -143,7 +143,7 @@ export const webhookRoutes = defineRoutes({
     tag: 'Webhooks',
     summary: 'Rotate the signing secret; the new one is shown only here',
     description:
-      'Mints a new signing secret and returns it once (null in an idempotent replay). The previous secret keeps signing every delivery beside the new one for overlap_seconds (default 24 h, at most 7 days): X-Service-Signature uses the new secret, X-Service-Signature-Previous the previous one, and webhook-signature carries both. overlap_seconds 0 revokes every older secret at once, even during an open rotation; any other rotation while one is open is refused with 409 webhook.secret.rotation_open.',
+      "Mints a new signing secret and returns it once (null in an idempotent replay). The previous secret keeps signing every delivery beside the new one for overlap_seconds (default 24 h, at most 7 days): X-Service-Signature stays keyed with the previous secret until the overlap ends (a receiver that follows only the spec keeps verifying), X-Service-Signature-Next carries the new secret's signature, X-Service-Signature-Previous the previous secret's again, and webhook-signature both. overlap_seconds 0 revokes every older secret at once, even during an open rotation; any other rotation while one is open is refused with 409 webhook.secret.rotation_open.",
     request: { params: WebhookIdParams, body: RotateWebhookSecretBody },
     errors: ['webhook.secret.rotation_open', 'webhook.secret.rotation_conflict'],
     responses: { 200: { description: 'The endpoint with its new signing_secret.', schema: WebhookEndpointWithSecret } },

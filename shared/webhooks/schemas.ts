@@ -38,7 +38,7 @@ export const WebhookEndpoint = z
     secret_rotation: z
       .object({
         previous_secret_expires_at: pub(z.iso.datetime()).describe(
-          'Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)',
+          'Until then X-Service-Signature stays keyed with the previous secret (also in X-Service-Signature-Previous), the new secret signs X-Service-Signature-Next, and webhook-signature carries both',
         ),
       })
       .nullable()
