@@ -31,6 +31,16 @@ export const webhookKeys = {
   }),
   /** The table key of the delivery whose gsi1 sort key is `gsi1sk` (to resume a page). */
   deliveryFromIndexSort: (gsi1sk: string) => webhookKeys.delivery(gsi1sk.split('#')[1]!),
+  /**
+   * The deliveries of one endpoint, newest first: a row per delivery (its id), put in the transaction that
+   * creates the delivery and read strongly consistent by recover, which must find a delivery made a moment
+   * ago (the partner's delivery index may not show it yet). Kept a week (TTL), far longer than a delivery waits.
+   */
+  endpointDeliveriesPartition: (partnerId: string, env: Env, endpointId: string) => `DLVEP#${partnerId}#${env}#${endpointId}`,
+  endpointDeliveryRow: (partnerId: string, env: Env, endpointId: string, createdAt: string, id: string) => ({
+    pk: webhookKeys.endpointDeliveriesPartition(partnerId, env, endpointId),
+    sk: `${createdAt}#${id}`,
+  }),
   /** gsi2 (sparse): deliveries still waiting, by when their next attempt is due, for the sweeper. */
   pendingPartition: 'DLV#PENDING',
   pending: (nextAttemptAt: string, id: string) => ({ gsi2pk: webhookKeys.pendingPartition, gsi2sk: `${nextAttemptAt}#${id}` }),

@@ -843,7 +843,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send every event the endpoint failed to receive since a time (and re-enable it if asked)
-         * @description Each event whose deliveries to this endpoint since `since` all FAILED gets one new delivery, attempted now (like a replay); an event already re-sent or delivered is skipped, so calling again sends nothing twice. At most 500 events per call (`truncated`: call again). With "enable": true a DISABLED endpoint is set ACTIVE first; without it, a DISABLED endpoint is a 409 webhook.endpoint.disabled.
+         * @description Each event whose deliveries to this endpoint since `since` all FAILED gets one new delivery, attempted now (like a replay); an event already re-sent or delivered is skipped, so calling again sends nothing twice. Every delivery not yet DELIVERED gets its next attempt at once (`brought_forward`): one waiting for a retry now, one whose attempt is in flight as soon as that attempt fails; deliveries are read as they are now, a moment-old one included. At most 500 events per call (`truncated`: call again). With "enable": true a DISABLED endpoint is set ACTIVE first; without it, a DISABLED endpoint is a 409 webhook.endpoint.disabled.
          */
         post: operations["recoverWebhook"];
         delete?: never;
@@ -1437,13 +1437,13 @@ export interface components {
             response_body: components["schemas"]["RequestLogBody"] | null;
         };
         RequestLogBody: {
-            /** @description The body parsed, redacted and written again as compact JSON (content_form), cut at 8192 characters: not the bytes received (spacing, escapes and number forms may differ), so its hash is not theirs; what the log does not keep is a marker such as [personal 12 bytes sha256:3bc51062]. null when it is not kept */
+            /** @description The body parsed, redacted and written again as compact JSON (content_form), cut at 8192 characters: not the bytes themselves (spacing, escapes and number forms may differ), so its hash is not theirs; what the log does not keep is a marker such as [personal 12 bytes sha256:3bc51062]. null when it is not kept */
             content: string | null;
             /** @description reserialized_redacted: content is the body re-serialized from its parsed JSON, and redacted; null without content */
             content_form: "reserialized_redacted" | null;
-            /** @description The size of the body as received, in bytes */
+            /** @description The size of the body in bytes, as received (a request) or sent (an answer) */
             bytes: number;
-            /** @description SHA-256 of the body as received (hex): what a signature covers (signature.body_sha256), to compare with what your code hashed; null for an entry written before it was recorded */
+            /** @description SHA-256 (hex) of the body as received (a request) or sent (an answer): a request's is what its signature covers (signature.body_sha256), to compare with what your code hashed; null for an entry written before it was recorded */
             sha256: string | null;
             /** @description true when content stops at 8192 characters */
             truncated: boolean;
@@ -2286,7 +2286,7 @@ export interface components {
             since: string;
             /** @description Events that had only failed deliveries to the endpoint since `since` and got a new delivery now */
             resent: number;
-            /** @description Deliveries to the endpoint since `since` that were waiting for a retry (PENDING after a failed attempt): attempted now, once, instead of at their scheduled time */
+            /** @description Deliveries to the endpoint since `since`, not yet DELIVERED, whose next attempt now comes at once, once: one waiting for a retry is attempted now instead of at its scheduled time; one whose attempt is in flight is attempted again as soon as that attempt fails */
             brought_forward: number;
             /** @description More than one call handles (500 events): call again with the same since; nothing is sent twice */
             truncated: boolean;
