@@ -41,6 +41,14 @@ export const webhookKeys = {
     pk: webhookKeys.endpointDeliveriesPartition(partnerId, env, endpointId),
     sk: `${createdAt}#${id}`,
   }),
+  /**
+   * The manual sends (replays, test sends) of a partner and environment in one one-minute window: to one endpoint,
+   * or (no endpoint) to all of them (TTL).
+   */
+  sendBudget: (partnerId: string, env: Env, endpointId: string | null, windowStart: number) => ({
+    pk: `WHSEND#${partnerId}#${env}${endpointId ? `#${endpointId}` : ''}`,
+    sk: String(windowStart),
+  }),
   /** gsi2 (sparse): deliveries still waiting, by when their next attempt is due, for the sweeper. */
   pendingPartition: 'DLV#PENDING',
   pending: (nextAttemptAt: string, id: string) => ({ gsi2pk: webhookKeys.pendingPartition, gsi2sk: `${nextAttemptAt}#${id}` }),
