@@ -32,6 +32,16 @@ export const webhookKeys = {
   /** The table key of the delivery whose gsi1 sort key is `gsi1sk` (to resume a page). */
   deliveryFromIndexSort: (gsi1sk: string) => webhookKeys.delivery(gsi1sk.split('#')[1]!),
   /**
+   * The deliveries of one endpoint, newest first: a row per delivery (its id), put in the transaction that
+   * creates the delivery and read strongly consistent by recover, which must find a delivery made a moment
+   * ago (the partner's delivery index may not show it yet). Kept a week (TTL), far longer than a delivery waits.
+   */
+  endpointDeliveriesPartition: (partnerId: string, env: Env, endpointId: string) => `DLVEP#${partnerId}#${env}#${endpointId}`,
+  endpointDeliveryRow: (partnerId: string, env: Env, endpointId: string, createdAt: string, id: string) => ({
+    pk: webhookKeys.endpointDeliveriesPartition(partnerId, env, endpointId),
+    sk: `${createdAt}#${id}`,
+  }),
+  /**
    * The manual sends (replays, test sends) of a partner and environment in one one-minute window: to one endpoint,
    * or (no endpoint) to all of them (TTL).
    */

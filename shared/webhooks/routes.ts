@@ -159,7 +159,7 @@ export const webhookRoutes = defineRoutes({
     tag: 'Webhooks',
     summary: 'Re-send every event the endpoint failed to receive since a time (and re-enable it if asked)',
     description:
-      'Each event whose deliveries to this endpoint since `since` all FAILED gets one new delivery, attempted now (like a replay); an event already re-sent or delivered is skipped, so calling again sends nothing twice. At most 500 events per call (`truncated`: call again). With "enable": true a DISABLED endpoint is set ACTIVE first; without it, a DISABLED endpoint is a 409 webhook.endpoint.disabled.',
+      'Each event whose deliveries to this endpoint since `since` all FAILED gets one new delivery, attempted now (like a replay); an event already re-sent or delivered is skipped, so calling again sends nothing twice. Every delivery not yet DELIVERED gets its next attempt at once (`brought_forward`): one waiting for a retry now, one whose attempt is in flight as soon as that attempt fails; deliveries are read as they are now, a moment-old one included. At most 500 events per call (`truncated`: call again). With "enable": true a DISABLED endpoint is set ACTIVE first; without it, a DISABLED endpoint is a 409 webhook.endpoint.disabled.',
     request: { params: WebhookIdParams, body: RecoverWebhookBody },
     errors: ['webhook.endpoint.disabled'],
     responses: { 202: { description: 'What is being re-sent.', schema: RecoverWebhookResult } },

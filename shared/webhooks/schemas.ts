@@ -119,7 +119,7 @@ export const RecoverWebhookResult = z
     since: pub(z.iso.datetime()),
     resent: pub(z.number().int()).describe('Events that had only failed deliveries to the endpoint since `since` and got a new delivery now'),
     brought_forward: pub(z.number().int()).describe(
-      'Deliveries to the endpoint since `since` that were waiting for a retry (PENDING after a failed attempt): attempted now, once, instead of at their scheduled time',
+      'Deliveries to the endpoint since `since`, not yet DELIVERED, whose next attempt now comes at once, once: one waiting for a retry is attempted now instead of at its scheduled time; one whose attempt is in flight is attempted again as soon as that attempt fails',
     ),
     truncated: pub(z.boolean()).describe('More than one call handles (500 events): call again with the same since; nothing is sent twice'),
   })

@@ -843,7 +843,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send every event the endpoint failed to receive since a time (and re-enable it if asked)
-         * @description Each event whose deliveries to this endpoint since `since` all FAILED gets one new delivery, attempted now (like a replay); an event already re-sent or delivered is skipped, so calling again sends nothing twice. At most 500 events per call (`truncated`: call again). With "enable": true a DISABLED endpoint is set ACTIVE first; without it, a DISABLED endpoint is a 409 webhook.endpoint.disabled.
+         * @description Each event whose deliveries to this endpoint since `since` all FAILED gets one new delivery, attempted now (like a replay); an event already re-sent or delivered is skipped, so calling again sends nothing twice. Every delivery not yet DELIVERED gets its next attempt at once (`brought_forward`): one waiting for a retry now, one whose attempt is in flight as soon as that attempt fails; deliveries are read as they are now, a moment-old one included. At most 500 events per call (`truncated`: call again). With "enable": true a DISABLED endpoint is set ACTIVE first; without it, a DISABLED endpoint is a 409 webhook.endpoint.disabled.
          */
         post: operations["recoverWebhook"];
         delete?: never;
@@ -2428,7 +2428,7 @@ export interface components {
             since: string;
             /** @description Events that had only failed deliveries to the endpoint since `since` and got a new delivery now */
             resent: number;
-            /** @description Deliveries to the endpoint since `since` that were waiting for a retry (PENDING after a failed attempt): attempted now, once, instead of at their scheduled time */
+            /** @description Deliveries to the endpoint since `since`, not yet DELIVERED, whose next attempt now comes at once, once: one waiting for a retry is attempted now instead of at its scheduled time; one whose attempt is in flight is attempted again as soon as that attempt fails */
             brought_forward: number;
             /** @description More than one call handles (500 events): call again with the same since; nothing is sent twice */
             truncated: boolean;
