@@ -63,7 +63,7 @@ const alreadyStored = (e: unknown) => s3Status(e) === 412;
  * one part, one PutObject as `storeDocument`; beyond, an S3 multipart upload
  * whose parts leave as they fill, completed with If-None-Match: * (an issued
  * document never changes) or aborted on a failure (s3:AbortMultipartUpload:
- * the writers' bucket access is `readwrite-multipart`). Memory: one part.
+ * the writers' bucket access is `write-multipart`). Memory: one part.
  */
 export async function storeDocumentStream(
   key: string,
