@@ -79,7 +79,7 @@ const { inventoryKeys } = await import('../shared/catalog/keys');
 const { signParts } = await import('../shared/platform/signature');
 
 const { currentCaller, functionPrincipal } = await import('../infra/local/iam/principal');
-const { REQUEST_LOG_CONSUMER } = await import('../infra/constructs/request-logs');
+const { REQUEST_LOG_CONSUMER } = await import('../shared/request-logs/entry');
 
 // Calls, and sequential stages: a call that starts while none is in flight starts a new stage (requests run one at a time).
 // The request log's consumer is another Lambda in AWS, invoked by CloudWatch Logs after the request: its calls are not the request's.

@@ -19,6 +19,9 @@ export const RUNBOOK = {
   jobFailed: 'A scheduled job failed',
   jobOverdue: 'A scheduled job did not run',
   mailFailed: 'SES refuses e-mail',
+  sesReputation: 'The SES bounce or complaint rate is high',
+  tzData: "The runtime's time-zone data differs",
+  asyncFailed: 'An asynchronous event failed',
 } as const;
 
 export type RunbookSection = keyof typeof RUNBOOK;

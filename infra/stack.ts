@@ -1,10 +1,12 @@
 import { Aspects, CfnOutput, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { REQUEST_LOG_ASYNC } from '../shared/async-invocations';
 import { BUCKETS, type BucketAccess } from '../shared/buckets';
 import { TABLES } from '../shared/db/tables';
 import { QUEUES } from '../shared/queues';
 import { ROUTE_LIST } from '../shared/routes';
 import { ApiConstruct } from './constructs/api';
+import { onFailureQueue } from './constructs/async-invocation';
 import { BoundServiceRoles } from './constructs/confused-deputy';
 import { ConsoleConstruct } from './constructs/console';
 import { DataConstruct } from './constructs/data';
@@ -27,6 +29,7 @@ export class ServiceStack extends Stack {
   readonly api: ApiConstruct;
   readonly console: ConsoleConstruct;
   readonly monitoring: MonitoringConstruct;
+  readonly requestLogs: RequestLogsConstruct;
   /** The stack of the sender's SES identity (<id>Mail), deployed before this one; none with -c mailIdentity=existing. */
   readonly mailIdentity?: MailIdentityStack;
 
@@ -92,8 +95,9 @@ export class ServiceStack extends Stack {
     const requestLogStack = new NestedStack(this, 'RequestLogs', {
       description: "Partner travel service, request log: its consumer and the route log groups' subscription filters",
     });
-    new RequestLogsConstruct(requestLogStack, 'RequestLog', {
+    this.requestLogs = new RequestLogsConstruct(requestLogStack, 'RequestLog', {
       table: this.data.tables.data,
+      onFailure: onFailureQueue(this, 'RequestLogConsumerOnFailure', REQUEST_LOG_ASYNC),
       logGroups: Object.fromEntries(ROUTE_LIST.filter((r) => r.access === 'key').map((r) => [r.id, this.api.logGroups[r.id]!])),
     });
     // The console (user pool, app client, its files behind CloudFront) calls the API, which knows its pool and origin.
@@ -102,6 +106,7 @@ export class ServiceStack extends Stack {
       documentsBucket: uploads.buckets.settlementDocuments!,
       logsBucket: uploads.accessLogs!,
       mail,
+      accessTable: this.data.tables.access,
     });
     this.api.useConsole(this.console);
     // What the operators' admin CLI may do (a managed policy for their role; enforced on the CLI locally).
@@ -126,6 +131,9 @@ export class ServiceStack extends Stack {
       consumers: webhooks.consumers,
       jobFunctions: jobs.functions,
       tables: this.data.tables,
+      // What AWS invokes asynchronously (on-failure queues) and the functions services invoke beside the API and queues.
+      asyncFunctions: { ...jobs.async, requestLog: this.requestLogs.async },
+      serviceInvoked: { RequestLogConsumer: this.requestLogs.consumer, InvitationMessage: this.console.invitationMessage },
     });
     new CfnOutput(this, 'SettlementQueueUrl', { value: webhooks.queues.settlements!.queueUrl });
     // The admin CLI queues the e-mails of its commands there (booking:cancel), to the operators' address among others.

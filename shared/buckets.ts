@@ -38,6 +38,9 @@ export interface BucketDef {
   cors?: BucketCors;
 }
 
+/** The days of a bucket's Object Lock default retention (governance mode), as the CDK and the local stack set it. */
+export const retentionDays = (def: BucketDef): number | undefined => (def.retainYears ? Math.ceil(def.retainYears * 365.25) : undefined);
+
 /**
  * What a browser may do with a presigned link to a settlement document: the console downloads a document too large
  * to answer inline by following the API's 303 to it (shared/settlements/read.ts). That request is the console's

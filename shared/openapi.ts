@@ -85,6 +85,9 @@ export function buildOpenApi(routes: RouteDef[] = ROUTE_LIST): Json {
       // A query field parsed from text is documented as what it stands for (shared/http/schemas.ts, documentedAs).
       override: (ctx) => {
         const json = ctx.jsonSchema as Json;
+        // The data classes are the request log's (shared/http/data-class.ts), not part of the interface.
+        delete json.dataClass;
+        delete json.publicForm;
         // zod bounds every integer by the safe integers: true of any JSON number, and noise in a generated client.
         if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
         if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;

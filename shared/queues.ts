@@ -177,7 +177,7 @@ export const JOBS: JobDef[] = [
     schedule: 'cron(0/5 * * * ? *)',
     handler: 'functions/jobs/webhook-sweeper.ts',
     description: 'Every 5 minutes: re-drives events not fanned out and webhook deliveries whose attempt is overdue',
-    // Three missed runs: a single failed run is retried by EventBridge and re-driven by the next one.
+    // Three missed runs: a single failed run is retried by Lambda and re-driven by the next one.
     graceMinutes: 15,
     dataTable: 'readwrite',
     sendsTo: ['webhooks'],

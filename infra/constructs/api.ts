@@ -12,6 +12,7 @@ import { FALLBACK_HANDLER, FALLBACK_USE, grantsOf } from '../../shared/platform/
 import { ROUTE_LIST } from '../../shared/routes';
 import { CONSOLE_CORS } from '../console-policy';
 import { deploymentOf } from '../environments';
+import { RETAINED } from './retained';
 import { deployTimeHandler, functionLogGroup, type IdentityBinding, ServiceFunction } from './service-function';
 
 /** API Gateway throttling (requests per second, and the burst above it): the whole stage, and each write route. */
@@ -62,7 +63,7 @@ export class ApiConstruct extends Construct {
       defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
     });
 
-    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: deploymentOf(this).logRetention });
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: deploymentOf(this).logRetention, removalPolicy: RETAINED });
     const stage = this.api.defaultStage!.node.defaultChild as CfnStage;
     stage.accessLogSettings = {
       destinationArn: accessLogs.logGroupArn,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CfnOutput, type CfnResource, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnOutput, type CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import {
   Function as CloudFrontFunction,
   Distribution,
@@ -25,13 +25,17 @@ import {
   UserPoolEmail,
   UserPoolOperation,
 } from 'aws-cdk-lib/aws-cognito';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { INVITATION_LEADING_KEYS } from '../../shared/access/keys';
+import { TABLES } from '../../shared/db/tables';
 import { CONSOLE_PATH, consoleCsp } from '../console-policy';
 import { markLocal } from './local-names';
 import type { MailConstruct } from './mail';
 import { acknowledge, assetBucketObjects, DEFAULT_CERTIFICATE_REASON, nagResource } from './nag';
+import { RETAINED } from './retained';
 import { deployTimeHandler, type IdentityBinding, nagRef, REPO_ROOT, ServiceFunction } from './service-function';
 
 /** Where `npm run -s console:build` writes the console. */
@@ -69,6 +73,8 @@ export interface ConsoleProps {
   distDir?: string;
   /** The deployment's sender, its SES identity and configuration set: the pool's invitations go through them. */
   mail: MailConstruct;
+  /** The access table, where the service leaves what an invitation e-mail names (its pending invitations). */
+  accessTable: ITableV2;
 }
 
 /**
@@ -84,6 +90,8 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
   readonly distribution: Distribution;
   /** https://<distribution domain>: the console's origin, the one CORS allows. */
   readonly consoleOrigin: string;
+  /** The pool's CustomMessage trigger (Cognito invokes it synchronously: no retry, no destination, an error alarm). */
+  readonly invitationMessage: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: ConsoleProps) {
     super(scope, id);
@@ -96,7 +104,7 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
       enforceSSL: true,
       serverAccessLogsBucket: props.logsBucket,
       serverAccessLogsPrefix: 'console/',
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RETAINED,
     });
     const headers = new ResponseHeadersPolicy(this, 'Headers', {
       comment: 'Partner console: strict CSP, HSTS, no framing, no sniffing, no referrer',
@@ -180,19 +188,23 @@ export class ConsoleConstruct extends Construct implements IdentityBinding {
         emailBody: `You are invited to your bank's partner travel console: ${this.consoleOrigin}${CONSOLE_PATH}. Sign in with {username} and the temporary password {####} (valid 7 days); you will choose a password and set up an authenticator app.`,
       },
       deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RETAINED,
     });
     markLocal(this.userPool, 'userPool');
-    // The pool's template cannot name the bank or who invited: this trigger writes the invitation from
-    // AdminCreateUser's ClientMetadata. It makes no AWS call; Cognito may invoke it for this pool only.
-    const invitationMessage = new ServiceFunction(this, 'InvitationMessage', {
+    // The pool's template cannot name the bank or who invited: this trigger writes the invitation from the
+    // pending invitation the service leaves for the invitee's address (AWS gives AdminCreateUser's ClientMetadata
+    // to the pre sign-up trigger only). It reads those items only; Cognito may invoke it for this pool only.
+    this.invitationMessage = new ServiceFunction(this, 'InvitationMessage', {
       entry: INVITATION_MESSAGE_TRIGGER,
       description: 'Console invitation e-mail: names the bank and the member who invited (Cognito CustomMessage trigger)',
       // Cognito waits 5 s for a trigger, then fails the invitation: a longer timeout would only run on unseen.
       timeout: Duration.seconds(5),
     });
-    invitationMessage.addEnvironment('CONSOLE_URL', `${this.consoleOrigin}${CONSOLE_PATH}`);
-    this.userPool.addTrigger(UserPoolOperation.CUSTOM_MESSAGE, invitationMessage);
+    this.invitationMessage.addEnvironment('CONSOLE_URL', `${this.consoleOrigin}${CONSOLE_PATH}`);
+    this.invitationMessage.bind({
+      tables: [{ table: props.accessTable, def: TABLES.access, access: 'read', readLeadingKeys: INVITATION_LEADING_KEYS, getItemOnly: true }],
+    });
+    this.userPool.addTrigger(UserPoolOperation.CUSTOM_MESSAGE, this.invitationMessage);
     this.client = this.userPool.addClient('ConsoleClient', {
       userPoolClientName: 'partner-console',
       // A browser app cannot keep a secret.

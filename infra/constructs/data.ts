@@ -1,8 +1,8 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { TABLES, type TableDef, type TableName } from '../../shared/db/tables';
 import { markLocal } from './local-names';
+import { RETAINED } from './retained';
 
 /** The DynamoDB tables, from the same definitions the local runtime uses. */
 export class DataConstruct extends Construct {
@@ -24,7 +24,7 @@ export class DataConstruct extends Construct {
         encryption: TableEncryptionV2.awsManagedKey(),
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         deletionProtection: true,
-        removalPolicy: RemovalPolicy.RETAIN,
+        removalPolicy: RETAINED,
       });
       markLocal(table, `table:${def.name}`);
       return table;

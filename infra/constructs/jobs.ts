@@ -3,15 +3,22 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
+import { jobAsync } from '../../shared/async-invocations';
 import type { BucketAccess } from '../../shared/buckets';
 import { TABLES, type TableName } from '../../shared/db/tables';
 import { jobLeadingKeys } from '../../shared/jobs/keys';
 import { JOBS, type JobDef } from '../../shared/queues';
+import { type AsyncTarget, invokedAsynchronously } from './async-invocation';
 import { type BucketBinding, type QueueBinding, ServiceFunction } from './service-function';
 
-/** Periodic jobs: one EventBridge cron rule and one Lambda per entry of shared/queues.ts JOBS. */
+/**
+ * Periodic jobs: one EventBridge cron rule and one Lambda per entry of shared/queues.ts JOBS. EventBridge invokes
+ * the function asynchronously: Lambda retries a failed run twice, then puts its record on the job's on-failure queue.
+ */
 export class JobsConstruct extends Construct {
   readonly functions: Record<string, ServiceFunction> = {};
+  /** Job id -> its function and on-failure queue. */
+  readonly async: Record<string, AsyncTarget> = {};
 
   /**
    * `sendable`: the queues, each bound only to the jobs that name it in `sendsTo`. Every job writes its own run
@@ -52,12 +59,14 @@ export class JobsConstruct extends Construct {
           return props.bucket(name, access);
         }),
       });
+      // The target's retries are EventBridge's, for an invocation Lambda refused; a failed run is Lambda's to retry (EventInvokeConfig).
       new Rule(this, `${job.id}Rule`, {
         description: job.description,
         schedule: Schedule.expression(job.schedule),
         targets: [new LambdaFunction(fn, { retryAttempts: 2 })],
       });
       this.functions[job.id] = fn;
+      this.async[job.id] = invokedAsynchronously(fn, jobAsync(job));
     }
   }
 }

@@ -1,9 +1,10 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { ConfigurationSet, DkimIdentity, EasyDkimSigningKeyLength, EmailIdentity, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { MailSettings } from '../mail';
 import { markLocal } from './local-names';
+import { RETAINED } from './retained';
 
 /**
  * The sender's domain as an SES identity, with Easy DKIM (2048-bit keys): in a stack of its own, deployed
@@ -21,7 +22,7 @@ export class MailIdentityStack extends Stack {
       dkimSigning: true,
       dkimIdentity: DkimIdentity.easyDkim(EasyDkimSigningKeyLength.RSA_2048_BIT),
     });
-    this.identity.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    this.identity.applyRemovalPolicy(RETAINED);
     new CfnOutput(this, 'MailIdentity', { value: props.domain, description: 'The SES domain identity' });
     this.identity.dkimRecords.forEach((r, i) => {
       new CfnOutput(this, `DkimRecord${i + 1}`, {

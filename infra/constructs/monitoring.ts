@@ -29,6 +29,8 @@ import { JOBS, type JobDef, QUEUES, type QueueDef } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
 import { oncallOf } from '../oncall';
 import { RUNBOOK, RUNBOOK_PAGE, type RunbookSection, runbookAnchor } from '../runbook';
+import type { AsyncTarget } from './async-invocation';
+import { RETAINED } from './retained';
 
 export interface MonitoringProps {
   api: HttpApi;
@@ -44,6 +46,10 @@ export interface MonitoringProps {
   routes?: RouteDef[];
   queueDefs?: Record<string, QueueDef>;
   jobs?: JobDef[];
+  /** Every asynchronously invoked function (shared/async-invocations.ts key -> its function and on-failure queue). */
+  asyncFunctions?: Record<string, AsyncTarget>;
+  /** Functions AWS services invoke outside the API, the queues and the jobs (the request log's consumer, Cognito's trigger): name -> function. */
+  serviceInvoked?: Record<string, IFunction>;
 }
 
 /** Thresholds, one place; the runbook page (RUNBOOK_PAGE) gives the reason of each. */
@@ -70,9 +76,29 @@ export const THRESHOLDS = {
   jobFailures: 2,
   /** E-mails SES refused in 5 minutes: each is a traveler or a partner team without its e-mail for now. */
   mailFailures: 1,
+  /**
+   * SES's reputation rates, fractions of 1 as SES publishes them: SES puts an account under review at a 5 %
+   * bounce rate or a 0.1 % complaint rate (and may pause its sending at 10 % or 0.5 %). These fire at 2 % and
+   * 0.05 %, while there is time to find the cause before the review.
+   */
+  sesBounceRate: 0.02,
+  sesComplaintRate: 0.0005,
+  /** A runtime whose time-zone data differs from the bundled rules, reported within the hour (each process reports hourly). */
+  tzDataMismatch: 1,
+  /** Records on an on-failure queue (or lost on the way there): each is an event whose work did not happen. */
+  asyncFailures: 1,
 } as const;
 
 const FIVE_MINUTES = Duration.minutes(5);
+
+/**
+ * One of SES's reputation rates: account-wide, in the region the service sends from (the stack's), no
+ * dimension; the highest value SES published in each 15 minutes. SES publishes them only once the account has
+ * had a bounce or a complaint ("Creating reputation monitoring alarms using CloudWatch", SES developer guide).
+ */
+const sesReputation = (metricName: 'Reputation.BounceRate' | 'Reputation.ComplaintRate', label?: string) =>
+  new Metric({ namespace: 'AWS/SES', metricName, statistic: 'Maximum', period: Duration.minutes(15), label });
+const percent = (fraction: number) => `${+(fraction * 100).toFixed(3)} %`;
 /** Every operation the service's stores use (ThrottledRequests and SystemErrors are per operation). */
 const TABLE_OPERATIONS = [
   Operation.GET_ITEM,
@@ -138,7 +164,7 @@ export class MonitoringConstruct extends Construct {
     const queueDefs = props.queueDefs ?? QUEUES;
     const jobs = props.jobs ?? JOBS;
 
-    const key = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the on-call alarm topic' });
+    const key = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the on-call alarm topic', removalPolicy: RETAINED });
     // This account's alarms, and no other's: the confused-deputy bound of CloudWatch on the key and the topic.
     const ownAlarms = {
       ArnLike: {
@@ -290,6 +316,7 @@ export class MonitoringConstruct extends Construct {
       ...Object.entries(props.routeFunctions),
       ['Fallback', props.fallback],
       ...Object.entries(props.consumers).map(([q, f]): [string, IFunction] => [`${q}Consumer`, f]),
+      ...Object.entries(props.serviceInvoked ?? {}),
     ];
     for (const [name, fn] of fns) {
       alarm(`${name}LambdaErrors`, {
@@ -336,6 +363,55 @@ export class MonitoringConstruct extends Construct {
         "read the 'e-mail not sent' log lines and MailFailures by reason; fix the SES identity, the sandbox or the sending quota; then redrive the mail DLQ.",
       runbook: 'mailFailed',
     });
+
+    // SES's reputation, before SES reviews the account. SES computes the rates over the account's recent mail and
+    // publishes none while nothing is sent, which leaves them where they were: the alarm keeps its state (ignore).
+    const reputationAction =
+      'read the suppression list, find the partners behind the message ids, stop what sends the bad e-mail; never take addresses off the suppression list to send again.';
+    alarm('SesBounceRate', {
+      metric: sesReputation('Reputation.BounceRate'),
+      threshold: THRESHOLDS.sesBounceRate,
+      missing: TreatMissingData.IGNORE,
+      what: `SES's bounce rate for this account and region reached ${percent(THRESHOLDS.sesBounceRate)}: e-mail goes to addresses that do not exist. SES reviews the account at 5 % and may pause its sending at 10 %.`,
+      action: reputationAction,
+      runbook: 'sesReputation',
+    });
+    alarm('SesComplaintRate', {
+      metric: sesReputation('Reputation.ComplaintRate'),
+      threshold: THRESHOLDS.sesComplaintRate,
+      missing: TreatMissingData.IGNORE,
+      what: `SES's complaint rate for this account and region reached ${percent(THRESHOLDS.sesComplaintRate)}: recipients mark our e-mail as spam. SES reviews the account at 0.1 % and may pause its sending at 0.5 %.`,
+      action: reputationAction,
+      runbook: 'sesReputation',
+    });
+    // A runtime whose time-zone data gives Morocco other offsets than the service's bundled rules (shared/kernel/tz-check.ts).
+    alarm('TzDataMismatch', {
+      metric: serviceMetric('TzDataMismatch', {}, 'Maximum', Duration.hours(1)),
+      threshold: THRESHOLDS.tzDataMismatch,
+      what: "A function's runtime has time-zone data that gives Morocco other UTC offsets than the IANA rules the service bundles. The service's dates do not change (they come from the bundled rules), but one of the two sources is out of date.",
+      action:
+        "read the warning 'the runtime's time-zone data differs' (runtime_tz, rules, first_difference); if IANA published a change the rules lack, bump moment-timezone and deploy; if the runtime is behind, wait for Lambda's update or pin it.",
+      runbook: 'tzData',
+    });
+    // Asynchronous invocations: an event Lambda gave up on, on the function's on-failure queue, or lost because
+    // Lambda could not put it there (DestinationDeliveryFailures: a missing grant, a record too large).
+    for (const [key, { fn, def, onFailure }] of Object.entries(props.asyncFunctions ?? {})) {
+      alarm(`${key}AsyncFailures`, {
+        metric: new MathExpression({
+          expression: 'MAX([FILL(visible, 0), FILL(lost, 0)])',
+          usingMetrics: {
+            visible: onFailure.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(1) }),
+            lost: fn.metric('DestinationDeliveryFailures', { statistic: 'Sum', period: Duration.minutes(1) }),
+          },
+          period: Duration.minutes(1),
+          label: `${key} failed asynchronous events`,
+        }),
+        threshold: THRESHOLDS.asyncFailures,
+        what: `An asynchronous invocation of ${key} (${def.entry}) failed its 3 attempts or outlived its maximum age (${def.maxEventAgeSeconds / 60} min): its invocation record (the event, the error) is on its on-failure queue, or was lost on the way.`,
+        action: "read the records (requestContext.condition, responsePayload's error, requestPayload), fix the cause, re-drive each event, then delete it.",
+        runbook: 'asyncFailed',
+      });
+    }
 
     // Every scheduled job: a failed run, and no successful run since its last scheduled time.
     for (const job of jobs) {
@@ -441,7 +517,7 @@ export class MonitoringConstruct extends Construct {
       ),
     );
     d.addWidgets(
-      graph('E-mail: sent and refused by SES', [serviceMetric('MailsSent', {}, 'Sum'), serviceMetric('MailFailures', {}, 'Sum')], 12),
+      graph('E-mail: sent and refused by SES', [serviceMetric('MailsSent', {}, 'Sum'), serviceMetric('MailFailures', {}, 'Sum')], 8),
       graph(
         'E-mail: the mail queue (retries) and its DLQ',
         props.queues.mail && props.dlqs.mail
@@ -450,7 +526,12 @@ export class MonitoringConstruct extends Construct {
               props.dlqs.mail.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: 'mail DLQ' }),
             ]
           : [],
-        12,
+        8,
+      ),
+      graph(
+        'E-mail: SES reputation (fraction of 1)',
+        [sesReputation('Reputation.BounceRate', 'bounce rate'), sesReputation('Reputation.ComplaintRate', 'complaint rate')],
+        8,
       ),
     );
 
@@ -530,6 +611,18 @@ export class MonitoringConstruct extends Construct {
         8,
       ),
     );
+
+    // Asynchronous invocations Lambda gave up on, per function.
+    const asyncFns = Object.entries(props.asyncFunctions ?? {});
+    if (asyncFns.length) {
+      d.addWidgets(
+        graph(
+          'Asynchronous invocations: records on the on-failure queues',
+          asyncFns.map(([key, t]) => t.onFailure.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: key })),
+          24,
+        ),
+      );
+    }
 
     // Storage.
     d.addWidgets(

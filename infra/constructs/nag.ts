@@ -1,4 +1,4 @@
-import { Aws, DefaultStackSynthesizer, Stack, Validations } from 'aws-cdk-lib';
+import { DefaultStackSynthesizer, Stack, Validations } from 'aws-cdk-lib';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import type { IConstruct } from 'constructs';
 
@@ -23,7 +23,8 @@ export function nagResource(scope: IConstruct, value: string): string {
 
 /** The objects of the CDK bootstrap's file-asset bucket of `scope`'s environment, as a policy names them. */
 export function assetBucketObjects(scope: IConstruct): string {
-  const { account, region } = Stack.of(scope);
+  // The stack's partition, as CDK's grant writes it: literal in a stack bound to a region (@aws-cdk/core:enablePartitionLiterals).
+  const { account, region, partition } = Stack.of(scope);
   const qualifier = scope.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
-  return `arn:${Aws.PARTITION}:s3:::cdk-${qualifier}-assets-${account}-${region}/*`;
+  return `arn:${partition}:s3:::cdk-${qualifier}-assets-${account}-${region}/*`;
 }

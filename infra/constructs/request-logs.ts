@@ -2,26 +2,29 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnSubscriptionFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { REQUEST_LOG_ASYNC } from '../../shared/async-invocations';
 import { TABLES } from '../../shared/db/tables';
-import { REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
+import { REQUEST_LOG_CONSUMER, REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
 import { REQUEST_LOG_LEADING_KEYS } from '../../shared/request-logs/keys';
+import { type AsyncTarget, invokedAsynchronously } from './async-invocation';
 import { ServiceFunction } from './service-function';
-
-/** The consumer's handler entry (the local runtime delivers to it too: infra/local/log-subscriptions.ts). */
-export const REQUEST_LOG_CONSUMER = 'functions/request-logs/ingest.ts';
 
 /**
  * The partners' request log, off the requests' path: each keyed route function writes one marked JSON line
  * per request to its log group (shared/request-logs/line.ts), and a CloudWatch Logs subscription filter on that
  * log group (one of the two a log group may have) hands those lines to one consumer, which BatchWrites them
  * into the data table. The consumer may write only the request log's partitions; CloudWatch Logs may invoke it
- * only for this stack's log groups.
+ * only for this stack's log groups. CloudWatch Logs invokes it asynchronously: a delivery that fails its three
+ * attempts goes to the consumer's on-failure queue.
  */
 export class RequestLogsConstruct extends Construct {
   readonly consumer: ServiceFunction;
+  readonly async: AsyncTarget;
 
-  constructor(scope: Construct, id: string, props: { table: TableV2; logGroups: Record<string, ILogGroup> }) {
+  /** `onFailure`: the consumer's on-failure queue, made in the service stack (a stateful resource). */
+  constructor(scope: Construct, id: string, props: { table: TableV2; logGroups: Record<string, ILogGroup>; onFailure: Queue }) {
     super(scope, id);
     this.consumer = new ServiceFunction(this, 'Consumer', {
       entry: REQUEST_LOG_CONSUMER,
@@ -36,6 +39,7 @@ export class RequestLogsConstruct extends Construct {
       }),
     );
     this.consumer.addEnvironment(TABLES.data.envVar, props.table.tableName);
+    this.async = invokedAsynchronously(this.consumer, REQUEST_LOG_ASYNC, props.onFailure);
     // One permission for every log group of the service stack (CloudFormation names them <stack name>-...):
     // one per log group would outgrow the function's 20 KB resource policy.
     const { account, region, partition, stackName } = Stack.of(props.table);

@@ -98,6 +98,8 @@ export interface TableBinding {
   writeLeadingKeys?: string[];
   /** Reads only these partitions (dynamodb:LeadingKeys), with GetItem and Query of the table itself: no index, no batch. */
   readLeadingKeys?: string[];
+  /** With readLeadingKeys: GetItem only, for a function that reads single items by their key. */
+  getItemOnly?: boolean;
 }
 
 /** No Scan anywhere: every access pattern is a key lookup or a Query. */
@@ -240,7 +242,7 @@ export class ServiceFunction extends NodejsFunction {
       if (t.readLeadingKeys) {
         this.addToRolePolicy(
           new PolicyStatement({
-            actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+            actions: t.getItemOnly ? ['dynamodb:GetItem'] : ['dynamodb:GetItem', 'dynamodb:Query'],
             resources: [t.table.tableArn],
             conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': t.readLeadingKeys } },
           }),

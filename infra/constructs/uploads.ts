@@ -1,13 +1,14 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Distribution, ResponseHeadersPolicy, ViewerProtocolPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, ObjectLockRetention, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BUCKETS, type BucketDef } from '../../shared/buckets';
+import { BUCKETS, type BucketDef, retentionDays } from '../../shared/buckets';
 import { markLocal } from './local-names';
 import { acknowledge, DEFAULT_CERTIFICATE_REASON } from './nag';
+import { RETAINED } from './retained';
 
 /** Days after which S3 aborts a multipart upload still incomplete in any of the service's buckets. */
 export const INCOMPLETE_UPLOAD_DAYS = 1;
@@ -27,7 +28,7 @@ export class UploadsConstruct extends Construct {
   /** Public base URLs of the served prefixes, by bucket key. */
   readonly servedUrls: Record<string, string> = {};
   readonly distributions: Record<string, Distribution> = {};
-  /** The bucket of the S3 server access logs and CloudFront standard logs (ACLs enabled for CloudFront's log delivery). */
+  /** The bucket of the S3 server access logs (allowed by its bucket policy) and CloudFront standard logs (allowed by ACL). */
   accessLogs?: Bucket;
 
   constructor(scope: Construct, id: string, props: { buckets?: Record<string, BucketDef>; queues?: Record<string, IQueue> } = {}) {
@@ -35,26 +36,30 @@ export class UploadsConstruct extends Construct {
     const defs = Object.entries(props.buckets ?? BUCKETS);
     if (defs.length === 0) return;
     const accessLogs = new Bucket(this, 'AccessLogs', {
+      // CloudFront's standard logging (legacy) delivers by ACL and refuses a bucket whose ACLs are disabled (Object
+      // Ownership 'bucket owner enforced', S3's default for a new bucket). S3 server access logs need no ACL: CDK
+      // grants logging.s3.amazonaws.com in the bucket policy (@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy).
+      // https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/standard-logging-legacy-s3.html
+      objectOwnership: ObjectOwnership.OBJECT_WRITER,
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RETAINED,
       // As long as the functions' logs in production (13 months), then gone: they would otherwise grow forever.
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(ACCESS_LOG_DAYS) }],
     });
     this.accessLogs = accessLogs;
     for (const [key, def] of defs) {
+      const days = retentionDays(def);
       const bucket = new Bucket(this, `${key}Bucket`, {
         versioned: def.versioned ?? false,
-        ...(def.retainYears
-          ? { objectLockEnabled: true, objectLockDefaultRetention: ObjectLockRetention.governance(Duration.days(Math.ceil(def.retainYears * 365.25))) }
-          : {}),
+        ...(days ? { objectLockEnabled: true, objectLockDefaultRetention: ObjectLockRetention.governance(Duration.days(days)) } : {}),
         encryption: BucketEncryption.S3_MANAGED,
         blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
         enforceSSL: true,
         serverAccessLogsBucket: accessLogs,
         serverAccessLogsPrefix: `${key}/`,
-        removalPolicy: RemovalPolicy.RETAIN,
+        removalPolicy: RETAINED,
         lifecycleRules: [
           // Parts of a multipart upload nobody completed or aborted (a writer killed mid-upload, an abort that
           // failed) are billed until aborted. No upload here lasts a day; Object Lock does not hold parts.
@@ -124,7 +129,7 @@ export class UploadsConstruct extends Construct {
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         responseHeadersPolicy,
       },
-      // CloudFront standard logs beside the buckets' access logs (the log bucket has ACLs, which CloudFront's log delivery needs).
+      // CloudFront standard logs beside the buckets' access logs (the log bucket keeps ACLs, which CloudFront's log delivery needs).
       enableLogging: true,
       logBucket: this.accessLogs,
       logFilePrefix: `cloudfront/${key}/`,

@@ -28,7 +28,8 @@ const require = createRequire(import.meta.url);
  * - AdminCreateUser without a password generates one that meets the policy and
  *   e-mails the invitation (through the local SES, from the deployment's sender, as a pool with
  *   EmailSendingAccount DEVELOPER does), and MessageAction RESEND resends it; the pool's CustomMessage trigger
- *   writes it, invoked as Cognito invokes it (./cognito-triggers.ts: only under the function's resource policy);
+ *   writes it, invoked as Cognito invokes it (./cognito-triggers.ts: only under the function's resource policy),
+ *   without AdminCreateUser's ClientMetadata, which AWS gives the pre sign-up trigger only;
  * - access and ID tokens carry origin_jti, one per sign-in, kept by its refreshes (the API's sign-out
  *   revokes a session by it); a refreshed access token keeps the auth_time of its sign-in;
  * - a sign-in that answered a challenge (TOTP: every sign-in after enrolment) gets a refresh token that
@@ -277,11 +278,16 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
 
   let poolTriggers: CognitoTriggers = {};
   /**
-   * The invitation as Cognito writes it: the pool's CustomMessage trigger (CustomMessage_AdminCreateUser, with
-   * AdminCreateUser's ClientMetadata), whose HTML must keep both placeholders; without a trigger, the pool's own
-   * text. Made before the user is, so that a failing trigger fails the AdminCreateUser.
+   * The invitation as Cognito writes it: the pool's CustomMessage trigger (CustomMessage_AdminCreateUser), whose
+   * HTML must keep both placeholders; without a trigger, the pool's own text. Made before the user is, so that a
+   * failing trigger fails the AdminCreateUser. The event holds the user's attributes and the placeholders
+   * (codeParameter, usernameParameter) and no clientMetadata, on a RESEND as on a first invitation: AWS's
+   * AdminCreateUser reference gives its ClientMetadata to the pre sign-up trigger and names no other (API_AdminCreateUser,
+   * "ClientMetadata"), where AdminResetUserPassword's and AdminUpdateUserAttributes' name the custom message trigger;
+   * the trigger's own page (user-pool-lambda-custom-message) documents request.userAttributes, codeParameter and
+   * usernameParameter for CustomMessage_AdminCreateUser.
    */
-  const invitation = async (user: { Username: string; Attributes: CognitoUser['Attributes'] }, email: string, password: string, clientMetadata: unknown) => {
+  const invitation = async (user: { Username: string; Attributes: CognitoUser['Attributes'] }, email: string, password: string) => {
     const fallback: Mail = {
       to: email,
       subject: 'Your invitation to the Partner Travel console',
@@ -300,7 +306,6 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
         codeParameter: CODE_PARAMETER,
         linkParameter: '{##Click Here##}',
         usernameParameter: USERNAME_PARAMETER,
-        ...(clientMetadata && typeof clientMetadata === 'object' ? { clientMetadata } : {}),
       },
       response: { smsMessage: null, emailMessage: null, emailSubject: null },
     });
@@ -382,7 +387,7 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
         if (u.UserStatus !== 'FORCE_CHANGE_PASSWORD')
           throw new CognitoException('UnsupportedUserStateException', 'Resend not possible. User is not in FORCE_CHANGE_PASSWORD state.');
         const email = attr(u, 'email')!;
-        const mail = await invitation(u, email, password, body.ClientMetadata);
+        const mail = await invitation(u, email, password);
         const updated = { ...u, Password: password };
         await (await pool()).saveUser(ctx, updated);
         await deliver(mail);
@@ -391,7 +396,7 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
       if (body.MessageAction === 'SUPPRESS') return call('AdminCreateUser', { ...body, TemporaryPassword: password });
       const attributes = (body.UserAttributes ?? []) as CognitoUser['Attributes'];
       const email = attributes.find((a) => a.Name === 'email')?.Value ?? String(body.Username);
-      const mail = await invitation({ Username: String(body.Username), Attributes: attributes }, email, password, body.ClientMetadata);
+      const mail = await invitation({ Username: String(body.Username), Attributes: attributes }, email, password);
       const created = await call('AdminCreateUser', { ...body, MessageAction: 'SUPPRESS', TemporaryPassword: password });
       await deliver(mail);
       return created;

@@ -68,8 +68,8 @@ export async function invoke<R = unknown>(entry: string, event: unknown, context
   }
 }
 
-/** A Lambda context as the runtime passes it; the timeout mirrors the CDK function default. */
-export function lambdaContext(functionName: string, timeoutMs = 10_000): Context {
+/** A Lambda context as the runtime passes it; the timeout mirrors the CDK function default; an asynchronous retry keeps its request id. */
+export function lambdaContext(functionName: string, timeoutMs = 10_000, awsRequestId: string = randomUUID()): Context {
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -77,7 +77,7 @@ export function lambdaContext(functionName: string, timeoutMs = 10_000): Context
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
     memoryLimitInMB: '512',
-    awsRequestId: randomUUID(),
+    awsRequestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),

@@ -1,12 +1,11 @@
 import { open, stat } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
+import { REQUEST_LOG_CONSUMER, REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
 import { ROUTE_LIST } from '../../shared/routes';
-import { REQUEST_LOG_CONSUMER } from '../constructs/request-logs';
+import type { AsyncInvoker } from './async-invoke';
 import type { IamModel } from './iam/model';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './iam/model';
 import type { IamRequest } from './iam/requests';
-import { invoke, lambdaContext } from './lambda';
 
 /**
  * CloudWatch Logs subscription filters, for the local runtime. In AWS each function writes to its own log
@@ -18,7 +17,8 @@ import { invoke, lambdaContext } from './lambda';
  * function's log group in the synthesized templates, and about once a second invokes each destination with
  * the same event shape, once CloudWatch Logs (`logs.amazonaws.com`) may invoke it: lambda:InvokeFunction
  * under the function's resource policy, for that log group (aws:SourceArn). A refusal is recorded as a
- * deny; a destination that fails is logged, as an asynchronous invocation's failure, and never reaches a request.
+ * deny. The invocation is asynchronous, as CloudWatch Logs' is (infra/local/async-invoke.ts): a destination that
+ * fails is tried twice more, then its event goes to the function's on-failure queue; it never reaches a request.
  */
 export interface Subscription {
   /** The handler entry whose log group it filters. */
@@ -70,6 +70,8 @@ export function subscriptionsOf(model: IamModel | undefined): Subscription[] {
 export interface LogSubscriptionOptions {
   file: string;
   subscriptions: Subscription[];
+  /** Lambda's asynchronous invocation, which CloudWatch Logs hands each delivery to. */
+  invoker: AsyncInvoker;
   /** The IAM layer's check of what a service does (absent: IAM is off). */
   allows?: (principal: string, r: IamRequest) => Promise<boolean>;
   log: (line: string) => void;
@@ -134,9 +136,8 @@ export function startLogSubscriptions(opts: LogSubscriptionOptions) {
       logEvents: events,
     };
     const event = { awslogs: { data: gzipSync(JSON.stringify(data)).toString('base64') } };
-    await invoke(s.destination.entry, event, lambdaContext(s.destination.entry, 30_000)).catch((e: Error) =>
-      opts.log(`[logs] ${s.destination.entry} failed on ${events.length} event(s) of ${s.logGroup}: ${e.message}`),
-    );
+    // Handed to Lambda, not waited for: the invoker retries a failure and prints it.
+    void opts.invoker.invoke(s.destination.entry, event, { name: s.destination.entry, timeoutMs: 30_000 });
   };
 
   const poll = async () => {

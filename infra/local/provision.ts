@@ -7,11 +7,20 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { type CORSRule, CreateBucketCommand, DeleteBucketCorsCommand, PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  type CORSRule,
+  CreateBucketCommand,
+  DeleteBucketCorsCommand,
+  PutBucketCorsCommand,
+  PutObjectLockConfigurationCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { BUCKETS, type BucketCors } from '../../shared/buckets';
+import { ASYNC_INVOCATIONS, ON_FAILURE_RETENTION_DAYS, onFailureQueueName } from '../../shared/async-invocations';
+import { BUCKETS, type BucketCors, retentionDays } from '../../shared/buckets';
 import { TABLES, type TableDef } from '../../shared/db/tables';
 import { QUEUES } from '../../shared/queues';
+import { queueArnOfUrl } from './iam/requests';
 
 const S = 'S' as const;
 
@@ -104,6 +113,26 @@ export async function provisionQueues(sqs: SQSClient): Promise<Record<string, Pr
   return out;
 }
 
+/** A queue of the local SQS server with its URL and ARN (the one the IAM layer names it by: infra/local/iam/requests.ts). */
+export interface LocalQueue {
+  name: string;
+  url: string;
+  arn: string;
+}
+
+/** Creates the on-failure queue of every asynchronously invoked function (shared/async-invocations.ts), by key. */
+export async function provisionOnFailureQueues(sqs: SQSClient): Promise<Record<string, LocalQueue>> {
+  const out: Record<string, LocalQueue> = {};
+  for (const def of ASYNC_INVOCATIONS) {
+    const name = onFailureQueueName(def.key);
+    const { QueueUrl } = await sqs.send(
+      new CreateQueueCommand({ QueueName: name, Attributes: { MessageRetentionPeriod: String(ON_FAILURE_RETENTION_DAYS * 86_400) } }),
+    );
+    out[def.key] = { name, url: QueueUrl!, arn: queueArnOfUrl(QueueUrl!) };
+  }
+  return out;
+}
+
 /** A bucket's CORS rule as the S3 API takes it (PutBucketCors). */
 const corsRule = (c: BucketCors): CORSRule => ({
   AllowedOrigins: c.allowedOrigins,
@@ -113,14 +142,27 @@ const corsRule = (c: BucketCors): CORSRule => ({
   MaxAgeSeconds: c.maxAgeSeconds,
 });
 
-/** Creates the buckets of shared/buckets.ts and gives each its CORS rule, or none (as the CDK does; a state directory follows edits). */
+/**
+ * Creates the buckets of shared/buckets.ts and gives each its CORS rule, or none, and its Object Lock with its
+ * default retention (as the CDK does; a state directory follows edits; the local S3's layer applies the rules of
+ * Object Lock uploads, infra/local/s3-checksums.ts).
+ */
 export async function provisionBuckets(s3: S3Client): Promise<void> {
   for (const b of Object.values(BUCKETS)) {
+    const days = retentionDays(b);
     try {
-      await s3.send(new CreateBucketCommand({ Bucket: b.name }));
+      await s3.send(new CreateBucketCommand({ Bucket: b.name, ObjectLockEnabledForBucket: days !== undefined }));
     } catch (e) {
       const name = (e as { name?: string }).name;
       if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw e;
+    }
+    if (days) {
+      await s3.send(
+        new PutObjectLockConfigurationCommand({
+          Bucket: b.name,
+          ObjectLockConfiguration: { ObjectLockEnabled: 'Enabled', Rule: { DefaultRetention: { Mode: 'GOVERNANCE', Days: days } } },
+        }),
+      );
     }
     if (b.cors) await s3.send(new PutBucketCorsCommand({ Bucket: b.name, CORSConfiguration: { CORSRules: [corsRule(b.cors)] } }));
     else await s3.send(new DeleteBucketCorsCommand({ Bucket: b.name }));

@@ -23,12 +23,20 @@ export function parseAt(expr: string, tz = 'UTC'): number | undefined {
 }
 
 /**
+ * When a schedule due at `dueAt` fires: at the start of its minute. AWS's Scheduler invokes a target with 60 second
+ * precision, between 1:00:00 and 1:00:59 for 1:00 ("Schedule types", EventBridge Scheduler user guide), so up to
+ * 59 s before a time with seconds; the emulation fires as early as AWS may, so that nothing relies on the seconds.
+ */
+export const firesAt = (dueAt: number) => Math.floor(dueAt / 60_000) * 60_000;
+
+/**
  * EventBridge Scheduler, emulated for one-time schedules that target SQS:
  * serves the REST-JSON API the SDK speaks (Create/Get/Delete/ListSchedules),
- * persists schedules under .local/, and at the due time sends the target's
- * Input to the queue, then deletes the schedule when asked to. As in AWS, a
- * schedule belongs to a group that exists: `default` or one of `groups` (the
- * stack's); any other is refused with ResourceNotFoundException.
+ * persists schedules under .local/, and in the minute of the due time
+ * (firesAt) sends the target's Input to the queue, then deletes the schedule
+ * when asked to. As in AWS, a schedule belongs to a group that exists:
+ * `default` or one of `groups` (the stack's); any other is refused with
+ * ResourceNotFoundException.
  */
 export async function startScheduler(opts: {
   port: number;
@@ -125,7 +133,7 @@ export async function startScheduler(opts: {
     try {
       const now = Date.now();
       for (const [key, s] of schedules) {
-        if (s.State !== 'ENABLED' || s.dueAt > now) continue;
+        if (s.State !== 'ENABLED' || firesAt(s.dueAt) > now) continue;
         const url = opts.queueUrlForArn(s.Target.Arn);
         try {
           // As the role the schedule names (the execution role AWS's Scheduler assumes to reach its target).

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createSqsServer } from 'local-aws-sqs';
+import { checksumsAsS3 } from './s3-checksums';
 import { corsAsS3, servedHeaders } from './s3-serve';
 
 const require = createRequire(import.meta.url);
@@ -168,6 +169,9 @@ export async function startS3(dir: string, port: number): Promise<ServerHandle &
   // Outermost (Koa composes its middleware array when it starts listening): the served prefixes' response headers,
   // and the CORS answers as S3 gives them.
   s3.middleware.unshift(corsAsS3(), servedHeaders());
+  // Object Lock and checksums as S3 checks them, just before s3rver's router (its last middleware): after its
+  // virtual-host rewrite, inside its XML encoding of answers.
+  s3.middleware.splice(s3.middleware.length - 1, 0, checksumsAsS3());
   await s3.run();
   return { endpoint: `http://127.0.0.1:${port}`, stop: () => s3.close(), onEvent: (fn) => s3.on('event', fn) };
 }

@@ -15,6 +15,7 @@ import { exampleIssuer } from '../issuer-file';
 import { domainOf, LOCAL_CONFIGURATION_SET, SPECIMEN_MAIL } from '../mail-address';
 import { buildReferenceHtml } from '../reference-docs';
 import { startApiGateway } from './api-gateway';
+import { asyncSettingsOf, asyncWaitScale, startAsyncInvoker } from './async-invoke';
 import { startLocalCognito } from './cognito';
 import { cognitoTriggers } from './cognito-triggers';
 import { startConsoleServer } from './console-serve';
@@ -25,7 +26,7 @@ import { functionPrincipal, runAs } from './iam/principal';
 import { ROOT, withinInvocation } from './lambda';
 import { startLogSubscriptions, subscriptionsOf } from './log-subscriptions';
 import { captureFunctionLogs, functionLogFile } from './logs';
-import { provisionBuckets, provisionQueues, provisionTables } from './provision';
+import { provisionBuckets, provisionOnFailureQueues, provisionQueues, provisionTables } from './provision';
 import { type RuntimeInfo, runtimeFile } from './runtime-info';
 import { forwardS3Events } from './s3-events';
 import { startScheduler } from './scheduler';
@@ -248,6 +249,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
     const gsiLag = await startGsiLag({ target: dynamoH.endpoint, port: lagPort, lagMs: opts.gsiLagMs ?? 0, ddb });
     if (gsiLag) stops.push(gsiLag.stop);
     const queues = await provisionQueues(sqs);
+    // Where Lambda puts the asynchronous events it gave up on (the functions' on-failure destinations).
+    const onFailure = await provisionOnFailureQueues(sqs);
     await provisionBuckets(s3);
     // S3 -> SQS event notifications: s3rver's object events, forwarded as S3 sends them (bucket and prefix as in shared/buckets.ts).
     s3H.onEvent(forwardS3Events(sqs, queues, log));
@@ -270,7 +273,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
     const cognitoH = await cognito.listen(cognitoPort);
     stops.push(cognitoH.stop);
     // From here on, every AWS call a function makes is authorized as AWS would (infra/local/iam).
-    const iam = await startIam({ prepared: iamP, stateDir, queues, userPoolId: cognito.userPoolId, log });
+    const iam = await startIam({ prepared: iamP, stateDir, queues, onFailure, userPoolId: cognito.userPoolId, log });
     stops.push(iam.stop);
     // The pool's triggers (the invitation's CustomMessage), invoked as Cognito would, once IAM may check Cognito's invocations.
     cognito.useTriggers(cognitoTriggers({ model: iam.model, userPoolArn: userPoolArn(cognito.userPoolId), allows: iam.allows, log }));
@@ -373,10 +376,14 @@ export async function startLocalStack(opts: LocalStackOptions) {
         stops.push(p.stop);
       }
     }
-    const cron = startCron(JOBS, log, verboseLevel(process.env.LOG_LEVEL)); // the terminal's level: quiet at the default WARN
+    // Lambda's asynchronous invocation (retries, on-failure queues), for what EventBridge and CloudWatch Logs invoke;
+    // stopped after them (it waits for the attempts under way).
+    const invoker = startAsyncInvoker({ sqs, settings: asyncSettingsOf(iam.model, onFailure), log, waitScale: asyncWaitScale() });
+    stops.push(invoker.stop);
+    const cron = startCron(JOBS, invoker, log, verboseLevel(process.env.LOG_LEVEL)); // the terminal's level: quiet at the default WARN
     stops.push(cron.stop);
     // CloudWatch Logs' subscription filters: the request log lines of the route functions reach its consumer as in AWS.
-    const subscriptions = startLogSubscriptions({ file: logFile, subscriptions: subscriptionsOf(iam.model), allows: iam.allows, log });
+    const subscriptions = startLogSubscriptions({ file: logFile, subscriptions: subscriptionsOf(iam.model), invoker, allows: iam.allows, log });
     stops.push(subscriptions.stop);
 
     // Ready means ready: the API listens (and /v1/health answers) once every route can be served.

@@ -28,10 +28,9 @@ export const ACCEPTED_CONTROL_FAILURES: Record<string, string> = {
   'CT.S3.PR.2': "The bucket that receives the other buckets' access logs: logging it into itself would log its own logging.",
   'CT.S3.PR.4':
     "Only the photo bucket has a consumer of its events (the validator, through the uploads queue), configured by CDK's bucket-notifications custom resource, which the rule cannot see; the console, access-log and documents buckets have nothing to notify.",
-  'CT.S3.PR.5':
-    "The access-log bucket also receives the distributions' standard logs, which CloudFront delivers through the bucket's ACL only (its log delivery account is granted by ACL, not by bucket policy).",
   'CT.S3.PR.6': 'The console bucket is rewritten whole at each deploy: nothing in it ages. (The access logs expire after 400 days.)',
   'CT.S3.PR.9':
     'Object Lock is for records that must not change: the settlement documents have it (10 years, governance mode). The console is replaced at each deploy, a refused photo upload is deleted, access logs expire.',
-  'CT.SQS.PR.1': 'The queues without a dead-letter queue are the dead-letter queues themselves: one of theirs would only move the same messages again.',
+  'CT.SQS.PR.1':
+    "The queues without a dead-letter queue are themselves where failed messages end: the consumers' dead-letter queues and the on-failure queues of asynchronous invocations. One of theirs would only move the same records again.",
 };

@@ -14,6 +14,8 @@ export const accessKeys = {
   /** A console user (Cognito `sub`) -> its partner and member. */
   identity: (sub: string) => ({ pk: `IDENTITY#${sub}`, sk: 'IDENTITY' }),
   memberEmail: (partnerId: string, email: string) => ({ pk: `PARTNER#${partnerId}`, sk: `EMAIL#${email.toLowerCase()}` }),
+  /** An invitation being sent to an e-mail address: what its e-mail names (the CustomMessage trigger reads it). */
+  invitation: (email: string) => ({ pk: `INVITATION#${email.toLowerCase()}`, sk: 'INVITATION' }),
   /** gsi1: every partner (operators' list), oldest first. */
   partnersIndex: (createdAt: string, partnerId: string) => ({ gsi1pk: 'PARTNERS', gsi1sk: `${createdAt}#${partnerId}` }),
   partnersPartition: 'PARTNERS',
@@ -36,10 +38,14 @@ export const accessPartitions = {
   key: 'KEY#*',
   partner: 'PARTNER#*',
   identity: 'IDENTITY#*',
+  invitation: 'INVITATION#*',
 };
 
 /** The partners' items as dynamodb:LeadingKeys patterns (the sandbox refresh moves each one's catalog pointer). */
 export const PARTNER_LEADING_KEYS = [accessPartitions.partner];
+
+/** The invitations being sent, as dynamodb:LeadingKeys patterns: all the invitation e-mail's trigger may read. */
+export const INVITATION_LEADING_KEYS = [accessPartitions.invitation];
 
 function keysPartition(partnerId: string, env: Env) {
   return `PARTNER#${partnerId}#KEYS#${env}`;

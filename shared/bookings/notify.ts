@@ -37,5 +37,5 @@ export async function notify(b: BookingRecord, kind: 'confirmed' | 'cancelled') 
       text: `${b.travelers.length} traveler(s); rate pack ${b.rate_pack.name}; lead ${b.contact.first_name} ${b.contact.last_name}, ${b.contact.phone}.`,
     });
   }
-  await deliver(mails, { booking_number: b.booking_number, kind });
+  await deliver(mails, { partner_id: b.partner_id, environment: b.env, booking_number: b.booking_number, kind });
 }

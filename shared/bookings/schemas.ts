@@ -1,120 +1,136 @@
 import * as z from 'zod';
 import { BoundedInstant, singleLine } from '../http/bounds';
+import { personal, pub, secret } from '../http/data-class';
 import { CalendarDate, csvOf, Money, PageMeta, pageQuery } from '../http/schemas';
 import { BOOKING_NUMBER_RE } from './rules';
 
-const Status = z.enum(['CONFIRMED', 'COMPLETED', 'CANCELLED']).meta({ id: 'BookingStatus' });
-const Name = singleLine(z.string()).trim().min(1).max(100);
+const Status = z.enum(['CONFIRMED', 'COMPLETED', 'CANCELLED']).meta({ id: 'BookingStatus', dataClass: 'public' });
+const Name = personal(singleLine(z.string()).trim().min(1).max(100));
 
 export const CreateBookingBody = z
   .object({
-    quote_id: z.uuid(),
-    partner_reference: singleLine(z.string()).min(1).max(64).describe('Your own reference, unique per environment; one line, no control characters'),
-    customer_reference: z
-      .string()
-      .min(1)
-      .max(128)
-      .describe("Your customer's id: pseudonymized with HMAC-SHA256 under a key of yours, never stored nor returned"),
+    quote_id: pub(z.uuid()),
+    // Free text of the partner's: it may name a customer.
+    partner_reference: personal(singleLine(z.string()).min(1).max(64)).describe('Your own reference, unique per environment; one line, no control characters'),
+    customer_reference: personal(z.string().min(1).max(128)).describe(
+      "Your customer's id: pseudonymized with HMAC-SHA256 under a key of yours, never stored nor returned",
+    ),
     contact: z
-      .object({ first_name: Name, last_name: Name, email: z.email(), phone: z.string().regex(/^\+?[0-9 ()-]{6,20}$/, 'a phone number, e.g. +212 600 000 000') })
+      .object({
+        first_name: Name,
+        last_name: Name,
+        email: personal(z.email()),
+        phone: personal(z.string().regex(/^\+?[0-9 ()-]{6,20}$/, 'a phone number, e.g. +212 600 000 000')),
+      })
       .strict(),
     travelers: z
       .array(z.object({ first_name: Name, last_name: Name }).strict())
       .min(1)
       .max(50)
       .describe("In the order of the quote's travelers"),
-    payment_confirmation: z.string().min(1).max(4096).describe('Compact JWS (ES256, kid in the header) over {quote_id, amount, payment_reference, paid_at}'),
+    payment_confirmation: secret(z.string().min(1).max(4096)).describe(
+      'Compact JWS (ES256, kid in the header) over {quote_id, amount, payment_reference, paid_at}',
+    ),
   })
   .strict()
   .meta({ id: 'CreateBookingRequest' });
 
 const Cancellation = z
   .object({
-    cancelled_at: z.iso.datetime(),
-    cancelled_by: z.enum(['PARTNER', 'SERVICE']),
-    reason: z.string().nullable(),
+    cancelled_at: pub(z.iso.datetime()),
+    cancelled_by: pub(z.enum(['PARTNER', 'SERVICE'])),
+    reason: personal(z.string()).nullable(),
     refund_amount: Money,
     fee_amount: Money,
-    refund_percent: z.number().int(),
-    policy_code: z.string(),
+    refund_percent: pub(z.number().int()),
+    policy_code: pub(z.string()),
   })
   .meta({ id: 'BookingCancellation' });
 
+const Rule = z.object({ hours_before: pub(z.number().int()), refund_percent: pub(z.number().int()) });
 const Policy = z.object({
-  code: z.string(),
-  description: z.string(),
-  rules: z.array(z.object({ hours_before: z.number().int(), refund_percent: z.number().int() })),
+  code: pub(z.string()),
+  description: pub(z.string()),
+  rules: z.array(Rule),
 });
 
 /** Fields of both the list items and the detail (bookingCore in shared/bookings/service.ts). */
 const BookingCore = z.object({
-  booking_number: z.string(),
-  partner_reference: z.string(),
+  booking_number: pub(z.string()),
+  partner_reference: personal(z.string()),
   status: Status,
-  test_mode: z.boolean(),
-  quote_id: z.uuid(),
+  test_mode: pub(z.boolean()),
+  quote_id: pub(z.uuid()),
   travel_date: CalendarDate,
-  start_time: z.string().nullable(),
+  start_time: pub(z.string()).nullable(),
   net_amount: Money,
-  created_at: z.iso.datetime(),
+  created_at: pub(z.iso.datetime()),
+});
+
+const AgeBracket = z.object({
+  code: pub(z.string()),
+  label: pub(z.string()),
+  min_age: pub(z.number().int()),
+  max_age: pub(z.number().int()),
 });
 
 export const Booking = BookingCore.extend({
-  adventure: z.object({ id: z.uuid(), slug: z.string(), title: z.string() }),
-  rate_pack: z.object({ id: z.uuid(), name: z.string(), booking_mode: z.string() }),
-  contact: z.object({ first_name: z.string(), last_name: z.string(), email: z.string(), phone: z.string() }),
+  adventure: z.object({ id: pub(z.uuid()), slug: pub(z.string()), title: pub(z.string()) }),
+  rate_pack: z.object({ id: pub(z.uuid()), name: pub(z.string()), booking_mode: pub(z.string()) }),
+  contact: z.object({ first_name: personal(z.string()), last_name: personal(z.string()), email: personal(z.string()), phone: personal(z.string()) }),
   travelers: z.array(
     z.object({
-      first_name: z.string(),
-      last_name: z.string(),
-      age: z.number().int(),
-      age_bracket: z.object({ code: z.string(), label: z.string(), min_age: z.number().int(), max_age: z.number().int() }),
+      first_name: personal(z.string()),
+      last_name: personal(z.string()),
+      age: pub(z.number().int()),
+      age_bracket: AgeBracket,
       price: Money,
     }),
   ),
   cancellation_policy: Policy,
-  payment: z.object({ payment_reference: z.string(), paid_at: z.string(), amount: Money }),
+  payment: z.object({ payment_reference: personal(z.string()), paid_at: pub(z.string()), amount: Money }),
   cancellation: Cancellation.nullable(),
-  updated_at: z.iso.datetime(),
-  completed_at: z.iso.datetime().nullable(),
+  updated_at: pub(z.iso.datetime()),
+  completed_at: pub(z.iso.datetime()).nullable(),
 }).meta({ id: 'Booking' });
 
 export const BookingListItem = BookingCore.extend({
-  adventure_slug: z.string(),
-  adventure_title: z.string().describe("The adventure's title, as booked"),
-  travelers: z.array(z.object({ initials: z.string() })).describe('Names reduced to initials; full details on GET /bookings/{booking_number}'),
+  adventure_slug: pub(z.string()),
+  adventure_title: pub(z.string()).describe("The adventure's title, as booked"),
+  travelers: z.array(z.object({ initials: personal(z.string()) })).describe('Names reduced to initials; full details on GET /bookings/{booking_number}'),
 }).meta({ id: 'BookingListItem' });
 
 export const BookingPage = z.object({ data: z.array(BookingListItem), meta: PageMeta }).meta({ id: 'BookingPage' });
 
 export const BookingListQuery = pageQuery.extend({
   status: csvOf(Status.options).describe('Comma-separated: CONFIRMED, COMPLETED, CANCELLED'),
-  customer_reference: z.string().min(1).max(128).optional().describe('Plaintext customer id; matched against the stored hash'),
-  partner_reference: z.string().min(1).max(64).optional().describe('Your own reference, exactly as you gave it: at most one booking matches'),
+  customer_reference: personal(z.string().min(1).max(128)).optional().describe('Plaintext customer id; matched against the stored hash'),
+  partner_reference: personal(z.string().min(1).max(64)).optional().describe('Your own reference, exactly as you gave it: at most one booking matches'),
   created_from: BoundedInstant.optional().describe('Bookings created at or after this instant (from 2000-01-01 to the booking horizon)'),
   created_to: BoundedInstant.optional().describe('Bookings created at or before this instant (from 2000-01-01 to the booking horizon)'),
 });
 
-export const BookingNumberParams = z.object({ booking_number: z.string().regex(BOOKING_NUMBER_RE, 'a booking number like PTB-7K3M-Q9XD') });
+export const BookingNumberParams = z.object({ booking_number: pub(z.string().regex(BOOKING_NUMBER_RE, 'a booking number like PTB-7K3M-Q9XD')) });
 export const CancelBookingBody = z
-  .object({ reason: singleLine(z.string()).max(500).optional() })
+  // Free text of the partner's staff: it often names the customer.
+  .object({ reason: personal(singleLine(z.string()).max(500)).optional() })
   .strict()
   .meta({ id: 'CancelBookingRequest' });
 
 export const CancellationQuote = z
   .object({
-    booking_number: z.string(),
+    booking_number: pub(z.string()),
     status: Status,
-    cancellable: z.boolean(),
-    currency: z.literal('MAD'),
+    cancellable: pub(z.boolean()),
+    currency: pub(z.literal('MAD')),
     amount_paid: Money,
     refundable_amount: Money,
     fee_amount: Money,
-    refund_percent: z.number().int(),
-    hours_before_start: z.number(),
+    refund_percent: pub(z.number().int()),
+    hours_before_start: pub(z.number()),
     policy: Policy,
-    applied_rule: z.object({ hours_before: z.number().int(), refund_percent: z.number().int() }).nullable(),
-    valid_until: z.iso.datetime().nullable().describe('The preview holds until then (the next threshold of the policy)'),
-    computed_at: z.iso.datetime(),
+    applied_rule: Rule.nullable(),
+    valid_until: pub(z.iso.datetime()).nullable().describe('The preview holds until then (the next threshold of the policy)'),
+    computed_at: pub(z.iso.datetime()),
   })
   .meta({ id: 'CancellationQuote' });

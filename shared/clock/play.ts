@@ -29,9 +29,9 @@ const UNCLAIMED_MS = 5_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** When the clock passing a travel date completes the booking: the start of the next day, Morocco time (as the daily job). */
-const completionAt = (travelDate: string) => localToInstant(addDays(travelDate, 1)).getTime();
+export const completionAt = (travelDate: string) => localToInstant(addDays(travelDate, 1)).getTime();
 /** When a month's settlement is issued: the 1st of the next month, 00:00 Morocco time. */
-const monthEndAt = (period: string) => localToInstant(`${nextPeriod(period)}-01`).getTime();
+export const monthEndAt = (period: string) => localToInstant(`${nextPeriod(period)}-01`).getTime();
 
 interface Due {
   /** Work due at or before the instant being played, by what it acts on. */

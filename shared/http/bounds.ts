@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { MAX_BOOKING_WINDOW_DAYS } from '../catalog/slots';
 import { clockLeadMs } from '../kernel/clock';
 import { addDays, isCalendarDate, localDate } from '../kernel/time';
+import { personal, pub } from './data-class';
 import { CalendarDate } from './schemas';
 
 /**
@@ -27,12 +28,14 @@ export const BoundedDate = CalendarDate.superRefine((d, ctx) => {
     ctx.addIssue({ code: 'custom', message: `a date from ${EARLIEST_DATE} to ${high} (${HORIZON_WORDS})` });
 });
 
-/** A birth date from 1900-01-01 to today (Morocco time). */
-export const BirthDate = CalendarDate.superRefine((d, ctx) => {
-  const today = localDate(new Date());
-  if (isCalendarDate(d) && !within(d, EARLIEST_BIRTH_DATE, today))
-    ctx.addIssue({ code: 'custom', message: `a birth date from ${EARLIEST_BIRTH_DATE} to today (${today})` });
-});
+/** A birth date from 1900-01-01 to today (Morocco time): personal, unlike the dates it is made from. */
+export const BirthDate = personal(
+  CalendarDate.superRefine((d, ctx) => {
+    const today = localDate(new Date());
+    if (isCalendarDate(d) && !within(d, EARLIEST_BIRTH_DATE, today))
+      ctx.addIssue({ code: 'custom', message: `a birth date from ${EARLIEST_BIRTH_DATE} to today (${today})` });
+  }),
+);
 
 /** `schema`, a month YYYY-MM, bounded from 2000-01 to the month of the booking horizon. */
 export const boundedMonth = <S extends z.ZodString>(schema: S): S =>
@@ -43,12 +46,14 @@ export const boundedMonth = <S extends z.ZodString>(schema: S): S =>
   }) as S;
 
 /** An ISO 8601 instant from 2000-01-01T00:00:00Z to the end of the booking horizon's day (UTC). */
-export const BoundedInstant = z.iso.datetime().superRefine((s, ctx) => {
-  const at = Date.parse(s);
-  const [low, high] = [`${EARLIEST_DATE}T00:00:00.000Z`, `${horizonDate()}T23:59:59.999Z`];
-  if (!Number.isNaN(at) && (at < Date.parse(low) || at > Date.parse(high)))
-    ctx.addIssue({ code: 'custom', message: `a date and time from ${low.replace('.000', '')} to ${high.replace('.999', '')} (${HORIZON_WORDS})` });
-});
+export const BoundedInstant = pub(
+  z.iso.datetime().superRefine((s, ctx) => {
+    const at = Date.parse(s);
+    const [low, high] = [`${EARLIEST_DATE}T00:00:00.000Z`, `${horizonDate()}T23:59:59.999Z`];
+    if (!Number.isNaN(at) && (at < Date.parse(low) || at > Date.parse(high)))
+      ctx.addIssue({ code: 'custom', message: `a date and time from ${low.replace('.000', '')} to ${high.replace('.999', '')} (${HORIZON_WORDS})` });
+  }),
+);
 
 /** C0 controls (line feed, carriage return and tab among them), DEL and C1 controls. */
 export const hasControlCharacter = (s: string) => {

@@ -19,6 +19,10 @@ import type { ApiEvent } from './types';
  * timeout, the client gets the gateway's 503 while the operation stands), and
  * `answer-bytes=N` pads the route's answer with JSON whitespace to N bytes as Lambda
  * counts it (its JSON), to meet the 6 MB answer quota from either side.
+ *
+ * One reaches past the request: `request-log-fails=N` marks the request's log line, and the request log's
+ * consumer fails the first N deliveries that hold it, as a refused write would, so that Lambda's retries of an
+ * asynchronous invocation and its on-failure queue can be seen at work (shared/request-logs/ingest.ts).
  */
 const faultConfig = z.object({ FAULT_INJECTION: z.enum(['on', 'off']).default('off') });
 
@@ -29,12 +33,14 @@ export class SimulatedCrash extends Error {
   }
 }
 
-const injected = (event: ApiEvent, fault: 'after-commit' | 'at-commit') =>
-  loadConfig(faultConfig).FAULT_INJECTION === 'on' && headerValue(event, 'x-fault-inject') === fault;
+const injected = (event: ApiEvent, fault: 'after-commit' | 'at-commit') => faultInjectionOn() && headerValue(event, 'x-fault-inject') === fault;
+
+/** Whether this process injects the faults asked for (the local stack's test runs only). */
+export const faultInjectionOn = () => loadConfig(faultConfig).FAULT_INJECTION === 'on';
 
 /** The number of a `name=N` fault, when the request injects it. */
-function injectedNumber(event: ApiEvent, fault: 'stall-after-commit' | 'answer-bytes'): number | undefined {
-  if (loadConfig(faultConfig).FAULT_INJECTION !== 'on') return undefined;
+function injectedNumber(event: ApiEvent, fault: 'stall-after-commit' | 'answer-bytes' | 'request-log-fails'): number | undefined {
+  if (!faultInjectionOn()) return undefined;
   const m = /^([a-z-]+)=(\d{1,9})$/.exec(headerValue(event, 'x-fault-inject') ?? '');
   return m?.[1] === fault ? Number(m[2]) : undefined;
 }
@@ -66,4 +72,13 @@ export function padAnswer<R extends { body?: string; isBase64Encoded?: boolean }
   // Each space adds one byte to the body and to the answer's JSON alike.
   const missing = target - Buffer.byteLength(JSON.stringify(result));
   return missing > 0 ? { ...result, body: result.body + ' '.repeat(missing) } : result;
+}
+
+/** The field of a request log line that carries `request-log-fails=N` to the consumer. */
+export const REQUEST_LOG_FAULT_FIELD = 'fault_request_log_fails';
+
+/** The field to add to the request's log line when it injects `request-log-fails=N`. */
+export function requestLogFault(event: ApiEvent): { [REQUEST_LOG_FAULT_FIELD]?: number } {
+  const n = injectedNumber(event, 'request-log-fails');
+  return n ? { [REQUEST_LOG_FAULT_FIELD]: n } : {};
 }

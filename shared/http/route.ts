@@ -6,6 +6,7 @@ import type { Seal } from '../db/client';
 import { logger } from '../kernel/logger';
 import type { Tenant } from '../kernel/tenant';
 import { tracer } from '../kernel/tracing';
+import { runtimeRulesCheck } from '../kernel/tz-check';
 import { type Principal, type RouteContext, stateOf, tenantOf } from './context';
 import { crashAfterCommit, failAtCommit, SimulatedCrash, stallAfterCommit } from './fault';
 import { runIdempotent, sealFor } from './idempotent';
@@ -79,10 +80,12 @@ function toResult(def: RouteDef, r: RouteResult<RouteDef>): ApiResult {
  * response: it may carry customer data) and the invocation's log context, the
  * request id, error shape, log line and metrics, then authentication, rate
  * limit, signature, parsing and validation, then the idempotent execution of
- * the domain call.
+ * the domain call. Outermost, once the answer is final, the check of the
+ * runtime's time-zone data (kernel/tz-check.ts).
  */
 export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) => Promise<RouteResult<R>>) {
   return middy<ApiEvent, ApiResult, Error, RouteContext>()
+    .use(runtimeRulesCheck())
     .use(captureLambdaHandler(tracer, { captureResponse: false }))
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpContext(def))

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { isCalendarDate } from '../kernel/time';
 import { MAX_CURSOR_LENGTH } from '../platform/cursor';
+import { personal, pub } from './data-class';
 
 /**
  * Every error body but its code. Each error response of the document adds its
@@ -10,54 +11,60 @@ import { MAX_CURSOR_LENGTH } from '../platform/cursor';
  */
 export const ErrorFields = z
   .object({
-    message: z.string().describe('English text, never localized'),
-    request_id: z.string().describe('Unique request id, also in the X-Request-Id header'),
-    details: z.record(z.string(), z.unknown()).optional().describe('Structured details: offending field, expected value'),
+    message: pub(z.string()).describe('English text, never localized'),
+    request_id: pub(z.string()).describe('Unique request id, also in the X-Request-Id header'),
+    // What the caller sent may be quoted here: the request log reads each detail by its own class (shared/request-logs/error-body.ts).
+    details: personal(z.record(z.string(), z.unknown())).optional().describe('Structured details: offending field, expected value'),
   })
   .meta({ id: 'ErrorFields' });
 
-export const ErrorBody = z.object({ code: z.string().describe('Stable code of the form domain.subdomain.detail'), ...ErrorFields.shape }).meta({ id: 'Error' });
+export const ErrorBody = z
+  .object({ code: pub(z.string()).describe('Stable code of the form domain.subdomain.detail'), ...ErrorFields.shape })
+  .meta({ id: 'Error' });
 
 export const Money = z
   .object({
-    amount: z.string().regex(/^-?\d+\.\d{2}$/),
-    currency: z.literal('MAD'),
+    amount: pub(z.string().regex(/^-?\d+\.\d{2}$/)),
+    currency: pub(z.literal('MAD')),
   })
   .meta({ id: 'Money' });
 
 export const PageMeta = z
   .object({
-    count: z.number().int(),
-    next_cursor: z.string().nullable(),
-    page_size: z.number().int(),
-    total_results: z.number().int().nullable().optional().meta({ format: 'int64' }),
-    page_number: z.number().int().nullable().optional(),
+    count: pub(z.number().int()),
+    // Opaque to the partner, but its position may come from a row (a reference, a name): treated as personal.
+    next_cursor: personal(z.string()).nullable(),
+    page_size: pub(z.number().int()),
+    total_results: pub(z.number().int()).nullable().optional().meta({ format: 'int64' }),
+    page_number: pub(z.number().int()).nullable().optional(),
   })
   .meta({ id: 'PageMeta' });
 
 export const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PageMeta });
 
-export const Health = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+export const Health = z.object({ status: pub(z.literal('ok')) }).meta({ id: 'Health' });
 
 /** The body of a write that takes no fields: none at all, or `{}` (the service takes an empty body as {}). */
 export const EmptyBody = z.object({}).strict().meta({ id: 'EmptyRequest', description: 'No fields: send no body, or {}.' });
 
 /** A comma-separated list of enum values in a query parameter, e.g. status=PENDING,FAILED. */
 export function csvOf<T extends string>(values: readonly T[]) {
-  return z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined) return undefined;
-      const parts = s.split(',').map((x) => x.trim());
-      const bad = parts.filter((x) => !values.includes(x as T));
-      if (bad.length) ctx.addIssue({ code: 'custom', message: `unknown value ${bad.join(', ')}; expected a comma-separated list of ${values.join(', ')}` });
-      return parts as T[];
-    });
+  return pub(
+    z
+      .string()
+      .optional()
+      .transform((s, ctx) => {
+        if (s === undefined) return undefined;
+        const parts = s.split(',').map((x) => x.trim());
+        const bad = parts.filter((x) => !values.includes(x as T));
+        if (bad.length) ctx.addIssue({ code: 'custom', message: `unknown value ${bad.join(', ')}; expected a comma-separated list of ${values.join(', ')}` });
+        return parts as T[];
+      }),
+  );
 }
 
 /** A calendar date YYYY-MM-DD that exists. */
-export const CalendarDate = z.string().refine(isCalendarDate, 'a calendar date YYYY-MM-DD').meta({ format: 'date' });
+export const CalendarDate = z.string().refine(isCalendarDate, 'a calendar date YYYY-MM-DD').meta({ format: 'date', dataClass: 'public' });
 
 /**
  * What a query field stands for, in the OpenAPI document: query values arrive as
@@ -81,16 +88,17 @@ export const pageQuery = z.object({
   limit: documentedAs(
     // No maximum: the spec has the service clamp a larger limit (meta.page_size says what applied), so a validator must let it through.
     { type: 'integer', minimum: 1, default: DEFAULT_PAGE_SIZE },
-    z
-      .string()
-      .regex(/^\d+$/, 'an integer of at least 1')
-      .transform(Number)
-      .pipe(z.number().int().min(1))
-      .transform((n) => Math.min(n, MAX_PAGE_SIZE))
-      .default(DEFAULT_PAGE_SIZE)
-      .describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); the service clamps larger values to ${MAX_PAGE_SIZE}.`),
+    pub(
+      z
+        .string()
+        .regex(/^\d+$/, 'an integer of at least 1')
+        .transform(Number)
+        .pipe(z.number().int().min(1))
+        .transform((n) => Math.min(n, MAX_PAGE_SIZE))
+        .default(DEFAULT_PAGE_SIZE),
+    ).describe(`Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); the service clamps larger values to ${MAX_PAGE_SIZE}.`),
   ),
-  cursor: z.string().max(MAX_CURSOR_LENGTH).optional().describe('Opaque cursor from meta.next_cursor of the previous page.'),
+  cursor: personal(z.string().max(MAX_CURSOR_LENGTH)).optional().describe('Opaque cursor from meta.next_cursor of the previous page.'),
 });
 
 /** Validation failures of these query fields get the pagination codes. */

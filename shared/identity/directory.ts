@@ -54,11 +54,7 @@ export interface DirectoryUser {
 
 export const directory = {
   /** Creates the user; Cognito e-mails the temporary password. Returns its `sub` (the member's id). */
-  async invite(
-    email: string,
-    names: { first_name: string; last_name: string },
-    opts: { suppressMail?: boolean; clientMetadata?: Record<string, string> } = {},
-  ): Promise<string> {
+  async invite(email: string, names: { first_name: string; last_name: string }, opts: { suppressMail?: boolean } = {}): Promise<string> {
     const r = await run(
       cognito().send(
         new AdminCreateUserCommand({
@@ -66,8 +62,6 @@ export const directory = {
           Username: email,
           DesiredDeliveryMediums: ['EMAIL'],
           ...(opts.suppressMail ? { MessageAction: 'SUPPRESS' } : {}),
-          // For the CustomMessage trigger, which writes the invitation (shared/team/invitation.ts).
-          ...(opts.clientMetadata && !opts.suppressMail ? { ClientMetadata: opts.clientMetadata } : {}),
           UserAttributes: [
             { Name: 'email', Value: email },
             { Name: 'email_verified', Value: 'true' },
@@ -82,21 +76,9 @@ export const directory = {
     return sub;
   },
 
-  /** A new temporary password, e-mailed; only for a user who has not signed in yet. */
-  async resendInvitation(sub: string, clientMetadata?: Record<string, string>): Promise<void> {
-    const user = await directory.get(sub);
-    if (!user) throw new DirectoryError('not_found', `user ${sub} does not exist`);
-    await run(
-      cognito().send(
-        new AdminCreateUserCommand({
-          UserPoolId: pool(),
-          Username: user.email,
-          MessageAction: 'RESEND',
-          DesiredDeliveryMediums: ['EMAIL'],
-          ...(clientMetadata ? { ClientMetadata: clientMetadata } : {}),
-        }),
-      ),
-    );
+  /** A new temporary password, e-mailed to the user of `email`; only for a user who has not signed in yet. */
+  async resendInvitation(email: string): Promise<void> {
+    await run(cognito().send(new AdminCreateUserCommand({ UserPoolId: pool(), Username: email, MessageAction: 'RESEND', DesiredDeliveryMediums: ['EMAIL'] })));
   },
 
   async get(sub: string): Promise<DirectoryUser | undefined> {

@@ -11,7 +11,8 @@ const describe = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}`
  * every function, it records the run (start, success or failure, in the job's
  * run record that the watchdog reads), emits JobRuns, JobFailures and
  * JobDuration, logs the outcome, and rethrows a failure so that Lambda counts
- * the error and EventBridge retries the run.
+ * the error and retries the run (EventBridge invokes it asynchronously: twice more,
+ * then the job's on-failure queue; shared/async-invocations.ts).
  */
 export function jobHandler<R>(jobId: string, run: (scheduledAt: Date) => Promise<R>) {
   return instrumented(`job ${jobId}`, async (event: Pick<ScheduledEvent, 'time'>) => {

@@ -81,6 +81,13 @@ export const METRICS = {
     dimensions: ['job'],
     description: '1 while a job has no successful run since its last scheduled time (plus grace), else 0; written by the job watchdog',
   },
+  // The runtime (shared/kernel/tz-check.ts).
+  TzDataMismatch: {
+    unit: count,
+    dimensions: [],
+    description:
+      "1 when the runtime's time-zone data (Intl) gives Morocco other offsets than the service's bundled IANA rules, else 0; once a process computed Morocco's time, then hourly",
+  },
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricName = keyof typeof METRICS;

@@ -1,46 +1,60 @@
+import { TZ_RULES } from './tz-rules';
+
 /**
  * Calendar dates and start times of adventures are local to Morocco
  * (Africa/Casablanca); instants are UTC.
  */
-export const SERVICE_TZ = 'Africa/Casablanca';
+export const SERVICE_TZ = TZ_RULES.zone;
 
 /**
- * Made on first use: a formatter with a time zone loads ICU's zone data, about
- * 15 ms, which every function would otherwise pay at cold start, even those
- * that never handle a local date.
+ * Morocco's offsets come from the IANA rules bundled with the code
+ * (tz-rules.ts), not from the runtime's Intl data: two Node.js builds may ship
+ * different tz releases (Node 20's 2025c has UTC+1 in November 2026 where
+ * 2026c and later have UTC+0), and every date the service computes must be the
+ * same on every runtime. tz-check.ts compares the runtime's data with them.
  */
-const once = <T>(make: () => T) => {
-  let value: T | undefined;
-  return () => (value ??= make());
-};
-const dateFmt = once(() => new Intl.DateTimeFormat('en-CA', { timeZone: SERVICE_TZ, year: 'numeric', month: '2-digit', day: '2-digit' }));
-const partsFmt = once(
-  () =>
-    new Intl.DateTimeFormat('en-US', {
-      timeZone: SERVICE_TZ,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    }),
-);
-
-/** The local calendar date of an instant. */
-export function localDate(instant: Date): string {
-  return dateFmt().format(instant);
+interface Table {
+  /** Where each offset starts (ms); the first is -Infinity. */
+  starts: Float64Array;
+  offsets: Float64Array;
 }
 
-function offsetMs(instant: number): number {
-  const p = Object.fromEntries(
-    partsFmt()
-      .formatToParts(new Date(instant))
-      .map((x) => [x.type, x.value]),
-  );
-  const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
-  return asUtc - Math.floor(instant / 1000) * 1000;
+let table: Table | undefined;
+/** Built on first use from the generated rules (a few microseconds). */
+function rules(): Table {
+  if (table) return table;
+  const starts = new Float64Array(TZ_RULES.changes.length + 1).fill(Number.NEGATIVE_INFINITY);
+  const offsets = new Float64Array(TZ_RULES.changes.length + 1).fill(TZ_RULES.initial * 1000);
+  TZ_RULES.changes.forEach(([from, seconds], i) => {
+    starts[i + 1] = Date.parse(from);
+    offsets[i + 1] = seconds * 1000;
+  });
+  table = { starts, offsets };
+  return table;
+}
+
+let used = false;
+/** Whether this process has computed a Morocco time yet (tz-check.ts compares the runtime's data only then). */
+export const zoneInUse = () => used;
+
+/** Morocco's offset from UTC at an instant (ms since the epoch), in ms, from the bundled rules. */
+export function offsetMs(instant: number): number {
+  if (!Number.isFinite(instant)) throw new RangeError('Invalid time value');
+  used = true;
+  const { starts, offsets } = rules();
+  // The last offset that starts at or before the instant, looked for from the newest: the service's instants are recent.
+  let i = starts.length - 1;
+  while (starts[i]! > instant) i--;
+  return offsets[i]!;
+}
+
+const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/** The local calendar date of an instant (the UTC getters: toISOString is four times slower). */
+export function localDate(instant: Date): string {
+  const t = instant.getTime();
+  const local = new Date(t + offsetMs(t));
+  return `${local.getUTCFullYear()}-${pad2(local.getUTCMonth() + 1)}-${pad2(local.getUTCDate())}`;
 }
 
 /** The instant of a local date and time (HH:MM) in the service time zone. */

@@ -32,12 +32,13 @@ let ses: SESv2Client | undefined;
  * One SES v2 SendEmail, one attempt, bounded in time: a request never waits on SES for long, and what SES
  * refuses is tried again through the mail queue (./deliver.ts), not here. SES's refusal is thrown as it is
  * (MessageRejected, SendingPausedException, TooManyRequestsException, ...). Uncounted: what the local Cognito
- * sends with, as Cognito sends through SES in AWS.
+ * sends with, as Cognito sends through SES in AWS. Answers SES's message id, which its bounce and complaint
+ * records name (the suppression list's `MessageId`).
  */
-export async function sendEmail(m: Mail): Promise<void> {
+export async function sendEmail(m: Mail): Promise<string | undefined> {
   const c = loadConfig(senderConfig);
   ses ??= traced(new SESv2Client({ maxAttempts: 1, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 } }));
-  await ses.send(
+  const sent = await ses.send(
     new SendEmailCommand({
       FromEmailAddress: c.MAIL_FROM,
       Destination: { ToAddresses: [m.to] },
@@ -53,15 +54,18 @@ export async function sendEmail(m: Mail): Promise<void> {
       },
     }),
   );
+  return sent.MessageId;
 }
 
 /** sendEmail, counted: MailsSent, or MailFailures with SES's error name, and the error thrown on. */
-export async function sendMail(m: Mail): Promise<void> {
+export async function sendMail(m: Mail): Promise<string | undefined> {
+  let messageId: string | undefined;
   try {
-    await sendEmail(m);
+    messageId = await sendEmail(m);
   } catch (e) {
     recordMail((e as Error).name || 'Error');
     throw e;
   }
   recordMail();
+  return messageId;
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { accessPartitions } from '../access/keys';
+import { pub } from '../http/data-class';
 import { defineRoutes } from '../http/route-def';
 import { EmptyBody, pageQuery } from '../http/schemas';
 import { platformPartitions } from '../platform/keys';
@@ -31,7 +32,7 @@ export const metaRoutes = defineRoutes({
     description:
       'Public. Generated from the route table and its schemas; generated clients (openapi-typescript, openapi-fetch) build from it, and the SDK is generated from it.',
     examples: { response: { openapi: '3.1.0', info: { title: 'Partner travel booking service', version: '1.0.0' }, paths: {} } },
-    responses: { 200: { description: 'The OpenAPI document of the API.', schema: z.record(z.string(), z.unknown()) } },
+    responses: { 200: { description: 'The OpenAPI document of the API.', schema: pub(z.record(z.string(), z.unknown())) } },
   },
   getDocs: {
     method: 'GET',
@@ -41,7 +42,7 @@ export const metaRoutes = defineRoutes({
     tag: 'Meta',
     summary: 'This API reference as one self-contained HTML page',
     description: 'Built from this OpenAPI document at build time; it loads nothing from any other origin.',
-    responses: { 200: { description: 'The reference page.', schema: z.string(), contentType: 'text/html; charset=utf-8' } },
+    responses: { 200: { description: 'The reference page.', schema: pub(z.string()), contentType: 'text/html; charset=utf-8' } },
     referencePage: true,
   },
   getGuideIndex: {
@@ -53,7 +54,7 @@ export const metaRoutes = defineRoutes({
     summary: 'The partner guides: their index as a self-contained HTML page',
     description:
       'Rendered from the guides in Markdown at build time, beside the reference; each page lists every guide, has no script and loads nothing from any other origin.',
-    responses: { 200: { description: 'The index of the guides.', schema: z.string(), contentType: 'text/html; charset=utf-8' } },
+    responses: { 200: { description: 'The index of the guides.', schema: pub(z.string()), contentType: 'text/html; charset=utf-8' } },
     guidePages: true,
   },
   getGuide: {
@@ -65,7 +66,7 @@ export const metaRoutes = defineRoutes({
     summary: 'One partner guide as a self-contained HTML page',
     description: 'Rendered from Markdown at build time; the reference links each tag to its guides. 404 resource.not_found for a guide that does not exist.',
     request: { params: GuideParams },
-    responses: { 200: { description: 'The guide.', schema: z.string(), contentType: 'text/html; charset=utf-8' } },
+    responses: { 200: { description: 'The guide.', schema: pub(z.string()), contentType: 'text/html; charset=utf-8' } },
     guidePages: true,
   },
   getMe: {

@@ -1,49 +1,51 @@
 import * as z from 'zod';
 import { Environment, Role } from '../access/schemas';
+import { personal, pub } from '../http/data-class';
 import { page } from '../http/schemas';
 
 export { Health } from '../http/schemas';
 
 export const Me = z
   .object({
-    partner: z.object({ id: z.uuid(), name: z.string() }),
+    partner: z.object({ id: pub(z.uuid()), name: pub(z.string()) }),
     environment: Environment,
-    test_mode: z.boolean(),
-    via: z.enum(['api_key', 'console']).describe('How the caller authenticated: an API key, or a console session (a signed-in member).'),
+    test_mode: pub(z.boolean()),
+    via: pub(z.enum(['api_key', 'console'])).describe('How the caller authenticated: an API key, or a console session (a signed-in member).'),
     key: z
-      .object({ id: z.string().describe('Key id: the prefix after sk_live_ / sk_test_'), created_at: z.iso.datetime() })
+      .object({ id: pub(z.string()).describe('Key id: the prefix after sk_live_ / sk_test_'), created_at: pub(z.iso.datetime()) })
       .nullable()
       .describe('The calling key; null for a console session.'),
     session: z
-      .object({ signed_in_at: z.iso.datetime().describe('Sign-in time (password and TOTP); live writes need one of the last 15 minutes.') })
+      .object({ signed_in_at: pub(z.iso.datetime()).describe('Sign-in time (password and TOTP); live writes need one of the last 15 minutes.') })
       .optional()
       .describe('Console sessions only.'),
-    member: z.object({ id: z.uuid(), email: z.string(), role: Role }),
-    scopes: z.array(z.string()),
-    rate_limit: z.object({ limit_per_minute: z.number().int(), remaining: z.number().int(), reset: z.number().int() }),
+    member: z.object({ id: pub(z.uuid()), email: personal(z.string()), role: Role }),
+    scopes: z.array(pub(z.string())),
+    rate_limit: z.object({ limit_per_minute: pub(z.number().int()), remaining: pub(z.number().int()), reset: pub(z.number().int()) }),
   })
   .meta({ id: 'Me' });
 
 export const SignedOut = z
   .object({
-    member_id: z.uuid(),
-    sessions_ended_at: z.iso.datetime().describe('Console sessions signed in until this instant answer 401 auth.session.invalid from now on.'),
+    member_id: pub(z.uuid()),
+    sessions_ended_at: pub(z.iso.datetime()).describe('Console sessions signed in until this instant answer 401 auth.session.invalid from now on.'),
   })
   .meta({ id: 'SignedOut' });
 
 export const AuditEvent = z
   .object({
-    id: z.string(),
-    occurred_at: z.iso.datetime(),
-    member_id: z.uuid(),
-    key_prefix: z.string().nullable().describe('The key that made the write; null when a member made it through the console.'),
-    via: z.enum(['api_key', 'console']).describe('api_key, or console: a signed-in member through the partner console.'),
+    id: pub(z.string()),
+    occurred_at: pub(z.iso.datetime()),
+    member_id: pub(z.uuid()),
+    key_prefix: pub(z.string()).nullable().describe('The key that made the write; null when a member made it through the console.'),
+    via: pub(z.enum(['api_key', 'console'])).describe('api_key, or console: a signed-in member through the partner console.'),
     environment: Environment,
-    method: z.string(),
-    path: z.string(),
-    status: z.number().int(),
-    request_id: z.string(),
-    idempotent_replayed: z.boolean(),
+    method: pub(z.string()),
+    // The path as sent: a segment may be anything a caller put there.
+    path: personal(z.string()),
+    status: pub(z.number().int()),
+    request_id: pub(z.string()),
+    idempotent_replayed: pub(z.boolean()),
   })
   .meta({ id: 'AuditEvent' });
 export const AuditEventPage = page(AuditEvent).meta({ id: 'AuditEventPage' });
@@ -54,5 +56,5 @@ export const GuideParams = z.object({
   name: z
     .string()
     .regex(GUIDE_NAME, 'a guide name like webhooks')
-    .meta({ description: 'The guide, e.g. getting-started, bookings, webhooks.', examples: ['webhooks'] }),
+    .meta({ description: 'The guide, e.g. getting-started, bookings, webhooks.', examples: ['webhooks'], dataClass: 'public' }),
 });

@@ -1,9 +1,11 @@
 import type { RequestState } from '../http/context';
+import { requestLogFault } from '../http/fault';
 import { headerValue } from '../http/headers';
 import type { ApiEvent, ApiResult } from '../http/types';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/idempotency';
 import { REQUEST_LOG_MARKER, type RequestLogEntry, type RequestLogLine } from './entry';
-import { bodyExcerpt, redact, redactQuery, scrub } from './redact';
+import { redactDiagnostics, redactErrorBody } from './error-body';
+import { idempotencyKeyHash, scrub, Withheld } from './marker';
+import { bodyExcerpt, redactPath, redactQuery, redactValue } from './redact';
 
 const MAX_HEADER_CHARS = 512;
 
@@ -16,36 +18,50 @@ function errorOf(result: ApiResult): { code: string | null; details?: Record<str
   }
 }
 
-/** The request's entry, redacted: bodies and the signature diagnostics only for errors. */
+/**
+ * The request's entry, redacted by the route's data classes (redact.ts): bodies and the signature diagnostics
+ * only for errors. The request's own parts are read first, so that what they withhold is also masked where the
+ * answer quotes it; of the headers, only User-Agent is kept, and the Idempotency-Key as its hash.
+ */
 export function requestLogEntry(state: RequestState, event: ApiEvent, result: ApiResult, durationMs: number): RequestLogEntry {
   const p = state.principal!;
+  const def = state.route;
   const status = result.statusCode ?? 200;
   const replayed = result.headers['idempotent-replayed'] === 'true';
   const failed = status >= 400;
   const error = failed ? errorOf(result) : { code: null };
   const http = event.requestContext?.http;
+  const w = new Withheld();
+  const idempotencyKey = state.idempotencyKey ?? headerValue(event, 'idempotency-key');
+  if (idempotencyKey) w.text('personal', idempotencyKey);
+  const authorization = headerValue(event, 'authorization');
+  if (authorization) w.text('secret', authorization.replace(/^\s*Bearer\s+/i, ''));
+  const path = redactPath(state.path, def, w);
+  const query = event.rawQueryString ? redactQuery(event.rawQueryString, def.request?.query, w) : null;
+  const requestBody = failed ? bodyExcerpt(state.bodyBytes, (parsed) => redactValue(parsed, def.request?.body, w)) : null;
+  const signature = error.code === 'auth.signature.invalid' && error.details ? redactDiagnostics(error.details, def, w) : null;
   const userAgent = headerValue(event, 'user-agent') ?? http?.userAgent;
   return {
     request_id: state.requestId,
     occurred_at: new Date(state.startedAt).toISOString(),
     environment: p.env,
     method: http?.method ?? state.route.method,
-    path: state.path,
-    query: event.rawQueryString ? redactQuery(event.rawQueryString) : null,
+    path,
+    query,
     status,
     error_code: error.code,
     latency_ms: durationMs,
-    idempotency_key: state.idempotencyKey ?? headerValue(event, 'idempotency-key')?.slice(0, MAX_IDEMPOTENCY_KEY_LENGTH) ?? null,
+    idempotency_key: idempotencyKey ? idempotencyKeyHash(idempotencyKey) : null,
     idempotent_replayed: replayed,
     replay_of: replayed ? (result.headers['x-request-id'] ?? null) : null,
     via: p.via,
     key_id: p.keyId,
     member_id: p.memberId,
     source_ip: http?.sourceIp ?? null,
-    user_agent: userAgent ? scrub(userAgent.slice(0, MAX_HEADER_CHARS)) : null,
-    signature: error.code === 'auth.signature.invalid' && error.details ? (redact(error.details) as Record<string, unknown>) : null,
-    request_body: failed ? bodyExcerpt(state.bodyBytes) : null,
-    response_body: failed ? bodyExcerpt(result.body ?? '') : null,
+    user_agent: userAgent ? scrub(w.echoesMasked(userAgent.slice(0, MAX_HEADER_CHARS))) : null,
+    signature,
+    request_body: requestBody,
+    response_body: failed ? bodyExcerpt(result.body ?? '', (parsed) => redactErrorBody(parsed, def, w)) : null,
   };
 }
 
@@ -67,6 +83,8 @@ export function writeRequestLog(state: RequestState, event: ApiEvent, result: Ap
       [REQUEST_LOG_MARKER]: 1,
       partner_id: state.principal.partnerId,
       ...requestLogEntry(state, event, result, durationMs),
+      // Test runs only: the consumer fails this line's first deliveries (X-Fault-Inject: request-log-fails=N).
+      ...requestLogFault(event),
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
   } catch (e) {

@@ -6,6 +6,7 @@ import type { Tenant } from '../kernel/tenant';
 import { addDays } from '../kernel/time';
 import type { RequestLogEntry, RequestLogLine } from './entry';
 import { requestLogKeys } from './keys';
+import { IDEMPOTENCY_KEY_HASH, idempotencyKeyHash } from './marker';
 
 /** Entries are kept 30 days (DynamoDB TTL deletes them within a few days after). */
 export const REQUEST_LOG_RETENTION_DAYS = 30;
@@ -53,7 +54,14 @@ function filterOf(f: RequestLogFilter) {
   } else if (f.status) eq('status', Number(f.status));
   if (f.code) eq('error_code', f.code);
   if (f.request_id) eq('request_id', f.request_id);
-  if (f.idempotency_key) eq('idempotency_key', f.idempotency_key);
+  if (f.idempotency_key) {
+    // Entries hold the key's hash: the filter takes the key (or the hash an entry shows) and compares hashes.
+    // An entry written before keys were hashed (kept 30 days) holds the key itself: matched too, and shown hashed (views.ts).
+    const given = f.idempotency_key;
+    names['#idempotency_key'] = 'idempotency_key';
+    Object.assign(values, { ':idemHash': IDEMPOTENCY_KEY_HASH.test(given) ? given : idempotencyKeyHash(given), ':idemAsSent': given });
+    parts.push('(#idempotency_key = :idemHash OR #idempotency_key = :idemAsSent)');
+  }
   if (f.key) eq('key_id', f.key);
   if (f.path) {
     names['#path'] = 'path';

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import {
   AbortMultipartUploadCommand,
+  type CompletedPart,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   GetObjectCommand,
@@ -10,7 +12,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { logger } from '../kernel/logger';
 import { recordMultipartAbortFailure } from '../kernel/metrics';
-import { s3 as client, s3Status } from '../kernel/s3';
+import { s3 as client, crc32Base64, s3Status } from '../kernel/s3';
 import { settlementSettings } from './config';
 import type { StoredDocument } from './model';
 
@@ -30,7 +32,10 @@ export const DOCUMENT_TYPES: Record<DocumentKind, { contentType: string; extensi
  * Stores an issued document. The object is written only if it does not exist
  * yet (If-None-Match: *): an issued document never changes, and a job that
  * resumes after a crash renders the same bytes anyway. The bucket is
- * versioned, encrypted and private.
+ * versioned, encrypted and private, under Object Lock with a default retention:
+ * S3 refuses an upload there without Content-MD5 or an x-amz-checksum-* (the
+ * PutObject API reference), so the CRC32 is sent whatever the SDK's
+ * request_checksum_calculation says.
  */
 export async function storeDocument(key: string, kind: DocumentKind, body: Buffer, filename: string): Promise<StoredDocument> {
   const sha256 = createHash('sha256').update(body).digest('hex');
@@ -40,6 +45,7 @@ export async function storeDocument(key: string, kind: DocumentKind, body: Buffe
         Bucket: bucket(),
         Key: key,
         Body: body,
+        ChecksumCRC32: crc32Base64(crc32(body)),
         ContentType: DOCUMENT_TYPES[kind].contentType,
         ContentDisposition: `attachment; filename="${filename}"`,
         Metadata: { sha256 },
@@ -64,6 +70,13 @@ const alreadyStored = (e: unknown) => s3Status(e) === 412;
  * whose parts leave as they fill, completed with If-None-Match: * (an issued
  * document never changes) or aborted on a failure (s3:AbortMultipartUpload:
  * the writers' bucket access is `write-multipart`). Memory: one part.
+ *
+ * Checksums: the bucket's Object Lock makes S3 refuse a part without one, and a part's checksum must be of the
+ * algorithm the upload was created with, and listed again for each part on completion (InvalidRequest
+ * otherwise). So the upload is created as CRC32 of the full object, each part carries its CRC32, and the
+ * completion lists every part's ETag and CRC32 and the whole document's: S3 checks the object it assembles is
+ * the bytes rendered (BadDigest otherwise), and the object's checksum is its CRC32 whatever the part size, as
+ * one PutObject's is (a composite checksum would depend on where the parts were cut).
  */
 export async function storeDocumentStream(
   key: string,
@@ -76,8 +89,9 @@ export async function storeDocumentStream(
   let bytes = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
+  let crc = 0;
   let uploadId: string | undefined;
-  const parts: { PartNumber: number; ETag: string | undefined }[] = [];
+  const parts: CompletedPart[] = [];
   const common = { Bucket: bucket(), Key: key };
   const flush = async () => {
     const body = Buffer.concat(pending);
@@ -89,17 +103,21 @@ export async function storeDocumentStream(
           ...common,
           ContentType: DOCUMENT_TYPES[kind].contentType,
           ContentDisposition: `attachment; filename="${filename}"`,
+          ChecksumAlgorithm: 'CRC32',
+          ChecksumType: 'FULL_OBJECT',
         }),
       );
       uploadId = r.UploadId!;
     }
     const PartNumber = parts.length + 1;
-    const r = await client().send(new UploadPartCommand({ ...common, UploadId: uploadId, PartNumber, Body: body }));
-    parts.push({ PartNumber, ETag: r.ETag });
+    const ChecksumCRC32 = crc32Base64(crc32(body));
+    const r = await client().send(new UploadPartCommand({ ...common, UploadId: uploadId, PartNumber, Body: body, ChecksumCRC32 }));
+    parts.push({ PartNumber, ETag: r.ETag, ChecksumCRC32 });
   };
   try {
     for (const c of chunks) {
       hash.update(c);
+      crc = crc32(c, crc);
       bytes += c.length;
       pending.push(c);
       pendingBytes += c.length;
@@ -109,7 +127,16 @@ export async function storeDocumentStream(
     if (!uploadId) return { ...(await storeDocument(key, kind, Buffer.concat(pending), filename)), sha256 };
     if (pendingBytes > 0) await flush();
     try {
-      await client().send(new CompleteMultipartUploadCommand({ ...common, UploadId: uploadId, MultipartUpload: { Parts: parts }, IfNoneMatch: '*' }));
+      await client().send(
+        new CompleteMultipartUploadCommand({
+          ...common,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+          ChecksumType: 'FULL_OBJECT',
+          ChecksumCRC32: crc32Base64(crc),
+          IfNoneMatch: '*',
+        }),
+      );
     } catch (e) {
       if (!alreadyStored(e)) throw e;
     }

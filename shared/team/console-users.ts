@@ -5,7 +5,8 @@ import { DirectoryError, type DirectoryUser, directory } from '../identity/direc
 import { ApiError, notFound } from '../kernel/errors';
 import { logger } from '../kernel/logger';
 import { IDEMPOTENCY_LOCK_MS } from '../platform/idempotency';
-import { invitationMetadata } from './invitation';
+import type { InvitationNames } from './invitation';
+import { InvitationInFlight, pendingInvitations } from './pending-invitations';
 import { callerNotAdmin, memberExists, type TeamChange, teamRefusal } from './refusals';
 import type { MemberStatus } from './schemas';
 
@@ -67,8 +68,9 @@ export async function withStatuses(members: Member[], concurrency = 8): Promise<
  */
 export async function addConsoleMember(partnerId: string, m: NewMember, opts: ActingAs & { suppressMail?: boolean } = {}): Promise<ConsoleMember> {
   if (await accessStore.getMemberByEmail(partnerId, m.email)) throw memberExists(m.email, 'team');
-  const clientMetadata = opts.suppressMail ? undefined : await invitationFrom(partnerId, opts.callerId);
-  const sub = await newUser(m.email, { first_name: m.first_name ?? '', last_name: m.last_name ?? '' }, { ...opts, partnerId, clientMetadata });
+  const names = { first_name: m.first_name ?? '', last_name: m.last_name ?? '' };
+  const create = () => newUser(m.email, names, { ...opts, partnerId });
+  const sub = opts.suppressMail ? await create() : await inviting(m.email, await invitationFrom(partnerId, opts.callerId), create);
   try {
     const member = await accessStore.addMember(partnerId, { ...m, identity_id: sub }, { callerId: opts.callerId, seal: sealWith(opts.seal, 'INVITED') });
     return { ...member, status: 'INVITED' };
@@ -80,13 +82,25 @@ export async function addConsoleMember(partnerId: string, m: NewMember, opts: Ac
   }
 }
 
-/** What the invitation e-mail names (AdminCreateUser's ClientMetadata): the partner and, unless an operator invites, the member inviting. */
-async function invitationFrom(partnerId: string, callerId?: string): Promise<Record<string, string>> {
+/** What the invitation e-mail names: the partner and, unless an operator invites, the member inviting. */
+async function invitationFrom(partnerId: string, callerId?: string): Promise<InvitationNames> {
   const [partner, caller] = await Promise.all([accessStore.getPartner(partnerId), callerId ? accessStore.getMember(partnerId, callerId) : undefined]);
-  return invitationMetadata({
+  return {
     partner_name: partner?.name ?? '',
     ...(caller ? { inviter_name: `${caller.first_name} ${caller.last_name}`.trim(), inviter_email: caller.email } : {}),
-  });
+  };
+}
+
+/**
+ * A first invitation's AdminCreateUser, with its names pending for the e-mail's trigger; refused (409, being
+ * sent) while another invitation to the address is.
+ */
+async function inviting<T>(email: string, names: InvitationNames, create: () => Promise<T>): Promise<T> {
+  try {
+    return await pendingInvitations.during(email, names, create, { exclusive: true });
+  } catch (e) {
+    throw e instanceof InvitationInFlight ? memberExists(email, 'pending') : e;
+  }
 }
 
 /**
@@ -102,11 +116,7 @@ const LEFT_OVER_AFTER_MS = IDEMPOTENCY_LOCK_MS;
  * person is already a member (here, or of another partner, which is not
  * named); one linked to no member is a left-over invitation, replaced.
  */
-async function newUser(
-  email: string,
-  names: { first_name: string; last_name: string },
-  opts: { suppressMail?: boolean; partnerId?: string; clientMetadata?: Record<string, string> },
-): Promise<string> {
+async function newUser(email: string, names: { first_name: string; last_name: string }, opts: { suppressMail?: boolean; partnerId?: string }): Promise<string> {
   try {
     return await directory.invite(email, names, opts);
   } catch (e) {
@@ -203,7 +213,9 @@ export async function resendInvitation(partnerId: string, memberId: string, opts
         throw e instanceof AccessError && e.kind === 'conflict' ? memberExists(member.email, 'elsewhere') : e;
       });
   try {
-    await directory.resendInvitation(linked.identity_id!, await invitationFrom(partnerId, opts.callerId));
+    const [user, names] = await Promise.all([directory.get(linked.identity_id!), invitationFrom(partnerId, opts.callerId)]);
+    if (!user) throw new DirectoryError('not_found', `user ${linked.identity_id} does not exist`);
+    await pendingInvitations.during(user.email, names, () => directory.resendInvitation(user.email), { exclusive: false });
   } catch (e) {
     if (e instanceof DirectoryError && e.kind === 'not_invited') {
       throw new ApiError(
@@ -221,8 +233,8 @@ export async function resendInvitation(partnerId: string, memberId: string, opts
 export async function createPartnerWithConsole(input: Parameters<typeof accessStore.createPartner>[0] & { suppressMail?: boolean }) {
   const email = input.email ?? `admin+${crypto.randomUUID().slice(0, 8)}@example.invalid`;
   const suppressMail = input.suppressMail ?? !input.email;
-  const clientMetadata = suppressMail ? undefined : invitationMetadata({ partner_name: input.name });
-  const sub = await newUser(email, { first_name: 'Admin', last_name: input.name }, { suppressMail, clientMetadata });
+  const create = () => newUser(email, { first_name: 'Admin', last_name: input.name }, { suppressMail });
+  const sub = suppressMail ? await create() : await inviting(email, { partner_name: input.name }, create);
   try {
     return await accessStore.createPartner({ ...input, adminEmail: email, adminIdentityId: sub });
   } catch (e) {

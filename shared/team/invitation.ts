@@ -2,22 +2,25 @@ import { BIDI_CONTROL, hasControlCharacter } from '../http/bounds';
 
 /**
  * The console invitation e-mail. Cognito's invitation template is one text for the whole pool ({username} and
- * {####} only), so a CustomMessage trigger (functions/team/invitation-message.ts) writes it, from what
- * AdminCreateUser passes in ClientMetadata: the bank's name and the member who invited. A bank employee trained
- * against phishing looks for both. Cognito sends the message as HTML and replaces the placeholders it gives the
- * trigger (request.codeParameter, request.usernameParameter) with the temporary password and the user name.
+ * {####} only), so a CustomMessage trigger (functions/team/invitation-message.ts) writes it: the bank's name and
+ * the member who invited, which a bank employee trained against phishing looks for. The trigger reads them from
+ * the pending invitation the service writes for the Cognito call (./pending-invitations.ts): AWS passes
+ * AdminCreateUser's ClientMetadata to the pre sign-up trigger only (API_AdminCreateUser). Cognito sends the
+ * message as HTML and replaces the placeholders it gives the trigger (request.codeParameter,
+ * request.usernameParameter) with the temporary password and the user name.
  */
 
-/** The ClientMetadata of an invitation (AdminCreateUser, and its MessageAction RESEND): strings only, as Cognito takes them. */
-export interface InvitationMetadata {
+/** What an invitation names (AdminCreateUser, and its MessageAction RESEND). */
+export interface InvitationNames {
   partner_name: string;
   /** Absent when an operator invites (the admin CLI): the e-mail then names the bank only. */
   inviter_name?: string;
   inviter_email?: string;
 }
 
-export const invitationMetadata = (m: InvitationMetadata): Record<string, string> =>
-  Object.fromEntries(Object.entries(m).filter(([, v]) => typeof v === 'string' && v.trim() !== '')) as Record<string, string>;
+/** The names an invitation has: blank ones are left out. */
+export const invitationNames = (m: Partial<InvitationNames>): Partial<InvitationNames> =>
+  Object.fromEntries(Object.entries(m).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
 
 /** Names longer than this are cut (the schemas allow 100; a partner's name is an operator's). */
 const MAX_NAME = 100;
@@ -44,7 +47,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 export interface InvitationInput {
-  metadata: Partial<InvitationMetadata>;
+  names: Partial<InvitationNames>;
   /** The console's sign-in page. */
   consoleUrl: string;
   /** Cognito's placeholders, replaced by the temporary password and the user name after the trigger. */
@@ -54,11 +57,12 @@ export interface InvitationInput {
 
 /** The invitation's subject (plain text) and HTML body; without a partner name, the bank is "your bank". */
 export function invitationMessage(input: InvitationInput): { emailSubject: string; emailMessage: string } {
-  const bank = input.metadata.partner_name ? neutraliseName(input.metadata.partner_name) : '';
-  const inviter = input.metadata.inviter_name ? neutraliseName(input.metadata.inviter_name) : '';
-  const inviterEmail = input.metadata.inviter_email ? neutraliseName(input.metadata.inviter_email) : '';
+  const bank = input.names.partner_name ? neutraliseName(input.names.partner_name) : '';
+  const inviter = input.names.inviter_name ? neutraliseName(input.names.inviter_name) : '';
+  const inviterEmail = input.names.inviter_email ? neutraliseName(input.names.inviter_email) : '';
   const html = escapeHtml;
-  const who = inviter ? `${html(inviter)}${inviterEmail ? ` (${html(inviterEmail)})` : ''}` : '';
+  // A member without a name (one an operator added without) is named by its address.
+  const who = inviter ? `${html(inviter)}${inviterEmail ? ` (${html(inviterEmail)})` : ''}` : html(inviterEmail);
   const where = bank ? `the Partner Travel console of ${html(bank)}` : "your bank's Partner Travel console";
   const url = html(input.consoleUrl);
   const lines = [
@@ -68,7 +72,7 @@ export function invitationMessage(input: InvitationInput): { emailSubject: strin
     `temporary password: ${input.codeParameter}<br>`,
     '</p>',
     '<p>You will choose your own password and set up an authenticator app. The temporary password expires in 7 days.</p>',
-    `<p>If you do not know ${who ? html(inviter) : 'who invited you'}${bank ? ` or do not work with ${html(bank)}` : ''}, do not sign in: tell your IT security team.</p>`,
+    `<p>If you do not know ${who ? html(inviter || inviterEmail) : 'who invited you'}${bank ? ` or do not work with ${html(bank)}` : ''}, do not sign in: tell your IT security team.</p>`,
   ];
   return {
     emailSubject: bank ? subjectNaming(bank) : 'Your invitation to the Partner Travel console',

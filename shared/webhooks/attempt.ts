@@ -9,7 +9,7 @@ import type { Env } from '../kernel/tenant';
 import { envelopeBytes } from './deliveries';
 import { judgeFailingEndpoint } from './health';
 import type { DeliveryRecord, EndpointRecord } from './model';
-import { queueSettings, scheduleAttempt, sendDeadLetter } from './queue';
+import { deferAttempt, queueSettings, scheduleAttempt, sendDeadLetter } from './queue';
 import { signingSecrets } from './rotation';
 import { ATTEMPT_CLAIM_MS, MAX_ATTEMPTS, retryDelayMs } from './schedule';
 import { type AttemptResult, sendAttempt } from './sender';
@@ -26,11 +26,24 @@ function unusable(d: DeliveryRecord, event: EventEnvelope | undefined, endpoint:
 }
 
 /**
+ * How long before its next attempt is due `now` is, on the delivery's clock (a sandbox's due times are on its
+ * sandbox clock, which is never behind real time); 0 when it is due.
+ */
+async function earlyBy(d: DeliveryRecord, now: Date): Promise<number> {
+  const due = Date.parse(d.next_attempt_at ?? '');
+  if (!(due > now.getTime())) return 0;
+  const clock = d.env === 'test' ? await tenantTime(d.partner_id, d.env, now) : now;
+  return Math.max(0, due - clock.getTime());
+}
+
+/**
  * Claims attempt `attempt` of a delivery if it is still due; retries a claim
  * that met a concurrent transaction. A first attempt never claimed before (the
- * usual case) takes one conditional write and no read.
+ * usual case) takes one conditional write and no read: a delivery is due when
+ * it is made. A later one received before its due time (Scheduler fires within
+ * the minute of its schedule) is not claimed: `early` says by how much.
  */
-async function claim(deliveryId: string, attempt: number, now: Date): Promise<{ d: DeliveryRecord; claim: AttemptClaim } | undefined> {
+async function claim(deliveryId: string, attempt: number, now: Date): Promise<{ d: DeliveryRecord; claim: AttemptClaim } | { early: number } | undefined> {
   if (attempt === 1) {
     const d = await webhookStore.claimFirst(deliveryId, now, ATTEMPT_CLAIM_MS);
     if (d) return { d, claim: { id: d.id, index: 0 } };
@@ -39,6 +52,8 @@ async function claim(deliveryId: string, attempt: number, now: Date): Promise<{ 
   for (let i = 0; ; i++) {
     const d = await webhookStore.getDelivery(deliveryId);
     if (d?.status !== 'PENDING' || d.attempts !== attempt - 1) return undefined;
+    const early = await earlyBy(d, now);
+    if (early > 0) return { early };
     const c: AttemptClaim = { id, index: d.attempt_log?.length ?? 0 };
     const r = await webhookStore.claimAttempt(d, attempt, c, now, ATTEMPT_CLAIM_MS);
     if (r === 'claimed') return { d, claim: c };
@@ -52,11 +67,17 @@ async function claim(deliveryId: string, attempt: number, now: Date): Promise<{ 
  * Sends attempt `attempt` of a delivery if it is still due: claims it with a
  * conditional write (same attempt number, no live claim) that also records
  * the attempt's id, posts, records the outcome, and schedules the next
- * attempt or dead-letters the delivery.
+ * attempt or dead-letters the delivery. Received before it is due, it is put
+ * back on the queue for when it is, and not sent.
  */
-export async function runAttempt(deliveryId: string, attempt: number, now = new Date(), batch?: AttemptBatch): Promise<'sent' | 'skipped'> {
+export async function runAttempt(deliveryId: string, attempt: number, now = new Date(), batch?: AttemptBatch): Promise<'sent' | 'skipped' | 'deferred'> {
   const claimed = await claim(deliveryId, attempt, now);
   if (!claimed) return 'skipped';
+  if ('early' in claimed) {
+    await deferAttempt(deliveryId, attempt, claimed.early);
+    logger.info('webhook attempt deferred: not due yet', { delivery_id: deliveryId, attempt, early_ms: claimed.early });
+    return 'deferred';
+  }
   const { d } = claimed;
   const [event, endpoint] = await Promise.all([
     d.event ?? eventStore.get(d.event_ref).then((r) => r?.event),

@@ -46,7 +46,7 @@ async function tell(e: EndpointRecord, kind: 'warning' | 'disabled', hours: numb
   const to = await recipients(e.partner_id);
   await deliver(
     to.map((address) => ({ to: address, subject, text })),
-    { partner_id: e.partner_id, endpoint_id: e.id, kind },
+    { partner_id: e.partner_id, environment: e.env, endpoint_id: e.id, kind },
   );
 }
 

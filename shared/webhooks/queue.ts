@@ -23,8 +23,11 @@ export const queueSettings = () => loadConfig(queueConfig);
 let sqs: SQSClient | undefined;
 let scheduler: SchedulerClient | undefined;
 
-/** Puts messages on the webhook queue, ten per call. */
-export async function enqueue(messages: Message[]): Promise<void> {
+/** SQS delays a message 15 minutes at most (DelaySeconds). */
+const MAX_DELAY_SECONDS = 900;
+
+/** Puts messages on the webhook queue, ten per call; `delaySeconds` keeps them from being received before then. */
+export async function enqueue(messages: Message[], delaySeconds?: number): Promise<void> {
   const url = queueSettings().WEBHOOK_QUEUE_URL;
   if (!url || messages.length === 0) {
     if (messages.length) logger.warn('webhook queue not configured: the sweeper will pick these up', { count: messages.length });
@@ -33,7 +36,10 @@ export async function enqueue(messages: Message[]): Promise<void> {
   sqs ??= traced(new SQSClient({}));
   for (let i = 0; i < messages.length; i += 10) {
     const r = await sqs.send(
-      new SendMessageBatchCommand({ QueueUrl: url, Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })) }),
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m), DelaySeconds: delaySeconds })),
+      }),
     );
     if (r.Failed?.length) throw new Error(`could not enqueue ${r.Failed.length} webhook message(s)`);
   }
@@ -58,8 +64,18 @@ export async function publishEvents(events: (RecordedEvent | EventRef)[]): Promi
   }
 }
 
+/**
+ * Attempt `attempt` of a delivery, received `earlyMs` before it is due, back on the queue to be received when it
+ * is (whole seconds, rounded up): a message due more than 15 minutes later comes back and is put back again.
+ */
+export async function deferAttempt(deliveryId: string, attempt: number, earlyMs: number): Promise<void> {
+  await enqueue([{ kind: 'attempt', delivery_id: deliveryId, attempt }], Math.min(MAX_DELAY_SECONDS, Math.ceil(earlyMs / 1000)));
+}
+
 function atExpression(when: Date): string {
-  // Scheduler's at() has whole seconds; round up so a retry never comes early.
+  // Scheduler's at() has whole seconds (rounded up), but Scheduler invokes its target within the minute of that
+  // time, "between 1:00:00 and 1:00:59" for 1:00 ("Schedule types", Scheduler user guide): up to 59 s early.
+  // The worker does not attempt a retry before it is due (attempt.ts), so an early one waits on the queue.
   return `at(${new Date(Math.ceil(when.getTime() / 1000) * 1000).toISOString().slice(0, 19)})`;
 }
 

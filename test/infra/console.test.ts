@@ -2,12 +2,14 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
+import { AttributeType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CORS } from '../../infra/console-policy';
 import { CONSOLE_DIST_MISSING, CONSOLE_PATH_FUNCTION, ConsoleConstruct, INVITATION_MESSAGE_TRIGGER } from '../../infra/constructs/console';
 import { MailConstruct } from '../../infra/constructs/mail';
 import { mailOf } from '../../infra/mail';
+import { INVITATION_LEADING_KEYS } from '../../shared/access/keys';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
 import { actionsOf, isServiceFunction, type Resource, render, type Statement, synthService } from './synth';
@@ -21,6 +23,7 @@ const one = (type: string) => {
   return all[0]!;
 };
 const consoleDistribution = () => rootOf('AWS::CloudFront::Distribution').find(([id]) => id.startsWith('ConsoleCdn'))!;
+const accessTableId = () => rootOf('AWS::DynamoDB::GlobalTable').find(([id]) => id.startsWith('DataAccessTable'))![0];
 const documentsBucketId = () => rootOf('AWS::S3::Bucket').find(([id]) => id.startsWith('UploadssettlementDocumentsBucket'))![0];
 
 beforeAll(() => {
@@ -59,7 +62,7 @@ describe('console user pool', () => {
       AccountRecoverySetting: { RecoveryMechanisms: [{ Name: 'verified_email', Priority: 1 }] },
       DeletionProtection: 'ACTIVE',
     });
-    expect(pool.DeletionPolicy).toBe('Retain');
+    expect(pool.DeletionPolicy).toBe('RetainExceptOnCreate');
   });
 
   it("has one app client, the console's: no secret, password and SRP sign-in with refresh, no OAuth, short-lived revocable tokens", () => {
@@ -81,7 +84,7 @@ describe('console user pool', () => {
 });
 
 describe('the invitation e-mail', () => {
-  it("is written by the pool's CustomMessage trigger, which Cognito may invoke for this pool only and which makes no AWS call", () => {
+  it("is written by the pool's CustomMessage trigger, which Cognito may invoke for this pool only and which reads only the pending invitations", () => {
     const [, pool] = one('AWS::Cognito::UserPool');
     const [fnId, fn] = rootOf('AWS::Lambda::Function').find(
       ([, f]) => (f as Resource & { Metadata?: Record<string, unknown> }).Metadata?.Entry === INVITATION_MESSAGE_TRIGGER,
@@ -95,8 +98,18 @@ describe('the invitation e-mail', () => {
     const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
     const policies = rootOf('AWS::IAM::Policy').filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`));
     expect(policies.length).toBeGreaterThan(0);
-    const actions = policies.flatMap(([, p]) => (p.Properties.PolicyDocument.Statement as Statement[]).flatMap(actionsOf));
-    expect(actions.filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
+    const statements = policies.flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
+    const aws = statements.filter((st) => !actionsOf(st).every((a) => a.startsWith('logs:') || a.startsWith('xray:')));
+    // The pending invitations' items (INVITATION#<email>) of the access table, read by key: nothing else.
+    expect(aws.map((st) => ({ ...st, Resource: render(st.Resource) }))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:GetItem',
+        Resource: `{${accessTableId()}.Arn}`,
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': INVITATION_LEADING_KEYS } },
+      },
+    ]);
+    expect(fn.Properties.Environment.Variables.ACCESS_TABLE).toBeDefined();
   });
 });
 
@@ -117,7 +130,7 @@ describe('console files', () => {
       LogFilePrefix: 'console/',
     });
     expect(bucket.Properties.AccessControl).toBeUndefined();
-    expect(bucket.DeletionPolicy, id).toBe('Retain');
+    expect(bucket.DeletionPolicy, id).toBe('RetainExceptOnCreate');
   });
 
   it("are read by the console's distribution only, through origin access control", () => {
@@ -220,6 +233,7 @@ describe('console files', () => {
         logsBucket: new Bucket(stack, 'Logs'),
         distDir,
         mail,
+        accessTable: new TableV2(stack, 'Access', { partitionKey: { name: 'pk', type: AttributeType.STRING } }),
       });
     };
     expect(() => make({}, missing)).toThrow(CONSOLE_DIST_MISSING);

@@ -1,22 +1,23 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INVITATION_MESSAGE_TRIGGER } from '../../infra/constructs/console';
-import { REQUEST_LOG_CONSUMER } from '../../infra/constructs/request-logs';
+import { asyncSettingsOf } from '../../infra/local/async-invoke';
 import { Authorizer } from '../../infra/local/iam/enforce';
 import { localResources, userPoolArn } from '../../infra/local/iam/local';
 import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/local/iam/model';
 import { unusedGrants } from '../../infra/local/iam/report';
 import { type IamRequest, iamRequestsFor } from '../../infra/local/iam/requests';
-import { synthesizeTemplates } from '../../infra/local/iam/templates';
+import { type SynthesizedStack, synthesizeTemplates } from '../../infra/local/iam/templates';
 import { subscriptionsOf } from '../../infra/local/log-subscriptions';
 import { LOCAL_CONFIGURATION_SET, SPECIMEN_MAIL } from '../../infra/mail-address';
 import { accessKeys, accessPartitions } from '../../shared/access/keys';
+import { ASYNC_INVOCATIONS, onFailureQueueName } from '../../shared/async-invocations';
 import { bookingKeys } from '../../shared/bookings/keys';
 import { BUCKETS } from '../../shared/buckets';
 import { dynamoLine } from '../../shared/db/grants';
 import { PLATFORM_UNTESTED } from '../../shared/platform/grants';
 import { platformKeys, platformPartitions } from '../../shared/platform/keys';
 import { JOBS, QUEUES } from '../../shared/queues';
-import { REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
+import { REQUEST_LOG_CONSUMER, REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
 import { requestLogKeys } from '../../shared/request-logs/keys';
 import { ROUTE_LIST } from '../../shared/routes';
 
@@ -24,17 +25,26 @@ import { ROUTE_LIST } from '../../shared/routes';
  * The synthesized policies, evaluated as AWS evaluates them (@cloud-copilot/iam-simulate, through the local IAM
  * layer's Authorizer): what each function and each AWS service must be able to do, and what they must not.
  */
+let templates: SynthesizedStack[];
 let model: IamModel;
 let iam: Authorizer;
 const queueUrl = (name: string) => `http://127.0.0.1:9324/000000000000/${name}`;
 const arn = (service: string, resource: string) => `arn:aws:${service}:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${resource}`;
 const TABLE = { access: arn('dynamodb', 'table/access'), data: arn('dynamodb', 'table/data') };
+/** The local on-failure queues of the asynchronously invoked functions, by key. */
+const onFailure = Object.fromEntries(
+  ASYNC_INVOCATIONS.map((d) => {
+    const name = onFailureQueueName(d.key);
+    return [d.key, { name, url: queueUrl(name), arn: arn('sqs', name) }];
+  }),
+);
 
 beforeAll(async () => {
   const queues = Object.fromEntries(
     Object.entries(QUEUES).map(([k, q]) => [k, { name: q.name, url: queueUrl(q.name), arn: arn('sqs', q.name), dlqUrl: queueUrl(`${q.name}-dlq`) }]),
   );
-  model = buildIamModel(await synthesizeTemplates(), localResources(queues, 'us-east-1_local'));
+  templates = await synthesizeTemplates();
+  model = buildIamModel(templates, localResources(queues, 'us-east-1_local', onFailure));
   iam = new Authorizer(model);
 });
 
@@ -44,6 +54,32 @@ const item = (action: string, table: string, pk: string): IamRequest => ({
   action: `dynamodb:${action}`,
   resource: table,
   context: { 'dynamodb:LeadingKeys': [pk] },
+});
+
+describe('the templates the local IAM layer reads', () => {
+  it("are a deploy's: synthesized with cdk.json's feature flags, so their policies are minimized (@aws-cdk/aws-iam:minimizePolicies)", () => {
+    // Two statements of one policy that minimizePolicies merges: same effect, principal and condition, and the same resources or actions.
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const set = (v: unknown) =>
+      [v ?? []]
+        .flat()
+        .map((x) => JSON.stringify(x))
+        .sort();
+    const mergeable: string[] = [];
+    for (const { path, template } of templates) {
+      for (const [id, r] of Object.entries(template.Resources ?? {})) {
+        if (r.Type !== 'AWS::IAM::Policy' && r.Type !== 'AWS::IAM::ManagedPolicy') continue;
+        const statements = r.Properties!.PolicyDocument.Statement as Record<string, unknown>[];
+        statements.forEach((a, i) => {
+          for (const b of statements.slice(i + 1)) {
+            const alike = same(a.Effect, b.Effect) && same(a.Condition, b.Condition) && same(a.Principal, b.Principal);
+            if (alike && (same(set(a.Resource), set(b.Resource)) || same(set(a.Action), set(b.Action)))) mergeable.push(`${path} ${id}`);
+          }
+        });
+      }
+    }
+    expect(mergeable).toEqual([]);
+  });
 });
 
 describe('function roles', () => {
@@ -243,7 +279,7 @@ describe('AWS services can do what the design needs of them', () => {
     expect(await allowed(service('events.amazonaws.com'), { action: 'lambda:InvokeFunction', resource: consumerArn, context: {} })).toBe(false);
   });
 
-  it("Cognito invokes the invitation's CustomMessage trigger for the console's user pool only; the trigger makes no AWS call", async () => {
+  it("Cognito invokes the invitation's CustomMessage trigger for the console's user pool only; the trigger reads the pending invitations only", async () => {
     const poolArn = userPoolArn('us-east-1_local');
     const fnArn = model.functions[INVITATION_MESSAGE_TRIGGER]!.arn;
     expect(model.userPoolTriggers).toEqual([{ userPoolArn: poolArn, trigger: 'CustomMessage', functionArn: fnArn }]);
@@ -255,13 +291,44 @@ describe('AWS services can do what the design needs of them', () => {
     expect(await allowed(service('cognito-idp.amazonaws.com'), invoke(poolArn))).toBe(true);
     expect(await allowed(service('cognito-idp.amazonaws.com'), invoke(`${poolArn}-other`))).toBe(false);
     expect(await allowed(service('events.amazonaws.com'), invoke(poolArn))).toBe(false);
-    const actions = model.roles[`function:${INVITATION_MESSAGE_TRIGGER}`]!.policies.flatMap((p) =>
-      [p.document.Statement].flat().flatMap((st) => [st.Action ?? []].flat()),
-    );
-    expect(
-      actions.every((a) => a.startsWith('logs:') || a.startsWith('xray:')),
-      actions.join(', '),
-    ).toBe(true);
+    // What it reads: the names the service left for the invitee's address; no partner, member or key, and no write.
+    const trigger = `function:${INVITATION_MESSAGE_TRIGGER}`;
+    const pending = accessKeys.invitation('salma@bank.example').pk;
+    expect(await allowed(trigger, item('GetItem', TABLE.access, pending))).toBe(true);
+    for (const pk of [accessKeys.partner('p1').pk, accessKeys.member('p1', 'm1').pk, accessKeys.identity('s1').pk, accessKeys.apiKey('k1').pk]) {
+      expect(await allowed(trigger, item('GetItem', TABLE.access, pk)), pk).toBe(false);
+    }
+    for (const action of ['Query', 'PutItem', 'DeleteItem', 'UpdateItem', 'BatchGetItem']) {
+      expect(await allowed(trigger, item(action, TABLE.access, pending)), action).toBe(false);
+    }
+    expect(await allowed(trigger, item('GetItem', TABLE.data, pending))).toBe(false);
+    expect(await allowed(trigger, { action: 'dynamodb:Scan', resource: TABLE.access, context: {} })).toBe(false);
+  });
+
+  it("Lambda applies each asynchronously invoked function's EventInvokeConfig, and sends its failed events to its own on-failure queue with its role", async () => {
+    const settings = asyncSettingsOf(model, onFailure);
+    for (const def of ASYNC_INVOCATIONS) {
+      const fnArn = model.functions[def.entry]!.arn;
+      expect(model.asyncConfigs[fnArn], def.key).toEqual({
+        maximumRetryAttempts: 2,
+        maximumEventAgeInSeconds: def.maxEventAgeSeconds,
+        onFailure: onFailure[def.key]!.arn,
+      });
+      // ... which the local runtime applies.
+      expect(settings(def.entry), def.key).toEqual({
+        functionArn: fnArn,
+        retryAttempts: 2,
+        maxEventAgeSeconds: def.maxEventAgeSeconds,
+        onFailure: { arn: onFailure[def.key]!.arn, url: onFailure[def.key]!.url },
+      });
+      const send = (queue: string) => ({ action: 'sqs:SendMessage', resource: onFailure[queue]!.arn, context: {} });
+      expect(await allowed(`function:${def.entry}`, send(def.key)), def.key).toBe(true);
+      const other = ASYNC_INVOCATIONS.find((d) => d.key !== def.key)!.key;
+      expect(await allowed(`function:${def.entry}`, send(other)), `${def.key} -> ${other}`).toBe(false);
+    }
+    // A function no service invokes asynchronously has no EventInvokeConfig and nowhere to send a record.
+    expect(model.asyncConfigs[model.functions[ROUTE_LIST[0]!.handler]!.arn]).toBeUndefined();
+    expect(settings(ROUTE_LIST[0]!.handler)).not.toHaveProperty('onFailure');
   });
 
   it("Lambda assumes every function role, for this account's functions only (aws:SourceAccount: the confused deputy)", async () => {

@@ -55,10 +55,10 @@ describe('stack layout', () => {
 
   it('retains the tables and buckets, deletion-protects the tables', () => {
     for (const [id, t] of Object.entries(s.root.findResources('AWS::DynamoDB::GlobalTable'))) {
-      expect((t as Resource).DeletionPolicy, id).toBe('Retain');
+      expect((t as Resource).DeletionPolicy, id).toBe('RetainExceptOnCreate');
       expect((t as Resource).Properties.Replicas[0].DeletionProtectionEnabled, id).toBe(true);
     }
-    for (const [id, b] of Object.entries(s.root.findResources('AWS::S3::Bucket'))) expect((b as Resource).DeletionPolicy, id).toBe('Retain');
+    for (const [id, b] of Object.entries(s.root.findResources('AWS::S3::Bucket'))) expect((b as Resource).DeletionPolicy, id).toBe('RetainExceptOnCreate');
   });
 
   it('puts the stateful resources in the service stack only', () => {

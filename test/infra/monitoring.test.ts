@@ -5,12 +5,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { THRESHOLDS } from '../../infra/constructs/monitoring';
 import { OncallError } from '../../infra/oncall';
 import { RUNBOOK, RUNBOOK_PAGE, type RunbookSection, runbookAnchor } from '../../infra/runbook';
+import { ASYNC_INVOCATIONS } from '../../shared/async-invocations';
 import { TABLES } from '../../shared/db/tables';
 import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { ROUTE_LIST } from '../../shared/routes';
-import { isServiceFunction, synthService } from './synth';
+import { actionsOf, isServiceFunction, type Statement, synthService } from './synth';
 
 const RUNBOOKS = readFileSync(join(import.meta.dirname, '..', '..', RUNBOOK_PAGE), 'utf8');
 
@@ -136,11 +137,13 @@ describe('alarms', () => {
     for (const section of Object.keys(RUNBOOK) as RunbookSection[]) expect(used.has(runbookAnchor(section)), section).toBe(true);
   });
 
-  it('has exactly the alarms generated from the queues, routes, functions, tables and jobs', () => {
+  it('has exactly the alarms generated from the queues, routes, functions, tables, jobs and asynchronous invocations', () => {
     const queues = Object.keys(QUEUES).length;
-    const functions = ROUTE_LIST.length + 1 + queues; // routes, the $default fallback, one consumer per queue
-    // ... + 1: MailFailures.
-    const expected = 2 * queues + 1 + ROUTE_LIST.length + 1 + functions + 1 + 2 * Object.keys(TABLES).length + 2 * JOBS.length + 1;
+    // Routes, the $default fallback, one consumer per queue, the request log's consumer and the invitation trigger.
+    const functions = ROUTE_LIST.length + 1 + queues + 2;
+    // ... + 1: MailFailures; + 2: SES's bounce and complaint rates; + 1: TzDataMismatch; one AsyncFailures per asynchronously invoked function.
+    const expected =
+      2 * queues + 1 + ROUTE_LIST.length + 1 + functions + 1 + 2 * Object.keys(TABLES).length + 2 * JOBS.length + 1 + 2 + 1 + ASYNC_INVOCATIONS.length;
     expect(alarms.size).toBe(expected);
   });
 
@@ -206,19 +209,54 @@ describe('alarms', () => {
     expect(t.Dimensions).toBeUndefined();
   });
 
-  it('any e-mail SES refused in 5 minutes (the service-wide MailFailures), whatever its reason', () => {
-    const a = alarm('MailFailures');
+  /** An alarm on one of the service's own figures, service-wide: its statistic, period, and runbook section. */
+  const serviceWide = (id: string, statistic: string, period: number, runbook: string) => {
+    const a = alarm(id);
     expect(a).toMatchObject({
       Namespace: METRICS_NAMESPACE,
-      MetricName: 'MailFailures',
-      Statistic: 'Sum',
-      Period: 300,
+      MetricName: id,
+      Statistic: statistic,
+      Period: period,
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
       TreatMissingData: 'notBreaching',
     });
     expect(dims(a.Dimensions)).toEqual({ service: SERVICE_NAME });
-    expect(a.AlarmDescription).toContain('#runbook-ses-refuses-e-mail');
+    expect(a.AlarmDescription).toContain(`#${runbook}`);
+  };
+
+  it('any e-mail SES refused in 5 minutes (the service-wide MailFailures), whatever its reason', () => {
+    serviceWide('MailFailures', 'Sum', 300, 'runbook-ses-refuses-e-mail');
+  });
+
+  it("a runtime whose time-zone data differs from the bundled rules (TzDataMismatch, the hour's maximum)", () => {
+    serviceWide('TzDataMismatch', 'Maximum', 3600, 'runbook-the-runtimes-time-zone-data-differs');
+  });
+
+  it("SES's account reputation well before SES reviews the account: a 2 % bounce rate, a 0.05 % complaint rate (fractions of 1), a silence keeping the state", () => {
+    for (const [id, metric, threshold] of [
+      ['SesBounceRate', 'Reputation.BounceRate', 0.02],
+      ['SesComplaintRate', 'Reputation.ComplaintRate', 0.0005],
+    ] as const) {
+      const a = alarm(id);
+      // SES reviews at 5 % and 0.1 %: the thresholds stay under half of those.
+      expect(a, id).toMatchObject({
+        Namespace: 'AWS/SES',
+        MetricName: metric,
+        Statistic: 'Maximum',
+        Period: 900,
+        Threshold: threshold,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'ignore',
+      });
+      // Account-wide: the metric without a dimension (a configuration set's would have one).
+      expect(a.Dimensions, id).toBeUndefined();
+      expect(a.AlarmDescription, id).toContain('#runbook-the-ses-bounce-or-complaint-rate-is-high');
+    }
+    expect(alarm('SesBounceRate').AlarmDescription).toContain('reached 2 %');
+    expect(alarm('SesComplaintRate').AlarmDescription).toContain('reached 0.05 %');
   });
 
   it('DynamoDB throttled requests (10) and system errors (5) of every table in 5 minutes, summed over the operations', () => {
@@ -271,6 +309,7 @@ describe('dashboard', () => {
       'Queues: depth, oldest message, DLQ',
       'Jobs overdue',
       'Refusals',
+      'E-mail: SES reputation (fraction of 1)',
     ]) {
       expect(body, title).toContain(title);
     }
@@ -303,9 +342,11 @@ describe('functions', () => {
       expect(p.TracingConfig).toEqual({ Mode: 'Active' });
       expect(p.Environment.Variables).toMatchObject({ POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false', POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE });
     }
-    service.root.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' })]) },
-    });
+    // The actions in any order: a minimized policy sorts them.
+    const xray = Object.values(service.root.findResources('AWS::IAM::Policy'))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[])
+      .filter((st) => st.Resource === '*' && [...actionsOf(st)].sort().join() === 'xray:PutTelemetryRecords,xray:PutTraceSegments');
+    expect(xray.length).toBeGreaterThan(0);
   });
 
   it('log at the deployment level, kept for the deployment retention (production by default: INFO, 400 days)', () => {

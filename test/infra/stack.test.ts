@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { THROTTLE } from '../../infra/constructs/api';
 import { retryScheduleGroupName } from '../../infra/constructs/webhooks';
+import { appContext, cdkJsonContext } from '../../infra/feature-flags';
 import { ServiceStack } from '../../infra/stack';
 import { bookingPartitions } from '../../shared/bookings/keys';
 import { BUCKETS, SERVED_PHOTO_HEADERS } from '../../shared/buckets';
@@ -30,6 +31,12 @@ beforeAll(() => {
 describe('CDK stack', () => {
   it('synthesizes with no unacknowledged cdk-nag finding', () => {
     expect(synthError).toBeUndefined();
+  });
+
+  it("synthesizes with cdk.json's feature flags, as the CDK CLI hands them to cdk deploy", () => {
+    const flags = Object.entries(cdkJsonContext());
+    expect(flags.length).toBeGreaterThan(80);
+    for (const [flag, value] of flags) expect(service.stack.node.tryGetContext(flag), flag).toEqual(value);
   });
 
   it('has an API Gateway route for every entry of the route table, plus $default', () => {
@@ -131,10 +138,11 @@ describe('CDK stack', () => {
       if (!r.sendsMail) continue;
       expect(JSON.stringify(ses[0]!.Condition)).toContain('ses:FromAddress');
       const resources = [ses[0]!.Resource].flat().map(render);
-      expect(
-        resources.map((x) => x.replace(/^arn:\{Ref:AWS::Partition\}:ses:\{Ref:AWS::Region\}:\{Ref:AWS::AccountId\}:/, '')),
-        r.id,
-      ).toEqual(['identity/partner-travel.example', expect.stringMatching(/^configuration-set\/\{Ref:\w+\}$/)]);
+      // In any order: a minimized policy sorts a statement's resources.
+      expect(resources.map((x) => x.replace(/^arn:\{Ref:AWS::Partition\}:ses:\{Ref:AWS::Region\}:\{Ref:AWS::AccountId\}:/, '')).sort(), r.id).toEqual([
+        expect.stringMatching(/^configuration-set\/\{Ref:\w+\}$/),
+        'identity/partner-travel.example',
+      ]);
     }
   });
 
@@ -369,6 +377,27 @@ describe('CDK stack', () => {
     }
   });
 
+  it('retains what it keeps on update and deletion, but not past the rollback of the deploy that created it (RetainExceptOnCreate)', () => {
+    const mail = Template.fromStack(service.stack.mailIdentity!);
+    const templates: [string, Template][] = [...Object.entries(service.templates), ['mail identity', mail]];
+    const kept = templates.flatMap(([name, t]) =>
+      Object.entries(t.toJSON().Resources as Record<string, Resource>)
+        .filter(([, r]) => r.DeletionPolicy !== undefined || r.UpdateReplacePolicy !== undefined)
+        .map(([id, r]) => ({ where: `${name} ${id}`, type: r.Type, deletion: r.DeletionPolicy, replace: r.UpdateReplacePolicy })),
+    );
+    // A plain Retain would leave each of them behind when a first deploy fails and rolls back.
+    for (const k of kept.filter((x) => x.deletion !== 'Delete')) {
+      expect(k.deletion, k.where).toBe('RetainExceptOnCreate');
+      expect(k.replace, k.where).toBe('Retain');
+    }
+    const retained = kept.filter((x) => x.deletion === 'RetainExceptOnCreate').map((x) => x.type);
+    const count = (type: string) => retained.filter((t) => t === type).length;
+    expect(count('AWS::DynamoDB::GlobalTable')).toBe(Object.keys(TABLES).length);
+    // The service's buckets, the access logs' and the console's.
+    expect(count('AWS::S3::Bucket')).toBe(Object.keys(BUCKETS).length + 2);
+    expect([count('AWS::Cognito::UserPool'), count('AWS::SES::EmailIdentity'), count('AWS::KMS::Key'), count('AWS::Logs::LogGroup')]).toEqual([1, 1, 1, 1]);
+  });
+
   it('logs API access and keeps function logs with a retention', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
     const groups = Object.values(template.findResources('AWS::Logs::LogGroup'));
@@ -457,6 +486,29 @@ describe('review photos', () => {
     expect(service.routeFunction('listReviews').Properties.Environment.Variables).toHaveProperty('PHOTO_BASE_URL');
   });
 
+  it("keeps ACLs on the access logs bucket for CloudFront's standard logs, and lets S3 deliver each bucket's access logs by bucket policy", () => {
+    const [[id, bucket]] = Object.entries(template.findResources('AWS::S3::Bucket')).filter(([i]) => i.startsWith('UploadsAccessLogs')) as [[string, Resource]];
+    // CloudFront's standard logging (legacy) refuses a bucket whose ACLs are disabled (Object Ownership BucketOwnerEnforced, S3's default).
+    expect(bucket.Properties.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'ObjectWriter' }] });
+    // No ACL granting the S3 log delivery group write access (@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy).
+    expect(bucket.Properties.AccessControl).toBeUndefined();
+    const [policy] = Object.values(template.findResources('AWS::S3::BucketPolicy', { Properties: { Bucket: { Ref: id } } })) as Resource[];
+    const deliveries = (policy!.Properties.PolicyDocument.Statement as Statement[])
+      .filter((st) => JSON.stringify(st.Principal) === JSON.stringify({ Service: 'logging.s3.amazonaws.com' }))
+      .map((st) => ({ effect: st.Effect, actions: actions(st), to: render(st.Resource), from: render((st.Condition as any)?.ArnLike?.['aws:SourceArn']) }));
+    const logged = Object.entries(template.findResources('AWS::S3::Bucket'))
+      .filter(([, b]) => (b as Resource).Properties.LoggingConfiguration)
+      .map(([i, b]) => ({
+        effect: 'Allow',
+        actions: ['s3:PutObject'],
+        to: `{${id}.Arn}/${(b as Resource).Properties.LoggingConfiguration.LogFilePrefix}*`,
+        from: `{${i}.Arn}`,
+      }));
+    expect(logged.map((l) => l.to).sort()).toEqual([`{${id}.Arn}/console/*`, `{${id}.Arn}/reviewPhotos/*`, `{${id}.Arn}/settlementDocuments/*`]);
+    expect(deliveries).toEqual(expect.arrayContaining(logged));
+    expect(deliveries).toHaveLength(logged.length);
+  });
+
   it('serves photos with nosniff and a sandboxing CSP (a response headers policy that overrides the origin)', () => {
     template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
       ResponseHeadersPolicyConfig: Match.objectLike({
@@ -483,7 +535,7 @@ describe('review photos', () => {
 
 describe('two stacks in one account and region (production and staging)', () => {
   it('each has its own retry schedule group, and its worker may create schedules in that group only', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: appContext({ 'aws:cdk:bundling-stacks': [] }) });
     const env = { account: '123456789012', region: 'eu-west-3' };
     // Both in the tree before the app synthesizes.
     const built = ['PartnerTravelService', 'PartnerTravelStaging'].map((name) => new ServiceStack(app, name, { env }));
@@ -495,9 +547,7 @@ describe('two stacks in one account and region (production and staging)', () => 
         .filter(([id]) => id.startsWith('WebhookswebhooksConsumerRole'))
         .flatMap(([, p]) => (p as Resource).Properties.PolicyDocument.Statement as Statement[]);
       const schedulerActions = statements.flatMap(actions).filter((a) => a.startsWith('scheduler:'));
-      const creates = statements
-        .filter((st) => actions(st).includes('scheduler:CreateSchedule'))
-        .flatMap((st) => [st.Resource].flat().map((r) => render(r).replace('{Ref:AWS::Partition}', 'aws')));
+      const creates = statements.filter((st) => actions(st).includes('scheduler:CreateSchedule')).flatMap((st) => [st.Resource].flat().map(render));
       return { name: group!.Properties.Name as string, env: worker.Properties.Environment.Variables.SCHEDULER_GROUP, schedulerActions, creates };
     });
     const [production, staging] = stacks as [(typeof stacks)[0], (typeof stacks)[0]];

@@ -1,6 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../infra/app';
+import { appContext } from '../../infra/feature-flags';
 import { ROUTE_LIST } from '../../shared/routes';
 
 export interface Resource {
@@ -8,6 +9,7 @@ export interface Resource {
   Properties: Record<string, any>;
   DependsOn?: string | string[];
   DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
 }
 
 export interface Statement {
@@ -19,14 +21,15 @@ export interface Statement {
 }
 
 /**
- * The service synthesized as `npm run synth` does (cdk-nag included), without esbuild bundling, unbound or
+ * The service synthesized as `npm run synth` does (cdk.json's feature flags, cdk-nag), without esbuild bundling, unbound or
  * bound to `env` as the CDK CLI binds it from its credentials: the
  * assertions are about the templates, not the bundles. The service stack holds the stateful resources,
  * the API, its routes and the functions' log groups; each feature's route functions are in a nested stack
- * (`routes[tag]`), the alarms and dashboard in the Operations nested stack.
+ * (`routes[tag]`), the request log's consumer and subscription filters in the RequestLogs one, the alarms and
+ * dashboard in the Operations one.
  */
 export function synthService(context: Record<string, unknown> = {}, env?: { account: string; region: string }) {
-  const { app, stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), env);
+  const { app, stack } = buildApp(new App({ context: appContext({ 'aws:cdk:bundling-stacks': [], ...context }) }), env);
   let synthError: unknown;
   try {
     app.synth(); // runs the cdk-nag AwsSolutions validation plugin
@@ -36,10 +39,12 @@ export function synthService(context: Record<string, unknown> = {}, env?: { acco
   const root = Template.fromStack(stack);
   const routes = Object.fromEntries(Object.entries(stack.api.routeStacks).map(([tag, s]) => [tag, Template.fromStack(s)]));
   const operations = Template.fromStack(Stack.of(stack.monitoring));
-  /** Every template by a readable name: the service stack, `<tag> routes`, Operations. */
+  const requestLogs = Template.fromStack(Stack.of(stack.requestLogs));
+  /** Every template by a readable name: the service stack, `<tag> routes`, request logs, Operations. */
   const templates: Record<string, Template> = {
     service: root,
     ...Object.fromEntries(Object.entries(routes).map(([tag, t]) => [`${tag} routes`, t])),
+    'request logs': requestLogs,
     operations,
   };
   /** The resources of one type in every template, as [template name, logical id, resource]. */
@@ -70,7 +75,7 @@ export function synthService(context: Record<string, unknown> = {}, env?: { acco
     if (!entry) throw new Error(`no function of route ${routeId}`);
     return entry[1] as Resource;
   };
-  return { app, stack, synthError, root, routes, operations, templates, everywhere, routeTemplate, routeStatements, routeFunction };
+  return { app, stack, synthError, root, routes, operations, requestLogs, templates, everywhere, routeTemplate, routeStatements, routeFunction };
 }
 
 export const actionsOf = (s: { Action: string | string[] }) => [s.Action].flat();

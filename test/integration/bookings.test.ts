@@ -11,7 +11,7 @@ import { eventKeys } from '../../shared/events/keys';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { quoteKeys } from '../../shared/quotes/keys';
 import { bookingBody, livePaymentKey, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
-import { admin, api, newPartner, pastIndexLag, testDb, write } from './helpers';
+import { admin, api, logLines, newPartner, pastIndexLag, testDb, until, write } from './helpers';
 
 const today = localDate(new Date());
 let P: Awaited<ReturnType<typeof packs>>;
@@ -80,19 +80,38 @@ describe('POST /v1/bookings', () => {
     expect(all.some((m) => m.subject.startsWith(`Booking ${r.body.booking_number}`))).toBe(false);
   });
 
-  it('books a live quote with a signed request and a registered bank key; the operator is notified', async () => {
+  /** A new partner's live booking, with a signed request and a registered bank key. */
+  async function liveBooking(daysAhead: number) {
     const p = await newPartner();
     const jwk = await livePaymentKey(p.partner_id);
-    const quote = await quoteFor(p.live_key, P.FLEXIBLE, addDays(today, 12));
+    const quote = await quoteFor(p.live_key, P.FLEXIBLE, addDays(today, daysAhead));
     const body = bookingBody(quote, await signPayment(jwk, paidClaims(quote)));
     const r = await write('POST', '/bookings', p.live_key, body);
     expect(r.status, r.text).toBe(201);
+    return { p, body, r };
+  }
+
+  it('books a live quote with a signed request and a registered bank key; the operator is notified', async () => {
+    const { p, body, r } = await liveBooking(12);
     expect(r.body).toMatchObject({ test_mode: false, start_time: null });
     expect((await mailbox(body.contact.email)).map((m) => m.subject)).toEqual([`Booking ${r.body.booking_number} confirmed: ${r.body.adventure.title}`]);
     const ops = (await admin(['mail:list', '--to', 'operators@partner-travel.example', '--limit', '500', '--json'])).json.data as { subject: string }[];
     expect(ops.some((m) => m.subject.startsWith(`Booking ${r.body.booking_number} confirmed`))).toBe(true);
     // A sandbox key never sees it.
     expect((await api('GET', `/bookings/${r.body.booking_number}`, { key: p.test_key })).status).toBe(404);
+  });
+
+  it("logs SES's message id of each e-mail with the partner and booking, never the address: a bounce's message id leads back to them", async () => {
+    const { p, body, r } = await liveBooking(13);
+    const [mail] = (await admin(['mail:list', '--to', body.contact.email, '--json'])).json.data as { message_id: string }[];
+    // The id SES answered, which its bounce and complaint records (the suppression list's MessageId) name.
+    expect(mail?.message_id).toEqual(expect.any(String));
+    const line = await until(
+      () => logLines().find((l) => l.message === 'e-mail sent' && l.message_id === mail!.message_id),
+      (l) => !!l,
+    );
+    expect(line).toMatchObject({ partner_id: p.partner_id, environment: 'live', booking_number: r.body.booking_number, kind: 'confirmed' });
+    expect(JSON.stringify(line)).not.toContain(body.contact.email);
   });
 
   it('payment-key:register takes the same key under its kid again as a no-op, and refuses another key under that kid', async () => {

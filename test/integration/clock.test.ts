@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localDate, localToInstant } from '../../shared/kernel/time';
 import { nextPeriod, periodOf } from '../../shared/settlements/period';
 import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
-import { api, newPartner, startEventReceiver, write } from './helpers';
+import { api, newPartner, stageEarlyRetry, startEventReceiver, write } from './helpers';
 
 /**
  * The sandbox clock through HTTP (issue 34): each test moves its own partner's clock and reads what moved with
@@ -429,6 +429,44 @@ describe('travel dates, month end and timestamps follow the clock', () => {
     // One hour of failures on the clock: neither the 24-hour warning nor the 120-hour disabling is near.
     expect(Math.abs(ms(aged.body.failing_since) - (clockNow - 3_600_000))).toBeLessThan(60_000);
   });
+
+  it('a retry is due on the clock: received before the clock reaches its time it waits; due on the clock though ahead of real time, it goes at once', async () => {
+    const p = await newPartner();
+    await advance(p.test_key, Date.now() + 2 * 3_600_000);
+    await subscribe(p.test_key, ['booking.confirmed']);
+    await subscribe(p.test_key, ['booking.confirmed']);
+    const { at: clockNow } = await clockWindow(p.test_key);
+    await book(p, await sandboxPaymentKey(p.partner_id), addDays(localDate(new Date(clockNow)), 5));
+    const listed = await poll(
+      async () => (await api('GET', '/webhooks/deliveries?status=DELIVERED', { key: p.test_key })).body.data as { id: string }[],
+      (ds) => ds.length === 2,
+    );
+    expect(listed).toHaveLength(2);
+    const [waits, goes] = listed.map((d) => d.id) as [string, string];
+    const attempts = async (id: string) => (await api('GET', `/webhooks/deliveries/${id}`, { key: p.test_key })).body;
+
+    // Due 20 s ahead on the clock (two hours ahead of real time): received now, it is sent when the clock gets there.
+    const due = (await clockWindow(p.test_key)).at + 20_000;
+    await stageEarlyRetry(waits, new Date(due));
+    // Due an hour ago on the clock, an hour ahead of real time: the clock's time is the one that counts.
+    await stageEarlyRetry(goes, new Date(Date.now() + 3_600_000));
+    const went = await poll(
+      () => attempts(goes),
+      (d) => d.attempts === 2,
+      10_000,
+    );
+    expect(went).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+    expect((await attempts(waits)).attempts).toBe(1);
+    const waited = await poll(
+      () => attempts(waits),
+      (d) => d.attempts === 2,
+      45_000,
+    );
+    expect(waited).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+    // Sent at the clock's time of its due time, or just after: never before.
+    expect(ms(waited.attempt_log[1].attempted_at)).toBeGreaterThanOrEqual(due);
+    expect(ms(waited.attempt_log[1].attempted_at)).toBeLessThan(due + 10_000);
+  }, 120_000);
 });
 
 describe('found here, for the lead (shared/webhooks, shared/clock): these fail until fixed', () => {

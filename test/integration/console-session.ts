@@ -101,12 +101,13 @@ export function sessionApi(
 }
 
 /**
- * A member of `partner` with `role` (an operator adds it), its console password
+ * A member of `partner` with `role` (an operator adds it, with `names` if given), its console password
  * set by the operator (member:set-password), signed in with a TOTP enrolled.
  */
-export async function consoleMember(partner: Awaited<ReturnType<typeof newPartner>>, role: string) {
+export async function consoleMember(partner: Awaited<ReturnType<typeof newPartner>>, role: string, names?: { first: string; last: string }) {
   const email = `${role.toLowerCase()}-${randomUUID().slice(0, 8)}@bank.example`;
-  const m = await admin(['member:add', '--partner', partner.partner_id, '--email', email, '--role', role, '--json']);
+  const named = names ? ['--first-name', names.first, '--last-name', names.last] : [];
+  const m = await admin(['member:add', '--partner', partner.partner_id, '--email', email, '--role', role, ...named, '--json']);
   if (m.code !== 0) throw new Error(`member:add failed: ${m.stderr}`);
   const user: ConsoleUser = { email, password: strongPassword() };
   const set = await admin(['member:set-password', '--partner', partner.partner_id, '--member', m.json.member_id, '--password', user.password, '--json']);

@@ -238,8 +238,10 @@ export async function memberWithRole(role: string, partner?: Awaited<ReturnType<
 }
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { readRuntime } from '../../infra/local/runtime-info';
+import { webhookKeys } from '../../shared/webhooks/keys';
 
 /** The test stack's runtime file: its console's address, the endpoints of its servers. */
 export const stackRuntime = () => readRuntime(inject('stateDir'), inject('port'))!;
@@ -255,6 +257,29 @@ export function testDb() {
     }),
   );
   return { ddb, accessTable: runtime.env.ACCESS_TABLE!, dataTable: runtime.env.DATA_TABLE! };
+}
+
+/**
+ * A retry received before it is due, as AWS's Scheduler may send one (within the minute of its time): delivery
+ * `deliveryId` made PENDING after one attempt, its next one due at `due` (on its clock, for a sandbox), out of the
+ * sweeper's index; and the message of attempt 2 put on the webhook queue now, as the schedule puts it.
+ */
+export async function stageEarlyRetry(deliveryId: string, due: Date) {
+  const { ddb, dataTable } = testDb();
+  await ddb.send(
+    new UpdateCommand({
+      TableName: dataTable,
+      Key: webhookKeys.delivery(deliveryId),
+      UpdateExpression: 'SET #s = :p, attempts = :one, next_attempt_at = :due REMOVE claimed_attempt, claim_until, claimed_at, gsi2pk, gsi2sk',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':p': 'PENDING', ':one': 1, ':due': due.toISOString() },
+    }),
+  );
+  const env = stackRuntime().env;
+  const sqs = new SQSClient({ region: 'us-east-1', endpoint: env.AWS_ENDPOINT_URL_SQS, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  await sqs.send(
+    new SendMessageCommand({ QueueUrl: env.WEBHOOK_QUEUE_URL, MessageBody: JSON.stringify({ kind: 'attempt', delivery_id: deliveryId, attempt: 2 }) }),
+  );
 }
 
 import { createServer } from 'node:http';

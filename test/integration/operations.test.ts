@@ -132,6 +132,19 @@ describe('the figures the alarms watch, read locally from the EMF output', () =>
       last_error: expect.stringContaining('Only travel dates before today'),
     });
   });
+
+  it("a function that computed Morocco's time reports TzDataMismatch after its answer (0: the stack's Node 22 data agrees with the bundled rules)", async () => {
+    const p = await newPartner();
+    // A quote computes Morocco's dates (today, the slot's instant).
+    await quoteFor(p.test_key, (await packs(p.test_key)).FLEXIBLE, addDays(localDate(new Date()), 10));
+    const s = await until(
+      () => summary(['--name', 'TzDataMismatch']),
+      (x) => figure(x, 'TzDataMismatch', {}) !== undefined,
+      30_000,
+    );
+    expect(figure(s, 'TzDataMismatch', {})).toMatchObject({ max: 0 });
+    expect(figure(s, 'TzDataMismatch', {})!.samples).toBeGreaterThanOrEqual(1);
+  });
 });
 
 describe('disabling a partner', () => {

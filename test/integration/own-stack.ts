@@ -17,11 +17,18 @@ const run = promisify(execFile);
  * it: HTTP on its port, the admin CLI with its PORT and LOCAL_STATE_DIR.
  */
 export class OwnStack {
+  /** What the stack printed so far (its terminal: the runtime's lines and the functions' WARN and above). */
+  private printed = '';
+
   private constructor(
     readonly port: number,
     readonly stateDir: string,
     private readonly child: ChildProcess,
   ) {}
+
+  output(): string {
+    return this.printed;
+  }
 
   get base() {
     return `http://127.0.0.1:${this.port}/v1`;
@@ -37,18 +44,17 @@ export class OwnStack {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const stack = new OwnStack(port, stateDir, child);
-    let out = '';
     await new Promise<void>((ready, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} stack not ready in 150 s:\n${out}`)), 150_000);
+      const timer = setTimeout(() => reject(new Error(`${name} stack not ready in 150 s:\n${stack.printed}`)), 150_000);
       child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('Ready in')) {
+        stack.printed += d.toString();
+        if (stack.printed.includes('Ready in')) {
           clearTimeout(timer);
           ready();
         }
       });
-      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-      child.once('exit', (code) => reject(new Error(`${name} stack exited with ${code}:\n${out}`)));
+      child.stderr!.on('data', (d: Buffer) => (stack.printed += d.toString()));
+      child.once('exit', (code) => reject(new Error(`${name} stack exited with ${code}:\n${stack.printed}`)));
     }).catch(async (e: unknown) => {
       await stack.stop();
       throw e;

@@ -1,9 +1,12 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../shared/kernel/time';
+import { signParts } from '../../shared/platform/signature';
 import type { RequestLogEntry } from '../../shared/request-logs/entry';
+import { idempotencyKeyHash, marker } from '../../shared/request-logs/marker';
 import { bookingBody, packs, quoteFor } from './booking-helpers';
-import { api, newPartner, write } from './helpers';
+import { api, newPartner, secretOf, write } from './helpers';
+import { entriesOf } from './marker-requests';
 
 type Entry = RequestLogEntry;
 type Page = { data: Entry[]; meta: { next_cursor: string | null } };
@@ -49,12 +52,13 @@ describe('request log (GET /request-logs)', () => {
     const replay = await write('POST', '/bookings', p.test_key, body, { idempotencyKey: idem });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     // A live write with a bad signature: 401 auth.signature.invalid, in the live log.
+    const badKey = randomUUID();
     const bad = await api('POST', '/quotes', {
       key: p.live_key,
       rawBody: JSON.stringify({ rate_pack_id: P.FLEXIBLE.id, start_date: addDays(localDate(new Date()), 10), start_time: null, travelers: [{ age: 30 }] }),
       headers: {
         'content-type': 'application/json',
-        'idempotency-key': randomUUID(),
+        'idempotency-key': badKey,
         'x-signature-version': '2',
         'x-timestamp': String(Math.floor(Date.now() / 1000)),
         'x-signature': 'ab'.repeat(32),
@@ -89,18 +93,23 @@ describe('request log (GET /request-logs)', () => {
       path: '/v1/bookings',
       status: 422,
       error_code: failed.body.code,
-      idempotency_key: idem,
+      idempotency_key: idempotencyKeyHash(idem),
       idempotent_replayed: false,
     });
     expect(f.request_body?.bytes).toBe(Buffer.byteLength(JSON.stringify(body)));
     expect(JSON.parse(f.request_body!.content!)).toMatchObject({
       quote_id: quote.id,
-      payment_confirmation: '[redacted]',
-      customer_reference: '[redacted]',
-      contact: { first_name: '[redacted]', last_name: '[redacted]', email: '[redacted]', phone: '[redacted]' },
+      payment_confirmation: marker('secret', confirmation),
+      customer_reference: marker('personal', body.customer_reference),
+      contact: {
+        first_name: marker('personal', body.contact.first_name),
+        last_name: marker('personal', body.contact.last_name),
+        email: marker('personal', body.contact.email),
+        phone: marker('personal', body.contact.phone),
+      },
       travelers: [
-        { first_name: '[redacted]', last_name: '[redacted]' },
-        { first_name: '[redacted]', last_name: '[redacted]' },
+        { first_name: marker('personal', 'Zineb'), last_name: marker('personal', 'Benkirane') },
+        { first_name: marker('personal', 'Youssef'), last_name: marker('personal', 'Benkirane') },
       ],
     });
     expect(JSON.parse(f.response_body!.content!)).toMatchObject({ code: failed.body.code, request_id: failedId });
@@ -110,13 +119,22 @@ describe('request log (GET /request-logs)', () => {
       expect(text).not.toContain(secret);
     // The replay: its own request id, the original's as replay_of (Idempotent-Replayed: true).
     expect(replayId).toBe(failedId);
-    expect(of(replayEntryId)).toMatchObject({ idempotent_replayed: true, replay_of: failedId, idempotency_key: idem, status: 422 });
+    expect(of(replayEntryId)).toMatchObject({ idempotent_replayed: true, replay_of: failedId, idempotency_key: idempotencyKeyHash(idem), status: 422 });
 
     // The 401 is in the live log, with what the service signed.
     const live = await entries(p.live_key, holding(badId));
     const b = live.find((e) => e.request_id === badId)!;
     expect(b).toMatchObject({ status: 401, error_code: 'auth.signature.invalid', key_id: p.live_key_id, path: '/v1/quotes' });
-    expect(b.signature).toMatchObject({ signature_version: 2, method: 'POST', path: '/v1/quotes', string_to_sign: bad.body.details.string_to_sign });
+    // The caller's 401 has the key as sent; the entry its marker, in its place in string_to_sign.
+    expect(bad.body.details).toMatchObject({ idempotency_key: badKey });
+    expect(b.signature).toMatchObject({
+      signature_version: 2,
+      method: 'POST',
+      path: '/v1/quotes',
+      idempotency_key: marker('personal', badKey),
+      body_sha256: bad.body.details.body_sha256,
+      string_to_sign: bad.body.details.string_to_sign.replace(badKey, marker('personal', badKey)),
+    });
     expect(ids(test)).not.toContain(badId);
 
     // Filters.
@@ -127,7 +145,9 @@ describe('request log (GET /request-logs)', () => {
     expect(ids((await list(p.test_key, `&code=${failed.body.code}`)).body.data).sort()).toEqual([failedId, replayEntryId].sort());
     expect(ids((await list(p.test_key, '&path=/v1/me')).body.data)).toEqual([meId]);
     expect(ids((await list(p.test_key, `&request_id=${failedId}`)).body.data)).toEqual([failedId]);
+    // The filter takes the key and hashes it; the hash an entry shows is taken as well.
     expect(ids((await list(p.test_key, `&idempotency_key=${idem}`)).body.data).sort()).toEqual([failedId, replayEntryId].sort());
+    expect(ids((await list(p.test_key, `&idempotency_key=${idempotencyKeyHash(idem)}`)).body.data).sort()).toEqual([failedId, replayEntryId].sort());
     expect(ids((await list(p.test_key, `&key=${p.test_key_id}`)).body.data)).toContain(meId);
     expect((await list(p.test_key, `&key=${p.live_key_id}`)).body.data).toEqual([]);
     const later = new Date(Date.now() + 60_000).toISOString();
@@ -165,6 +185,32 @@ describe('request log (GET /request-logs)', () => {
     // Another partner sees none of these requests.
     const theirs = (await list(other.test_key)).body.data;
     expect(ids(theirs).filter((id) => [meId, failedId, replayEntryId, badId].includes(id))).toEqual([]);
+  });
+
+  it('shows the body as received beside its re-serialized content: its length and SHA-256, which the service signed (issue 40, 4)', async () => {
+    const p = await newPartner();
+    const P = await packs(p.test_key);
+    // Signed compact, sent with a space after each colon: the mistake of a client that re-serializes after signing.
+    const compact = JSON.stringify({ rate_pack_id: P.FLEXIBLE.id, start_date: addDays(localDate(new Date()), 10), start_time: null, travelers: [{ age: 30 }] });
+    const sent = compact.replaceAll('":', '": ');
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+    const [idem, timestamp] = [randomUUID(), String(Math.floor(Date.now() / 1000))];
+    const signature = signParts(secretOf(p.live_key), { version: '2', timestamp, method: 'POST', pathWithQuery: '/v1/quotes', idempotencyKey: idem }, compact);
+    const r = await api('POST', '/quotes', {
+      key: p.live_key,
+      rawBody: sent,
+      headers: { 'content-type': 'application/json', 'idempotency-key': idem, 'x-signature-version': '2', 'x-timestamp': timestamp, 'x-signature': signature },
+    });
+    expect(r.status, r.text).toBe(401);
+    expect(r.body.details).toMatchObject({ body_length: Buffer.byteLength(sent), body_sha256: sha(sent) });
+    const [e] = await entriesOf([{ id: r.headers.get('x-request-id')!, key: p.live_key, what: 'the spaced body', answer: r.text }]);
+    // Beside the content: the bytes received, the very hash the service signed.
+    expect(e!.request_body).toMatchObject({ bytes: Buffer.byteLength(sent), sha256: sha(sent), content_form: 'reserialized_redacted', truncated: false });
+    expect(e!.signature).toMatchObject({ body_length: Buffer.byteLength(sent), body_sha256: sha(sent) });
+    // The content is the body re-serialized: here all public, and compact again, so its hash is the signer's, not the received one.
+    expect(e!.request_body!.content).toBe(compact);
+    expect(sha(e!.request_body!.content!)).not.toBe(e!.request_body!.sha256);
+    expect(e!.response_body).toMatchObject({ bytes: Buffer.byteLength(r.text), sha256: sha(r.text), content_form: 'reserialized_redacted' });
   });
 
   it('refuses unknown filters and filter values with a 400 in the error shape', async () => {

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { accessKeys } from '../../shared/access/keys';
+import { makePendingInvitations } from '../../shared/team/pending-invitations';
 import { cognito, consoleAdmin, consoleClientId, consoleMember, sessionApi, signIn } from './console-session';
-import { admin, api, memberWithRole, newPartner, stackRuntime, write } from './helpers';
+import { admin, api, memberWithRole, newPartner, stackRuntime, testDb, write } from './helpers';
 
 /**
  * The team routes that manage members and their console users (Cognito):
@@ -184,6 +187,69 @@ describe('the invitation e-mail', () => {
     }
     // The resent one's password signs in.
     await signIn({ email, password: (await invitationPasswords(email))[0]! });
+  });
+
+  /** An address as the e-mail shows it: text, never a link. */
+  const shownAddress = (email: string) => email.replace('@', '[at]').replaceAll('.', '[.]');
+
+  it("names who invited: a member from its console session, the key's member on a resend; an operator's invitation names the bank only", async () => {
+    const bank = `Banque Atlas ${randomUUID().slice(0, 6)}`;
+    const p = await newPartner(bank);
+    const firstAdmin = (await members(p)).find((m) => m.id === p.member_id)!;
+    // An operator adds a second admin (admin CLI member:add): its invitation names the bank, and no one.
+    const yasmine = await consoleMember(p, 'PARTNER_ADMIN', { first: 'Yasmine', last: 'Alaoui' });
+    const [byOperator] = await invitationMails(yasmine.user.email);
+    expect(byOperator!.subject).toBe(`Your invitation to the ${bank} Partner Travel console`);
+    expect(byOperator!.html).toContain(`<p>You are invited to the Partner Travel console of ${bank}.</p>`);
+    expect(byOperator!.html).not.toContain('invited you to');
+
+    // She invites from her console session; the first admin resends with its live key.
+    const email = newEmail();
+    const invited = await sessionApi(yasmine.session, 'live', 'POST', '/team/members', invitation(email));
+    expect(invited.status, invited.text).toBe(201);
+    const resent = await write('POST', `/team/members/${invited.body.id}/invitation`, p.live_key);
+    expect(resent.status, resent.text).toBe(200);
+    const [second, first] = await invitationMails(email);
+    expect(first!.html).toContain(`Yasmine Alaoui (${shownAddress(yasmine.user.email)}) invited you to the Partner Travel console of ${bank}.`);
+    expect(second!.html).toContain(`Admin ${bank} (${shownAddress(firstAdmin.email)}) invited you to the Partner Travel console of ${bank}.`);
+    for (const mail of [first!, second!]) expect(mail.subject).toBe(`Your invitation to the ${bank} Partner Travel console`);
+    // What the e-mails named does not stay in the table.
+    const { ddb, accessTable } = testDb();
+    for (const address of [email, yasmine.user.email]) {
+      expect((await ddb.send(new GetCommand({ TableName: accessTable, Key: accessKeys.invitation(address), ConsistentRead: true }))).Item).toBeUndefined();
+    }
+
+    // partner:create --email: the first admin's invitation names the new bank, and no one.
+    const other = `Crédit Oasis ${randomUUID().slice(0, 6)}`;
+    const adminEmail = newEmail('admin');
+    expect((await admin(['partner:create', '--name', other, '--email', adminEmail, '--json'])).code).toBe(0);
+    const [created] = await invitationMails(adminEmail);
+    expect(created!.subject).toBe(`Your invitation to the ${other} Partner Travel console`);
+    expect(created!.html).toContain(`<p>You are invited to the Partner Travel console of ${other}.</p>`);
+  });
+
+  it("refuses an address while another invitation to it is being sent (another bank's): 409, and no e-mail names this bank", async () => {
+    const bank = `Banque Atlas ${randomUUID().slice(0, 6)}`;
+    const p = await newPartner(bank);
+    const email = newEmail();
+    const { ddb, accessTable } = testDb();
+    const pending = makePendingInvitations({ client: ddb, name: () => accessTable });
+    // Another bank's invitation to the same address, held while it runs, as the service holds its own.
+    const refused = await pending.during(email, { partner_name: 'Other Bank' }, () => write('POST', '/team/members', p.live_key, invitation(email)), {
+      exclusive: true,
+    });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body).toMatchObject({
+      code: 'team.member.exists',
+      message: 'An invitation to this e-mail address is being sent right now. Look at the team list again in a minute.',
+    });
+    expect(await invitationMails(email)).toEqual([]);
+    // Once it is over, the address is invited, and its e-mail names this bank only.
+    const invited = await write('POST', '/team/members', p.live_key, invitation(email));
+    expect(invited.status, invited.text).toBe(201);
+    const [mail] = await invitationMails(email);
+    expect(mail!.subject).toBe(`Your invitation to the ${bank} Partner Travel console`);
+    expect(mail!.html).not.toContain('Other Bank');
   });
 });
 

@@ -15,7 +15,7 @@ import { EVENT_TYPES } from '../../shared/events/types';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { webhookKeys } from '../../shared/webhooks/keys';
 import { bookingBody, livePaymentKey, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
-import { admin, api, newPartner, pastIndexLag, testDb, write } from './helpers';
+import { admin, api, newPartner, pastIndexLag, stageEarlyRetry, testDb, write } from './helpers';
 
 interface Received {
   path: string;
@@ -367,6 +367,34 @@ describe('event delivery', () => {
     expect(after.attempt_log).toHaveLength(6);
     // One delivery carried the event: the replay made no second one.
     expect((await api('GET', `/webhooks/deliveries?event_id=${failedFive.event_id}`, { key: p.test_key })).body.data).toHaveLength(1);
+  }, 90_000);
+
+  it('a retry received 30 s before it is due (Scheduler fires within the minute of its time) is sent at its due time, not before', async () => {
+    const p = await newPartner();
+    const path = `/ok/early-${randomUUID().slice(0, 8)}`;
+    await endpoint(p.test_key, path);
+    await book(p);
+    await until(
+      () => at(path),
+      (r) => r.length === 1,
+    );
+    const d = await until(
+      async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0],
+      (x) => x?.status === 'DELIVERED',
+    );
+    const due = new Date(Date.now() + 30_000);
+    await stageEarlyRetry(d.id, due);
+    const hits = await until(
+      () => at(path),
+      (r) => r.length === 2,
+      60_000,
+    );
+    expect(hits).toHaveLength(2);
+    expect(hits[1]!.headers['x-service-delivery-attempt']).toBe('2');
+    // The early message waited on the queue for the rest of the wait: sent once due, and soon after.
+    expect(hits[1]!.at).toBeGreaterThanOrEqual(due.getTime());
+    expect(hits[1]!.at).toBeLessThan(due.getTime() + 10_000);
+    expect((await api('GET', `/webhooks/deliveries/${d.id}`, { key: p.test_key })).body).toMatchObject({ status: 'DELIVERED', attempts: 2 });
   }, 90_000);
 
   it('filters the delivery log by endpoint_id and event_id, combined with status; keyset pages stay consistent', async () => {

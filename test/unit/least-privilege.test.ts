@@ -46,6 +46,7 @@ function model(): IamModel {
     functions: {},
     subscriptions: [],
     userPoolTriggers: [],
+    asyncConfigs: {},
   };
 }
 

@@ -1,24 +1,38 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startAsyncInvoker } from '../../infra/local/async-invoke';
 import { runJob, verboseLevel } from '../../infra/local/cron';
 import type { JobDef } from '../../shared/queues';
 
 const job = (handler: string): JobDef => ({ id: 'webhookSweeper', schedule: 'cron(0/5 * * * ? *)', handler, description: 'test' });
+// Lambda's asynchronous invocation, its waits scaled to milliseconds; no destination here (the SQS client sends nothing).
+const invoker = (lines: string[]) =>
+  startAsyncInvoker({
+    sqs: new SQSClient({ region: 'us-east-1' }),
+    settings: () => ({ functionArn: 'arn:aws:lambda:us-east-1:123456789012:function:webhookSweeper', retryAttempts: 2, maxEventAgeSeconds: 3600 }),
+    log: (l) => lines.push(l),
+    waitScale: 0.0001,
+  });
 
 describe('the local cron runner is quiet by default', () => {
   it('prints nothing for a job that runs and succeeds at the default level (WARN), its start and end only at INFO', async () => {
     const lines: string[] = [];
-    await runJob(job('test/fixtures/jobs/idle-job.ts'), new Date(), (l) => lines.push(l), verboseLevel('WARN'));
+    await runJob(job('test/fixtures/jobs/idle-job.ts'), new Date(), invoker(lines), (l) => lines.push(l), verboseLevel('WARN'));
     expect(lines).toEqual([]);
-    await runJob(job('test/fixtures/jobs/idle-job.ts'), new Date(), (l) => lines.push(l), verboseLevel('INFO'));
+    await runJob(job('test/fixtures/jobs/idle-job.ts'), new Date(), invoker(lines), (l) => lines.push(l), verboseLevel('INFO'));
     expect(lines).toEqual(['[cron] webhookSweeper starts (cron(0/5 * * * ? *))', '[cron] webhookSweeper done']);
     expect(verboseLevel(undefined)).toBe(false);
     expect(verboseLevel('debug')).toBe(true);
   });
 
-  it('always prints a failure', async () => {
+  it('always prints a failure: each attempt, and what became of the event', async () => {
     const lines: string[] = [];
-    await runJob(job('test/fixtures/jobs/failing-job.ts'), new Date(), (l) => lines.push(l), false);
-    expect(lines).toEqual(['[cron] webhookSweeper failed: table unreachable']);
+    await runJob(job('test/fixtures/jobs/failing-job.ts'), new Date(), invoker(lines), (l) => lines.push(l), false);
+    expect(lines).toEqual([
+      '[lambda] webhookSweeper failed (attempt 1 of 3): table unreachable; tried again in 6 ms',
+      '[lambda] webhookSweeper failed (attempt 2 of 3): table unreachable; tried again in 12 ms',
+      '[lambda] webhookSweeper: asynchronous event discarded (RetriesExhausted, 3 attempt(s): table unreachable); the function has no on-failure destination',
+    ]);
   });
 });
 

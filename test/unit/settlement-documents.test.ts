@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -111,11 +112,12 @@ describe('documents of a large settlement', () => {
     }));
 
   // The first import of the renderer, the SDK and Powertools is in these tests: seconds on a loaded machine.
-  it('streams the statement through a multipart upload, part by part, with the bytes it has rendered whole', async () => {
+  it('streams the statement through a multipart upload, part by part, with the bytes it has rendered whole and their CRC32s', async () => {
     const { storeDocumentStream } = await import('../../shared/settlements/documents');
     const { renderStatement, statementChunks } = await import('../../shared/settlements/csv');
     const { SettlementDigest } = await import('../../shared/settlements/digest');
     const { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand } = await import('@aws-sdk/client-s3');
+    const { crc32Base64 } = await import('../../shared/kernel/s3');
     const lines = linesOf(3_000);
     const s = { ...issued, total_minor: lines.reduce((n, l) => n + l.amount_minor, 0) };
     const d = new SettlementDigest(200);
@@ -130,9 +132,19 @@ describe('documents of a large settlement', () => {
     const whole = renderStatement(s, lines);
     expect(Buffer.concat(parts.map((p) => p.Body as Buffer))).toEqual(whole);
     expect(stored).toMatchObject({ bytes: whole.length, sha256: createHash('sha256').update(whole).digest('hex') });
-    expect(s3.commandCalls(CompleteMultipartUploadCommand)[0]!.args[0].input).toMatchObject({
+    // The upload is a CRC32 of the full object (Object Lock takes no part without a checksum); each part carries its
+    // own, listed again on completion with the whole document's.
+    expect(s3.commandCalls(CreateMultipartUploadCommand)[0]!.args[0].input).toMatchObject({ ChecksumAlgorithm: 'CRC32', ChecksumType: 'FULL_OBJECT' });
+    const crcOf = (b: Buffer) => crc32Base64(crc32(b));
+    for (const p of parts) expect(p.ChecksumCRC32).toBe(crcOf(p.Body as Buffer));
+    expect(s3.commandCalls(CompleteMultipartUploadCommand)[0]!.args[0].input).toEqual({
+      Bucket: 'documents',
+      Key: 'k',
+      UploadId: 'u1',
       IfNoneMatch: '*',
-      MultipartUpload: { Parts: parts.map((p, i) => ({ PartNumber: i + 1, ETag: `e${p.PartNumber}` })) },
+      ChecksumType: 'FULL_OBJECT',
+      ChecksumCRC32: crcOf(whole),
+      MultipartUpload: { Parts: parts.map((p, i) => ({ PartNumber: i + 1, ETag: `e${p.PartNumber}`, ChecksumCRC32: crcOf(p.Body as Buffer) })) },
     });
   }, 30_000);
 

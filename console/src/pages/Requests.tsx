@@ -57,7 +57,8 @@ function RequestList() {
       <PageTitle>Requests</PageTitle>
       <p>
         Every request of your keys and console sessions in this environment, newest first, kept 30 days. A request appears a few seconds after it was made;
-        bodies are shown for errors only, with personal data and secrets redacted.
+        bodies are shown for errors only. Only public values are kept (ids, codes, amounts, dates): any other value is a marker with its class, its length and
+        the start of its SHA-256, such as [personal 5 bytes sha256:7efe9a72].
       </p>
       <FilterForm label="Filter the requests" onApply={f.apply} onClear={f.clear}>
         <SelectField label="Status" value={draft.status} onChange={(e) => f.set({ status: e.target.value })}>
@@ -70,7 +71,7 @@ function RequestList() {
         {field('Error code', 'code', 'auth.signature.invalid')}
         {field('Path starts with', 'path', '/v1/bookings')}
         {field('Request id', 'requestId')}
-        {field('Idempotency-Key', 'idempotencyKey')}
+        {field('Idempotency-Key', 'idempotencyKey', 'the key itself: it is hashed')}
         {field('Key id', 'key')}
         <label>
           From (UTC)
@@ -126,17 +127,62 @@ function RequestDetail({ requestId }: { requestId: string }) {
   );
 }
 
-function Body({ title, body }: { title: string; body: RequestLogBody | null }) {
+/** A body of the entry: the request's as the service received it, or the answer's as it sent it. */
+function Body({ title, body, passed }: { title: string; body: RequestLogBody | null; passed: 'received' | 'sent' }) {
   if (!body) return null;
   const id = `rq-${title.toLowerCase().replace(/\W+/g, '-')}`;
   return (
     <section aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
-      <p>
-        {body.bytes} bytes{body.truncated ? ', shown up to 8 192 characters' : ''}. Personal data and secrets are replaced by [redacted].
-      </p>
-      {body.content !== null ? <pre className="body">{pretty(body.content, body.truncated)}</pre> : <p>Not kept: {body.omitted}</p>}
+      <Details
+        items={[
+          [passed === 'received' ? 'Received' : 'Sent', `${body.bytes} bytes`],
+          [`SHA-256 of the bytes ${passed}`, body.sha256 ? <code key="h">{body.sha256}</code> : 'not recorded (an entry written before it was)'],
+        ]}
+      />
+      {body.content !== null ? (
+        <>
+          <p>
+            <strong>Re-serialized and redacted</strong>, not the bytes {passed}: the body parsed, written again (and indented here), so its spacing and its hash
+            are not those above; only public values are kept, any other is a marker
+            {body.truncated ? '. Shown up to 8 192 characters.' : '.'}
+          </p>
+          <pre className="body">{pretty(body.content, body.truncated)}</pre>
+        </>
+      ) : (
+        <p>Not kept: {body.omitted}</p>
+      )}
     </section>
+  );
+}
+
+/** The body the service signed beside the body it received: the same bytes, whose hash the caller compares with its signer's. */
+function SignedAndReceived({ signature, body }: { signature: Record<string, unknown>; body: RequestLogBody | null }) {
+  if (typeof signature.body_sha256 !== 'string') return null;
+  const rows = [
+    { part: 'Length', signed: `${String(signature.body_length)} bytes`, received: body ? `${body.bytes} bytes` : 'no body' },
+    { part: 'SHA-256', signed: signature.body_sha256, received: body?.sha256 ?? (body ? 'not recorded' : 'no body') },
+  ];
+  const same = body?.sha256 === signature.body_sha256 || (!body && signature.body_length === 0);
+  return (
+    <>
+      <DataTable
+        caption="The body: signed and received"
+        showCaption
+        rows={rows}
+        rowKey={(r) => r.part}
+        columns={[
+          { header: 'Body', rowHeader: true, cell: (r) => r.part },
+          { header: 'Signed by the service', cell: (r) => <pre className="body">{r.signed}</pre> },
+          { header: 'Received', cell: (r) => <pre className="body">{r.received}</pre> },
+        ]}
+      />
+      <p>
+        {same
+          ? 'The same: the service signed the bytes it received. Compare this SHA-256 with the one your code computed over the body it signed: if they differ, the body changed between your signer and the request (spacing, re-serialization, encoding).'
+          : 'Not the same record: compare both with the SHA-256 your code computed over the body it signed.'}
+      </p>
+    </>
   );
 }
 
@@ -162,7 +208,7 @@ function RequestBody({ entry: r }: { entry: RequestLogEntry }) {
             ['Status', <Badge key="s" value={String(r.status)} />],
             ['Error code', r.error_code ? <code key="c">{r.error_code}</code> : '—'],
             ['Latency', `${r.latency_ms} ms`],
-            ['Idempotency-Key', r.idempotency_key ? <code key="i">{r.idempotency_key}</code> : '—'],
+            ['Idempotency-Key (its SHA-256)', r.idempotency_key ? <code key="i">{r.idempotency_key}</code> : '—'],
             [
               'Replayed',
               r.idempotent_replayed ? (
@@ -184,8 +230,10 @@ function RequestBody({ entry: r }: { entry: RequestLogEntry }) {
           <h2 id="rq-signature">Signature diagnostics</h2>
           <p>
             What the service signed. Build the same from what your code signed and compare them part by part: the first part that differs is the one that
-            changed on its way (none: the secret).
+            changed on its way (none: the secret). A value the log does not keep (a query value, the Idempotency-Key) is a marker here: compare its length and
+            the start of its SHA-256 with yours.
           </p>
+          <SignedAndReceived signature={signature} body={r.request_body} />
           <DataTable
             caption="What the service signed, part by part"
             showCaption
@@ -198,8 +246,8 @@ function RequestBody({ entry: r }: { entry: RequestLogEntry }) {
           />
         </section>
       ) : null}
-      <Body title="Request body" body={r.request_body} />
-      <Body title="Response body" body={r.response_body} />
+      <Body title="Request body" body={r.request_body} passed="received" />
+      <Body title="Response body" body={r.response_body} passed="sent" />
     </>
   );
 }

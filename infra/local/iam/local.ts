@@ -4,7 +4,7 @@ import { BUCKETS } from '../../../shared/buckets';
 import { TABLES } from '../../../shared/db/tables';
 import { QUEUES } from '../../../shared/queues';
 import { LOCAL_CONFIGURATION_SET } from '../../mail-address';
-import type { ProvisionedQueue } from '../provision';
+import type { LocalQueue, ProvisionedQueue } from '../provision';
 import { type Enforcement, enforceIam } from './enforce';
 import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION, type LocalResource } from './model';
 import { queueArnOfUrl } from './requests';
@@ -16,7 +16,11 @@ export const iamEnforced = () => (process.env.LOCAL_IAM ?? 'on') !== 'off';
 export const userPoolArn = (userPoolId: string) => `arn:aws:cognito-idp:${LOCAL_REGION}:${LOCAL_ACCOUNT}:userpool/${userPoolId}`;
 
 /** The local counterparts of the resources the constructs mark with LocalName (infra/constructs/local-names.ts). */
-export function localResources(queues: Record<string, ProvisionedQueue>, userPoolId: string): Record<string, LocalResource> {
+export function localResources(
+  queues: Record<string, ProvisionedQueue>,
+  userPoolId: string,
+  onFailure: Record<string, LocalQueue>,
+): Record<string, LocalResource> {
   const out: Record<string, LocalResource> = {};
   for (const t of Object.values(TABLES)) {
     out[`table:${t.name}`] = { ref: t.name, attrs: { Arn: `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${t.name}` } };
@@ -26,6 +30,7 @@ export function localResources(queues: Record<string, ProvisionedQueue>, userPoo
     out[`queue:${key}`] = { ref: q.url, attrs: { Arn: queueArnOfUrl(q.url), QueueName: q.name, QueueUrl: q.url } };
     out[`dlq:${key}`] = { ref: q.dlqUrl, attrs: { Arn: queueArnOfUrl(q.dlqUrl), QueueUrl: q.dlqUrl } };
   }
+  for (const [key, q] of Object.entries(onFailure)) out[`onFailure:${key}`] = { ref: q.url, attrs: { Arn: q.arn, QueueName: q.name, QueueUrl: q.url } };
   for (const [key, b] of Object.entries(BUCKETS)) out[`bucket:${key}`] = { ref: b.name, attrs: { Arn: `arn:aws:s3:::${b.name}` } };
   out.userPool = { ref: userPoolId, attrs: { Arn: userPoolArn(userPoolId) } };
   out.configurationSet = { ref: LOCAL_CONFIGURATION_SET, attrs: {} };
@@ -45,6 +50,8 @@ export async function startIam(opts: {
   prepared: Promise<SynthesizedStack[] | undefined>;
   stateDir: string;
   queues: Record<string, ProvisionedQueue>;
+  /** The on-failure queues of the asynchronously invoked functions, by key. */
+  onFailure: Record<string, LocalQueue>;
   userPoolId: string;
   log: (line: string) => void;
 }): Promise<{ model?: IamModel; environment: Record<string, string>; allows?: Enforcement['allows']; stop(): Promise<void> }> {
@@ -53,7 +60,7 @@ export async function startIam(opts: {
     opts.log('IAM is not enforced on this local stack (LOCAL_IAM=off): calls AWS would refuse succeed here.');
     return { environment: {}, stop: async () => undefined };
   }
-  const model = buildIamModel(templates, localResources(opts.queues, opts.userPoolId));
+  const model = buildIamModel(templates, localResources(opts.queues, opts.userPoolId, opts.onFailure));
   const enforcement = enforceIam(model, join(opts.stateDir, 'iam'), opts.log);
   // For the run's report (infra/local/iam/report.ts) and the admin CLI, which enforces the same model.
   writeFileSync(join(opts.stateDir, 'iam', 'model.json'), JSON.stringify(model));

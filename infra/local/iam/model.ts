@@ -53,6 +53,16 @@ export interface IamModel {
   subscriptions: LogSubscription[];
   /** The user pools' Lambda triggers (LambdaConfig: CustomMessage, ...), which the local Cognito invokes. */
   userPoolTriggers: UserPoolTrigger[];
+  /** The functions' asynchronous invocation settings (EventInvokeConfig), by function ARN (infra/local/async-invoke.ts applies them). */
+  asyncConfigs: Record<string, AsyncConfig>;
+}
+
+/** An EventInvokeConfig: what Lambda does with an asynchronous event of the function (unset: Lambda's defaults). */
+export interface AsyncConfig {
+  maximumRetryAttempts?: number;
+  maximumEventAgeInSeconds?: number;
+  /** The on-failure destination's ARN. */
+  onFailure?: string;
 }
 
 export interface UserPoolTrigger {
@@ -248,6 +258,7 @@ export function buildIamModel(stacks: SynthesizedStack[], locals: Record<string,
   const functions: IamModel['functions'] = {};
   const subscriptions: LogSubscription[] = [];
   const userPoolTriggers: UserPoolTrigger[] = [];
+  const asyncConfigs: Record<string, AsyncConfig> = {};
   const addResourcePolicy = (target: string, doc: PolicyDocument) => {
     resourcePolicies[target] ??= [];
     resourcePolicies[target].push(doc);
@@ -340,10 +351,19 @@ export function buildIamModel(stacks: SynthesizedStack[], locals: Record<string,
             destinationArn: resolve<string>(p.DestinationArn),
           });
           break;
+        case 'AWS::Lambda::EventInvokeConfig': {
+          // The unqualified function's, which is what the services invoke ($LATEST).
+          if (p.Qualifier !== '$LATEST') break;
+          asyncConfigs[functionArn(resolve<string>(p.FunctionName))] = {
+            ...(p.MaximumRetryAttempts !== undefined ? { maximumRetryAttempts: Number(p.MaximumRetryAttempts) } : {}),
+            ...(p.MaximumEventAgeInSeconds !== undefined ? { maximumEventAgeInSeconds: Number(p.MaximumEventAgeInSeconds) } : {}),
+            ...(p.DestinationConfig?.OnFailure?.Destination ? { onFailure: resolve<string>(p.DestinationConfig.OnFailure.Destination) } : {}),
+          };
+          break;
+        }
         // An invoke permission is a statement of the function's resource policy.
         case 'AWS::Lambda::Permission': {
-          const fn = resolve<string>(p.FunctionName);
-          const fnArn = fn.startsWith('arn:') ? fn : `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${fn}`;
+          const fnArn = functionArn(resolve<string>(p.FunctionName));
           const principal = resolve<string>(p.Principal);
           const conditions = {
             ...(p.SourceArn ? { ArnLike: { 'aws:SourceArn': resolve<string>(p.SourceArn) } } : {}),
@@ -367,5 +387,8 @@ export function buildIamModel(stacks: SynthesizedStack[], locals: Record<string,
       }
     }
   }
-  return { roles, resourcePolicies, trustPolicies, managedPolicies, environments, functions, subscriptions, userPoolTriggers };
+  return { roles, resourcePolicies, trustPolicies, managedPolicies, environments, functions, subscriptions, userPoolTriggers, asyncConfigs };
 }
+
+/** A function's ARN from what a template names it by (its name or its ARN). */
+const functionArn = (fn: string) => (fn.startsWith('arn:') ? fn : `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${fn}`);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { appContext } from '../../feature-flags';
 import { localMailContext } from '../../mail-address';
 
 /** A CloudFormation template, as far as the IAM layer reads it. */
@@ -50,15 +51,16 @@ export function sourcesHash(): string {
 }
 
 /**
- * Synthesizes the service as `cdk synth` does, without bundling (the policies do not depend on the bundles) and
- * without cdk-nag (its findings are the infra tests' business), and returns every stack's template.
+ * Synthesizes the service as `cdk synth` does, with cdk.json's feature flags (they shape the policies: minimized,
+ * partition literals), without bundling (the policies do not depend on the bundles) and without cdk-nag (its
+ * findings are the infra tests' business), and returns every stack's template.
  */
 export async function synthesizeTemplates(): Promise<SynthesizedStack[]> {
   const { App, NestedStack, Stack } = await import('aws-cdk-lib');
   const { ServiceStack } = await import('../../stack');
   // The local deployment's sender (MAIL_FROM), as a deploy's -c mailFrom. The deployment is named, not taken from
   // DEPLOYMENT_ENV: the local runtime sets that to 'local', which no CDK deployment is (no policy depends on it).
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], deployment: 'production', ...localMailContext() } });
+  const app = new App({ context: appContext({ 'aws:cdk:bundling-stacks': [], deployment: 'production', ...localMailContext() }) });
   const service = new ServiceStack(app, process.env.STACK_NAME ?? 'PartnerTravelService');
   const assembly = app.synth();
   const read = (file: string) => JSON.parse(readFileSync(join(assembly.directory, file), 'utf8')) as CfnTemplate;

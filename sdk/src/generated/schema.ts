@@ -169,7 +169,7 @@ export interface paths {
         };
         /**
          * Your requests in this environment, newest first: find a failing one
-         * @description Every request made with your keys and console sessions in the environment of the calling key, newest first, keyset-paged: method, path, status, error code, latency, request id, Idempotency-Key and whether it was replayed, the key or member, source IP and user agent; for a 401 auth.signature.invalid, what the service signed; for errors, the request and response bodies with personal data and secrets redacted. Filter by status (422) or class (4xx), code, path prefix, request id, Idempotency-Key, key and a time range (occurred_from, occurred_to). An entry appears a few seconds after its request; entries are kept 30 days.
+         * @description Every request made with your keys and console sessions in the environment of the calling key, newest first, keyset-paged: method, path, status, error code, latency, request id, the hash of the Idempotency-Key and whether it was replayed, the key or member, source IP and user agent; for a 401 auth.signature.invalid, what the service signed; for errors, the request and response bodies, re-serialized, with the length and SHA-256 of the bytes received. Only public values are kept (ids, enums, amounts, dates): personal data, secrets, free text and anything the operation does not declare are replaced by a marker with their length and the start of their SHA-256. Filter by status (422) or class (4xx), code, path prefix, request id, Idempotency-Key, key and a time range (occurred_from, occurred_to). An entry appears a few seconds after its request; entries are kept 30 days.
          */
         get: operations["listRequestLogs"];
         put?: never;
@@ -1404,15 +1404,16 @@ export interface components {
             /** @enum {string} */
             environment: "live" | "test";
             method: string;
-            /** @description The path as sent, without the query string */
+            /** @description The path as received, each segment the route's own or a marker (a parameter of the wrong form, or not public) */
             path: string;
-            /** @description The raw query string, sensitive parameters redacted; null without one */
+            /** @description The raw query string, each value kept only if its parameter is public and the value valid (else a marker); null without one */
             query: string | null;
             status: number;
             /** @description The error code of an error answer; null on success */
             error_code: string | null;
             /** @description Time spent in the service, in milliseconds */
             latency_ms: number;
+            /** @description The Idempotency-Key as sha256:<hex of its SHA-256>, never the key: the idempotency_key filter takes the key itself and hashes it */
             idempotency_key: string | null;
             /** @description The answer was the stored one of an earlier request with this Idempotency-Key (Idempotent-Replayed: true) */
             idempotent_replayed: boolean;
@@ -1426,23 +1427,27 @@ export interface components {
             member_id: string;
             source_ip: string | null;
             user_agent: string | null;
-            /** @description For 401 auth.signature.invalid: what the service signed (the error details: each part as received, the body as length and SHA-256, string_to_sign) */
+            /** @description For 401 auth.signature.invalid: what the service signed (the error details: each part as received, redacted as the path and query are, the body as length and SHA-256, string_to_sign rebuilt from those parts) */
             signature: {
                 [key: string]: unknown;
             } | null;
-            /** @description Errors only (status 400 and above): the request body, redacted */
+            /** @description Errors only (status 400 and above): the request body, redacted, with its length and SHA-256 as received */
             request_body: components["schemas"]["RequestLogBody"] | null;
             /** @description Errors only: the error answer, redacted */
             response_body: components["schemas"]["RequestLogBody"] | null;
         };
         RequestLogBody: {
-            /** @description The body as JSON text, personal data and secrets replaced by "[redacted]", cut at 8192 characters; null when it is not kept */
+            /** @description The body parsed, redacted and written again as compact JSON (content_form), cut at 8192 characters: not the bytes received (spacing, escapes and number forms may differ), so its hash is not theirs; what the log does not keep is a marker such as [personal 12 bytes sha256:3bc51062]. null when it is not kept */
             content: string | null;
-            /** @description The size of the body as sent, in bytes */
+            /** @description reserialized_redacted: content is the body re-serialized from its parsed JSON, and redacted; null without content */
+            content_form: "reserialized_redacted" | null;
+            /** @description The size of the body as received, in bytes */
             bytes: number;
+            /** @description SHA-256 of the body as received (hex): what a signature covers (signature.body_sha256), to compare with what your code hashed; null for an entry written before it was recorded */
+            sha256: string | null;
             /** @description true when content stops at 8192 characters */
             truncated: boolean;
-            /** @description Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field */
+            /** @description Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field, a larger body than the service reads is not read */
             omitted?: string;
         };
         TeamMemberList: {
@@ -4053,7 +4058,7 @@ export interface operations {
                 path?: string;
                 /** @description One request id (X-Request-Id) */
                 request_id?: string;
-                /** @description Requests sent with this Idempotency-Key */
+                /** @description Requests sent with this Idempotency-Key: the key itself, which the service hashes as it stores it (sha256:<hex>, as entries show it, is taken too) */
                 idempotency_key?: string;
                 /** @description Requests made with this API key (its id, the key's prefix) */
                 key?: string;
@@ -4091,7 +4096,7 @@ export interface operations {
                      *           "status": 401,
                      *           "error_code": "auth.signature.invalid",
                      *           "latency_ms": 18,
-                     *           "idempotency_key": "5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c",
+                     *           "idempotency_key": "sha256:ca39e0b2028bf37851a1ace590bac26ae0c19b7aca717a617a9f737c930ea549",
                      *           "idempotent_replayed": false,
                      *           "replay_of": null,
                      *           "via": "api_key",
@@ -4104,19 +4109,23 @@ export interface operations {
                      *             "timestamp": "1795856043",
                      *             "method": "POST",
                      *             "path": "/v1/bookings",
-                     *             "idempotency_key": "5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c",
-                     *             "body_length": 412,
-                     *             "body_sha256": "9b71d224bd62f3785d96d46ad3ea3d73319bfbc2890caadae2dff72519673ca7",
-                     *             "string_to_sign": "v2\n1795856043\nPOST\n/v1/bookings\n5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c\n9b71d224bd62f3785d96d46ad3ea3d73319bfbc2890caadae2dff72519673ca7"
+                     *             "idempotency_key": "[personal 36 bytes sha256:ca39e0b2]",
+                     *             "body_length": 577,
+                     *             "body_sha256": "db9cb0450e902ba3bd696d6f47d79690431bf30bcf50c6d4f3ce5c34dad647b2",
+                     *             "string_to_sign": "v2\n1795856043\nPOST\n/v1/bookings\n[personal 36 bytes sha256:ca39e0b2]\ndb9cb0450e902ba3bd696d6f47d79690431bf30bcf50c6d4f3ce5c34dad647b2"
                      *           },
                      *           "request_body": {
-                     *             "content": "{\"quote_id\":\"0b8e6f4a-2c1d-4e3f-9a8b-7c6d5e4f3a2b\",\"partner_reference\":\"ORD-2026-11-0042\",\"customer_reference\":\"[redacted]\",\"contact\":{\"first_name\":\"[redacted]\",\"last_name\":\"[redacted]\",\"email\":\"[redacted]\",\"phone\":\"[redacted]\"},\"travelers\":[{\"first_name\":\"[redacted]\",\"last_name\":\"[redacted]\"}],\"payment_confirmation\":\"[redacted]\"}",
-                     *             "bytes": 412,
+                     *             "content": "{\"quote_id\":\"0b8e6f4a-2c1d-4e3f-9a8b-7c6d5e4f3a2b\",\"partner_reference\":\"[personal 16 bytes sha256:cb17146b]\",\"customer_reference\":\"[personal 10 bytes sha256:03c40fb5]\",\"contact\":{\"first_name\":\"[personal 5 bytes sha256:7efe9a72]\",\"last_name\":\"[personal 10 bytes sha256:1f66c778]\",\"email\":\"[personal 27 bytes sha256:d7f42d3c]\",\"phone\":\"[personal 16 bytes sha256:5f232d56]\"},\"travelers\":[{\"first_name\":\"[personal 5 bytes sha256:7efe9a72]\",\"last_name\":\"[personal 10 bytes sha256:1f66c778]\"},{\"first_name\":\"[personal 7 bytes sha256:df881eee]\",\"last_name\":\"[personal 10 bytes sha256:1f66c778]\"}],\"payment_confirmation\":\"[secret 85 bytes sha256:c83aeb8b]\"}",
+                     *             "content_form": "reserialized_redacted",
+                     *             "bytes": 577,
+                     *             "sha256": "db9cb0450e902ba3bd696d6f47d79690431bf30bcf50c6d4f3ce5c34dad647b2",
                      *             "truncated": false
                      *           },
                      *           "response_body": {
-                     *             "content": "{\"code\":\"auth.signature.invalid\",\"message\":\"X-Signature does not match: the service signed, as version 2 (X-Signature-Version), HMAC-SHA256(secret, \\\"v2\\\" LF timestamp LF METHOD LF path?query LF Idempotency-Key LF body) over the bytes received.\",\"request_id\":\"c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47\"}",
-                     *             "bytes": 1024,
+                     *             "content": "{\"code\":\"auth.signature.invalid\",\"message\":\"X-Signature does not match: the service signed, as version 2 (X-Signature-Version), HMAC-SHA256(secret, \\\"v2\\\" LF timestamp LF METHOD LF path?query LF Idempotency-Key LF body) over the bytes received. details holds each part it signed and string_to_sign, the signing string with the body replaced by its SHA-256: build the same from what you signed and compare them line by line.\",\"request_id\":\"c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47\",\"details\":{\"signature_version\":2,\"timestamp\":\"1795856043\",\"method\":\"POST\",\"path\":\"/v1/bookings\",\"idempotency_key\":\"[personal 36 bytes sha256:ca39e0b2]\",\"body_length\":577,\"body_sha256\":\"db9cb0450e902ba3bd696d6f47d79690431bf30bcf50c6d4f3ce5c34dad647b2\",\"string_to_sign\":\"v2\\n1795856043\\nPOST\\n/v1/bookings\\n[personal 36 bytes sha256:ca39e0b2]\\ndb9cb0450e902ba3bd696d6f47d79690431bf30bcf50c6d4f3ce5c34dad647b2\"}}",
+                     *             "content_form": "reserialized_redacted",
+                     *             "bytes": 888,
+                     *             "sha256": "c66b73984089e0a273634beee41cbe9fb95edba11db9d22b3f06bacd95b87945",
                      *             "truncated": false
                      *           }
                      *         }
@@ -4317,7 +4326,7 @@ export interface operations {
                      *       "status": 401,
                      *       "error_code": "auth.signature.invalid",
                      *       "latency_ms": 18,
-                     *       "idempotency_key": "5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c",
+                     *       "idempotency_key": "sha256:ca39e0b2028bf37851a1ace590bac26ae0c19b7aca717a617a9f737c930ea549",
                      *       "idempotent_replayed": false,
                      *       "replay_of": null,
                      *       "via": "api_key",
@@ -4330,19 +4339,23 @@ export interface operations {
                      *         "timestamp": "1795856043",
                      *         "method": "POST",
                      *         "path": "/v1/bookings",
-                     *         "idempotency_key": "5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c",
-                     *         "body_length": 412,
-                     *         "body_sha256": "9b71d224bd62f3785d96d46ad3ea3d73319bfbc2890caadae2dff72519673ca7",
-                     *         "string_to_sign": "v2\n1795856043\nPOST\n/v1/bookings\n5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c\n9b71d224bd62f3785d96d46ad3ea3d73319bfbc2890caadae2dff72519673ca7"
+                     *         "idempotency_key": "[personal 36 bytes sha256:ca39e0b2]",
+                     *         "body_length": 577,
+                     *         "body_sha256": "db9cb0450e902ba3bd696d6f47d79690431bf30bcf50c6d4f3ce5c34dad647b2",
+                     *         "string_to_sign": "v2\n1795856043\nPOST\n/v1/bookings\n[personal 36 bytes sha256:ca39e0b2]\ndb9cb0450e902ba3bd696d6f47d79690431bf30bcf50c6d4f3ce5c34dad647b2"
                      *       },
                      *       "request_body": {
-                     *         "content": "{\"quote_id\":\"0b8e6f4a-2c1d-4e3f-9a8b-7c6d5e4f3a2b\",\"partner_reference\":\"ORD-2026-11-0042\",\"customer_reference\":\"[redacted]\",\"contact\":{\"first_name\":\"[redacted]\",\"last_name\":\"[redacted]\",\"email\":\"[redacted]\",\"phone\":\"[redacted]\"},\"travelers\":[{\"first_name\":\"[redacted]\",\"last_name\":\"[redacted]\"}],\"payment_confirmation\":\"[redacted]\"}",
-                     *         "bytes": 412,
+                     *         "content": "{\"quote_id\":\"0b8e6f4a-2c1d-4e3f-9a8b-7c6d5e4f3a2b\",\"partner_reference\":\"[personal 16 bytes sha256:cb17146b]\",\"customer_reference\":\"[personal 10 bytes sha256:03c40fb5]\",\"contact\":{\"first_name\":\"[personal 5 bytes sha256:7efe9a72]\",\"last_name\":\"[personal 10 bytes sha256:1f66c778]\",\"email\":\"[personal 27 bytes sha256:d7f42d3c]\",\"phone\":\"[personal 16 bytes sha256:5f232d56]\"},\"travelers\":[{\"first_name\":\"[personal 5 bytes sha256:7efe9a72]\",\"last_name\":\"[personal 10 bytes sha256:1f66c778]\"},{\"first_name\":\"[personal 7 bytes sha256:df881eee]\",\"last_name\":\"[personal 10 bytes sha256:1f66c778]\"}],\"payment_confirmation\":\"[secret 85 bytes sha256:c83aeb8b]\"}",
+                     *         "content_form": "reserialized_redacted",
+                     *         "bytes": 577,
+                     *         "sha256": "db9cb0450e902ba3bd696d6f47d79690431bf30bcf50c6d4f3ce5c34dad647b2",
                      *         "truncated": false
                      *       },
                      *       "response_body": {
-                     *         "content": "{\"code\":\"auth.signature.invalid\",\"message\":\"X-Signature does not match: the service signed, as version 2 (X-Signature-Version), HMAC-SHA256(secret, \\\"v2\\\" LF timestamp LF METHOD LF path?query LF Idempotency-Key LF body) over the bytes received.\",\"request_id\":\"c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47\"}",
-                     *         "bytes": 1024,
+                     *         "content": "{\"code\":\"auth.signature.invalid\",\"message\":\"X-Signature does not match: the service signed, as version 2 (X-Signature-Version), HMAC-SHA256(secret, \\\"v2\\\" LF timestamp LF METHOD LF path?query LF Idempotency-Key LF body) over the bytes received. details holds each part it signed and string_to_sign, the signing string with the body replaced by its SHA-256: build the same from what you signed and compare them line by line.\",\"request_id\":\"c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47\",\"details\":{\"signature_version\":2,\"timestamp\":\"1795856043\",\"method\":\"POST\",\"path\":\"/v1/bookings\",\"idempotency_key\":\"[personal 36 bytes sha256:ca39e0b2]\",\"body_length\":577,\"body_sha256\":\"db9cb0450e902ba3bd696d6f47d79690431bf30bcf50c6d4f3ce5c34dad647b2\",\"string_to_sign\":\"v2\\n1795856043\\nPOST\\n/v1/bookings\\n[personal 36 bytes sha256:ca39e0b2]\\ndb9cb0450e902ba3bd696d6f47d79690431bf30bcf50c6d4f3ce5c34dad647b2\"}}",
+                     *         "content_form": "reserialized_redacted",
+                     *         "bytes": 888,
+                     *         "sha256": "c66b73984089e0a273634beee41cbe9fb95edba11db9d22b3f06bacd95b87945",
                      *         "truncated": false
                      *       }
                      *     }
