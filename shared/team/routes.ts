@@ -83,12 +83,16 @@ export const teamRoutes = defineRoutes({
     errors: ['team.member.exists'],
     responses: { 201: { description: 'The member, INVITED.', schema: TeamMember } },
     effectsOutsideCommit: 'Cognito e-mails the temporary password before the member commits; a rerun would e-mail another one.',
-    // The member, its e-mail item, the partner's admin count and the caller's check (PARTNER#), its identity link.
+    /*
+     * The member, its e-mail item, the partner's admin count and the caller's check (PARTNER#), its identity link;
+     * the invitation's names held under the address for the e-mail's trigger while Cognito creates the user (INVITATION#).
+     */
     dynamo: {
       access: {
         GetItem: [accessPartitions.partner, accessPartitions.identity],
-        PutItem: [accessPartitions.partner, accessPartitions.identity],
+        PutItem: [accessPartitions.partner, accessPartitions.identity, accessPartitions.invitation],
         UpdateItem: [accessPartitions.partner],
+        DeleteItem: [accessPartitions.invitation],
         ConditionCheckItem: [accessPartitions.partner],
       },
     },
@@ -125,8 +129,15 @@ export const teamRoutes = defineRoutes({
     errors: ['team.member.already_active', 'team.member.disabled'],
     responses: { 200: { description: 'The member, INVITED; the e-mail is on its way.', schema: TeamMember } },
     effectsOutsideCommit: 'Cognito e-mails a new temporary password; a rerun would e-mail another one and void the first.',
-    // A member made before the console gets its console user here: its member item and identity link.
-    dynamo: { access: { GetItem: [accessPartitions.partner], UpdateItem: [accessPartitions.partner], PutItem: [accessPartitions.identity] } },
+    // The invitation's names held for the e-mail's trigger (INVITATION#); a member made before the console gets its console user here: its member item and identity link.
+    dynamo: {
+      access: {
+        GetItem: [accessPartitions.partner],
+        UpdateItem: [accessPartitions.partner],
+        PutItem: [accessPartitions.identity, accessPartitions.invitation],
+        DeleteItem: [accessPartitions.invitation],
+      },
+    },
     usesIdentity: ['AdminGetUser', 'AdminCreateUser', 'AdminDeleteUser'],
     untested: {
       [dynamoLine('access', 'UpdateItem', accessPartitions.partner)]: 'a member made before the console is linked to its new console user',

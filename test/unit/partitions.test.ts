@@ -18,6 +18,7 @@ describe('the partition patterns the route table grants', () => {
     [accessPartitions.key, [accessKeys.apiKey('k1').pk]],
     [accessPartitions.partner, [accessKeys.partner('p1').pk, accessKeys.memberEmail('p1', 'a@b.c').pk, accessKeys.keyRowsPartition('p1', 'live')]],
     [accessPartitions.identity, [accessKeys.identity('s1').pk]],
+    [accessPartitions.invitation, [accessKeys.invitation('a@b.c').pk]],
     [platformPartitions.rateCounters, [platformKeys.rateCounter('k1', 0).pk]],
     [platformPartitions.authFailures, [platformKeys.authFailures({ keyId: 'k1' }, 0).pk, platformKeys.authFailures({ address: '1.2.3.4' }, 0).pk]],
     [platformPartitions.signatures, [platformKeys.signature('k1', 'sig').pk]],
