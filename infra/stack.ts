@@ -61,7 +61,7 @@ export class ServiceStack extends Stack {
     webhooks.consumers.settlements!.bind({
       tables: [{ table: this.data.tables.access, def: TABLES.access, access: 'read' }],
       queues: [events],
-      buckets: [bucket('settlementDocuments', 'readwrite-multipart')],
+      buckets: [bucket('settlementDocuments', 'write-multipart')],
     });
     // The clock worker reads the partner's legal identity and its team (settlements, e-mails) and records events.
     webhooks.consumers.clock!.bind({ tables: [{ table: this.data.tables.access, def: TABLES.access, access: 'read' }], queues: [events] });

@@ -116,7 +116,7 @@ export const QUEUES: Record<string, QueueDef> = {
     // The 1st of a month issues the sandbox's settlement, its PDF and CSV; a failing endpoint's team is e-mailed.
     rendersPdf: true,
     sendsMail: true,
-    buckets: { settlementDocuments: 'readwrite-multipart' },
+    buckets: { settlementDocuments: 'write-multipart' },
   }),
   mail: queue({
     name: 'mail',

@@ -3,5 +3,7 @@ export const clockKeys = {
   clock: (partnerId: string) => ({ pk: `CLOCK#${partnerId}`, sk: 'CLOCK' }),
 };
 
-/** The clock's partitions: read by every sandbox request's authentication. */
-export const CLOCK_LEADING_KEYS = ['CLOCK#*'];
+/** The clocks' partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts): read by every sandbox request's authentication. */
+export const clockPartitions = {
+  clock: 'CLOCK#*',
+};

@@ -1,6 +1,5 @@
-import { CLOCK_LEADING_KEYS } from '../clock/keys';
 import { defineRoutes } from '../http/route-def';
-import { REQUEST_LOG_LEADING_KEYS } from './keys';
+import { requestLogPartitions } from './keys';
 import { RequestLogEntry, RequestLogPage, RequestLogParams, RequestLogQuery } from './schemas';
 
 // A live booking whose body was signed compact and sent pretty-printed: what the entry shows of it.
@@ -65,8 +64,8 @@ export const requestLogRoutes = defineRoutes({
     request: { query: RequestLogQuery },
     examples: { response: { data: [signatureFailure], meta: { count: 1, next_cursor: null, page_size: 25 } } },
     responses: { 200: { description: 'A page of requests, newest first.', schema: RequestLogPage } },
-    // A sandbox request's authentication reads the partner's clock.
-    dataReadLeadingKeys: [...REQUEST_LOG_LEADING_KEYS, ...CLOCK_LEADING_KEYS],
+    // The day partitions of the partner's log.
+    dynamo: { data: { Query: [requestLogPartitions.day] } },
   },
   getRequestLog: {
     method: 'GET',
@@ -81,7 +80,7 @@ export const requestLogRoutes = defineRoutes({
     request: { params: RequestLogParams },
     examples: { response: signatureFailure },
     responses: { 200: { description: 'The request.', schema: RequestLogEntry } },
-    // A sandbox request's authentication reads the partner's clock.
-    dataReadLeadingKeys: [...REQUEST_LOG_LEADING_KEYS, ...CLOCK_LEADING_KEYS],
+    // The entry through its request id's pointer.
+    dynamo: { data: { GetItem: [requestLogPartitions.byId, requestLogPartitions.day] } },
   },
 });

@@ -53,3 +53,17 @@ export const webhookKeys = {
   pendingPartition: 'DLV#PENDING',
   pending: (nextAttemptAt: string, id: string) => ({ gsi2pk: webhookKeys.pendingPartition, gsi2sk: `${nextAttemptAt}#${id}` }),
 };
+
+/**
+ * The webhooks' partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts): the
+ * endpoints (and their count), subscriptions, deliveries, attempt lookups, an endpoint's delivery rows, the manual
+ * sends' budget windows.
+ */
+export const webhookPartitions = {
+  endpoints: 'WH#*',
+  subscribers: 'WHSUB#*',
+  delivery: 'DLV#*',
+  attempt: 'DLVATT#*',
+  endpointDeliveries: 'DLVEP#*',
+  sendBudget: 'WHSEND#*',
+};

@@ -1,5 +1,8 @@
+import { dynamoLine } from '../db/grants';
+import { eventPartitions } from '../events/keys';
 import { defineRoutes } from '../http/route-def';
 import { EmptyBody } from '../http/schemas';
+import { webhookPartitions } from './keys';
 import { MANUAL_SENDS_PER_MINUTE } from './model';
 import {
   AgeFailuresBody,
@@ -39,6 +42,8 @@ export const webhookRoutes = defineRoutes({
     errors: ['webhook.url.refused', 'webhook.endpoint.limit'],
     responses: { 201: { description: 'The endpoint with its signing_secret.', schema: WebhookEndpointWithSecret } },
     secretFields: ['signing_secret'],
+    // The endpoint and the environment's endpoint count (WH#), its subscriptions (WHSUB#).
+    dynamo: { data: { UpdateItem: [webhookPartitions.endpoints], PutItem: [webhookPartitions.endpoints, webhookPartitions.subscribers] } },
   },
   listWebhooks: {
     method: 'GET',
@@ -51,6 +56,8 @@ export const webhookRoutes = defineRoutes({
     description:
       'Every endpoint of the environment of the calling key, with its last answer and error, its failure streak (failing_since) and how many of its deliveries are pending; never their secrets.',
     responses: { 200: { description: 'The endpoints, without secrets.', schema: WebhookList } },
+    // The endpoints, and their pending deliveries (gsi2).
+    dynamo: { data: { Query: [webhookPartitions.endpoints], queryIndexes: ['gsi2'] } },
   },
   listWebhookDeliveries: {
     method: 'GET',
@@ -63,6 +70,8 @@ export const webhookRoutes = defineRoutes({
     description: 'Keyset-paged. Filter by status (comma-separated: PENDING, DELIVERED, FAILED), endpoint_id and event_id, combinable.',
     request: { query: DeliveryListQuery },
     responses: { 200: { description: 'A page of deliveries.', schema: DeliveryPage } },
+    // The partner's delivery index.
+    dynamo: { data: { queryIndexes: ['gsi1'] } },
   },
   getWebhookDelivery: {
     method: 'GET',
@@ -75,6 +84,8 @@ export const webhookRoutes = defineRoutes({
     description: 'The id is the delivery id or any attempt id (an X-Service-Delivery-Id your receiver logged); attempt_log lists every attempt, oldest first.',
     request: { params: WebhookIdParams },
     responses: { 200: { description: 'The delivery and its attempts.', schema: WebhookDeliveryDetail } },
+    // By its id, or by an attempt's id through its lookup.
+    dynamo: { data: { GetItem: [webhookPartitions.delivery, webhookPartitions.attempt] } },
   },
   replayWebhookDelivery: {
     method: 'POST',
@@ -94,6 +105,15 @@ export const webhookRoutes = defineRoutes({
       },
     },
     publishesEvents: true,
+    // The budget spent; a PENDING delivery made due now; any other, a new delivery of its event to its endpoint (with
+    // the endpoint's row of it).
+    dynamo: {
+      data: {
+        GetItem: [webhookPartitions.delivery, webhookPartitions.attempt, eventPartitions.events, webhookPartitions.endpoints],
+        UpdateItem: [webhookPartitions.delivery, webhookPartitions.sendBudget],
+        PutItem: [webhookPartitions.delivery, webhookPartitions.endpointDeliveries],
+      },
+    },
   },
   getWebhook: {
     method: 'GET',
@@ -107,6 +127,7 @@ export const webhookRoutes = defineRoutes({
       'URL, event types, status (ACTIVE or DISABLED), last HTTP status and last delivery time. The signing secret is shown only when the endpoint is created.',
     request: { params: WebhookIdParams },
     responses: { 200: { description: 'The endpoint.', schema: WebhookEndpoint } },
+    dynamo: { data: { GetItem: [webhookPartitions.endpoints] } },
   },
   updateWebhook: {
     method: 'PATCH',
@@ -121,6 +142,15 @@ export const webhookRoutes = defineRoutes({
     request: { params: WebhookIdParams, body: UpdateWebhookBody },
     errors: ['webhook.url.refused'],
     responses: { 200: { description: 'The endpoint.', schema: WebhookEndpoint } },
+    // The endpoint, and its subscriptions following its event types and status.
+    dynamo: {
+      data: {
+        GetItem: [webhookPartitions.endpoints],
+        UpdateItem: [webhookPartitions.endpoints],
+        PutItem: [webhookPartitions.subscribers],
+        DeleteItem: [webhookPartitions.subscribers],
+      },
+    },
   },
   deleteWebhook: {
     method: 'DELETE',
@@ -133,6 +163,13 @@ export const webhookRoutes = defineRoutes({
     description: 'The endpoint stops receiving at once; its PENDING deliveries fail.',
     request: { params: WebhookIdParams },
     responses: { 200: { description: 'Deleted.', schema: DeletedWebhook } },
+    dynamo: {
+      data: {
+        GetItem: [webhookPartitions.endpoints],
+        DeleteItem: [webhookPartitions.endpoints, webhookPartitions.subscribers],
+        UpdateItem: [webhookPartitions.endpoints],
+      },
+    },
   },
   rotateWebhookSecret: {
     method: 'POST',
@@ -148,6 +185,7 @@ export const webhookRoutes = defineRoutes({
     errors: ['webhook.secret.rotation_open', 'webhook.secret.rotation_conflict'],
     responses: { 200: { description: 'The endpoint with its new signing_secret.', schema: WebhookEndpointWithSecret } },
     secretFields: ['signing_secret'],
+    dynamo: { data: { GetItem: [webhookPartitions.endpoints], UpdateItem: [webhookPartitions.endpoints] } },
   },
   recoverWebhook: {
     method: 'POST',
@@ -165,6 +203,23 @@ export const webhookRoutes = defineRoutes({
     responses: { 202: { description: 'What is being re-sent.', schema: RecoverWebhookResult } },
     publishesEvents: true,
     timeoutSeconds: 29,
+    /*
+     * The endpoint (enabled with its subscriptions, if asked), its deliveries since `since` (gsi1); each failed event
+     * re-sent once (the failed delivery claimed with the new one), each waiting retry brought forward.
+     */
+    dynamo: {
+      data: {
+        GetItem: [webhookPartitions.endpoints, eventPartitions.events, webhookPartitions.delivery, webhookPartitions.attempt],
+        UpdateItem: [webhookPartitions.endpoints, webhookPartitions.delivery],
+        PutItem: [webhookPartitions.subscribers, webhookPartitions.delivery, webhookPartitions.endpointDeliveries],
+        Query: [webhookPartitions.endpointDeliveries],
+        queryIndexes: ['gsi1'],
+      },
+    },
+    untested: {
+      [dynamoLine('data', 'GetItem', webhookPartitions.delivery)]: "a re-send cancelled by a concurrent recover's transaction reads the failed delivery again",
+      [dynamoLine('data', 'GetItem', webhookPartitions.attempt)]: "a re-send cancelled by a concurrent recover's transaction reads the failed delivery again",
+    },
   },
   ageWebhookFailuresTestHelper: {
     method: 'POST',
@@ -179,6 +234,7 @@ export const webhookRoutes = defineRoutes({
     request: { params: WebhookIdParams, body: AgeFailuresBody },
     responses: { 200: { description: 'The endpoint.', schema: WebhookEndpoint } },
     sandboxOnly: true,
+    dynamo: { data: { UpdateItem: [webhookPartitions.endpoints] } },
   },
   testWebhook: {
     method: 'POST',
@@ -194,5 +250,14 @@ export const webhookRoutes = defineRoutes({
     timeoutSeconds: 20,
     responses: { 200: { description: 'What the endpoint answered and how fast.', schema: WebhookTestResult } },
     effectsOutsideCommit: 'The test event and its delivery are recorded, and POSTed to the endpoint, before the answer commits; a rerun would send another.',
+    // The budget spent; the example event and its delivery, already claimed; the attempt's outcome, and the endpoint's
+    // last answer.
+    dynamo: {
+      data: {
+        GetItem: [webhookPartitions.endpoints],
+        PutItem: [eventPartitions.events, webhookPartitions.delivery],
+        UpdateItem: [webhookPartitions.delivery, webhookPartitions.endpoints, webhookPartitions.sendBudget],
+      },
+    },
   },
 });
