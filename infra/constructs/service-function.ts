@@ -11,6 +11,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { BucketAccess } from '../../shared/buckets';
 import type { TableDef } from '../../shared/db/tables';
+import { FUNCTION_TIMEOUT_SECONDS } from '../../shared/http/route-def';
 import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { QUEUES } from '../../shared/queues';
@@ -174,7 +175,7 @@ export class ServiceFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,
       logGroup,
       tracing: Tracing.ACTIVE,

@@ -1437,13 +1437,13 @@ export interface components {
             response_body: components["schemas"]["RequestLogBody"] | null;
         };
         RequestLogBody: {
-            /** @description The body parsed, redacted and written again as compact JSON (content_form), cut at 8192 characters: not the bytes received (spacing, escapes and number forms may differ), so its hash is not theirs; what the log does not keep is a marker such as [personal 12 bytes sha256:3bc51062]. null when it is not kept */
+            /** @description The body parsed, redacted and written again as compact JSON (content_form), cut at 8192 characters: not the bytes themselves (spacing, escapes and number forms may differ), so its hash is not theirs; what the log does not keep is a marker such as [personal 12 bytes sha256:3bc51062]. null when it is not kept */
             content: string | null;
             /** @description reserialized_redacted: content is the body re-serialized from its parsed JSON, and redacted; null without content */
             content_form: "reserialized_redacted" | null;
-            /** @description The size of the body as received, in bytes */
+            /** @description The size of the body in bytes, as received (a request) or sent (an answer) */
             bytes: number;
-            /** @description SHA-256 of the body as received (hex): what a signature covers (signature.body_sha256), to compare with what your code hashed; null for an entry written before it was recorded */
+            /** @description SHA-256 (hex) of the body as received (a request) or sent (an answer): a request's is what its signature covers (signature.body_sha256), to compare with what your code hashed; null for an entry written before it was recorded */
             sha256: string | null;
             /** @description true when content stops at 8192 characters */
             truncated: boolean;
