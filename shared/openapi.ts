@@ -25,11 +25,12 @@ export function errorCodesOf(r: RouteDef): Record<string, ErrorCode[]> {
     add('pagination.limit.invalid', 'pagination.cursor.invalid', 'pagination.cursor.wrong_endpoint');
   if (r.access === 'key') add('auth.api_key.missing', 'auth.api_key.invalid', 'auth.scope.insufficient', 'rate_limit.exceeded');
   if (r.write) {
-    add('request.body.malformed_json', 'request.body.invalid_utf8', 'request.body.duplicate_key', 'idempotency.key.missing', 'idempotency.key.invalid');
+    add('request.body.malformed_json', 'request.body.invalid_utf8', 'request.body.duplicate_key', 'request.body.too_deep');
+    add('idempotency.key.missing', 'idempotency.key.invalid');
     add('auth.timestamp.missing', 'auth.timestamp.skew', 'auth.signature.invalid', 'auth.signature.replayed');
     add('idempotency.key.reused', 'idempotency.request.in_progress', 'request.body.too_large');
   }
-  if (r.liveOnly) add('auth.environment.live_required');
+  if (r.liveOnly || r.liveKeysOnly) add('auth.environment.live_required');
   if (r.sandboxOnly) add('request.route.not_found');
   if (r.request?.params) add('resource.not_found');
   add(...(r.errors ?? []), 'internal.error');

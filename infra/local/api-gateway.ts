@@ -15,6 +15,7 @@ import {
   jsonBytes,
   RESPONSE_MAX_BYTES,
 } from './gateway-quotas';
+import { refuseTunnels } from './http-guard';
 import { invoke, lambdaContext } from './lambda';
 
 const FALLBACK_ENTRY = 'functions/meta/fallback.ts';
@@ -196,6 +197,7 @@ export function startApiGateway(port: number, host = '127.0.0.1', opts: GatewayO
     });
     req.on('error', () => res.destroy());
   });
+  refuseTunnels(server);
   // A head over Node's own limit never reaches the handler: API Gateway's answer for a head too large, written raw.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();

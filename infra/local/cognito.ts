@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { decodeJwt, SignJWT } from 'jose';
 import { type Mail, sendEmail } from '../../shared/mail/send';
 import { htmlToText } from '../../shared/team/invitation';
+import { jsonObject, refuseTunnels } from './http-guard';
 import { LOCAL_REGION } from './iam/model';
 import { closeServer } from './services';
 
@@ -441,9 +442,11 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
       poolTriggers = t;
     },
     async listen(port) {
-      const server = createServer((req, res) => {
-        if (!local.handle(req, res, (req.url ?? '/').split('?')[0]!)) send(res, 404, { __type: 'UnknownOperationException', message: 'Not found.' });
-      });
+      const server = refuseTunnels(
+        createServer((req, res) => {
+          if (!local.handle(req, res, (req.url ?? '/').split('?')[0]!)) send(res, 404, { __type: 'UnknownOperationException', message: 'Not found.' });
+        }),
+      );
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, '127.0.0.1', resolve);
@@ -472,12 +475,9 @@ export async function startLocalCognito(stateDir: string, baseOrigin: string, co
         void (async () => {
           try {
             if (req.method !== 'POST' || !target) throw new CognitoException('UnknownOperationException', 'POST a Cognito operation with X-Amz-Target.');
-            let body: Json;
-            try {
-              body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-            } catch {
-              throw new CognitoException('SerializationException', 'The request body is not JSON.');
-            }
+            // A JSON object, or Cognito cannot read it (null or a list once reached an operation, and answered 500).
+            const body = jsonObject(Buffer.concat(chunks).toString('utf8') || '{}') as Json | undefined;
+            if (!body) throw new CognitoException('SerializationException', 'The request body is not a JSON object.');
             send(res, 200, await (operations[target] ?? ((b: Json) => call(target, b)))(body));
           } catch (e) {
             const type =

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { CONSOLE_PATH, type ConsoleConnections, consoleCsp } from '../console-policy';
+import { percentDecoded, refuseTunnels } from './http-guard';
 import { ROOT } from './lambda';
 import { closeServer } from './services';
 
@@ -52,7 +53,10 @@ function consoleHandler(config: ConsoleConfig, to: ConsoleConnections) {
       return res.end();
     }
     if (!path.startsWith(CONSOLE_PATH)) return reply(404, 'text/plain; charset=utf-8', 'Not found.\n');
-    const rel = decodeURIComponent(path.slice(CONSOLE_PATH.length)) || 'index.html';
+    const decoded = percentDecoded(path.slice(CONSOLE_PATH.length));
+    // Not a path at all: the S3 origin behind CloudFront answers 400 InvalidURI (S3's error responses); here it once threw and ended the stack.
+    if (decoded === null) return reply(400, 'text/plain; charset=utf-8', 'Bad request: the path is not valid percent-encoded UTF-8.\n');
+    const rel = decoded || 'index.html';
     if (rel === 'config.json') return reply(200, TYPES['.json']!, JSON.stringify(config));
     const file = normalize(join(CONSOLE_DIST, rel));
     if (!file.startsWith(CONSOLE_DIST + sep) || !existsSync(file) || !statSync(file).isFile()) {
@@ -75,7 +79,7 @@ function consoleHandler(config: ConsoleConfig, to: ConsoleConnections) {
 export async function startConsoleServer(port: number, orAnyPort: boolean) {
   let serve: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const early: (() => void)[] = [];
-  const server = createServer((req, res) => (serve ? serve(req, res) : early.push(() => serve!(req, res))));
+  const server = refuseTunnels(createServer((req, res) => (serve ? serve(req, res) : early.push(() => serve!(req, res)))));
   const listen = (p: number) =>
     new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -16,6 +16,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { TABLES, type TableDef } from '../../shared/db/tables';
+import { jsonObject, refuseTunnels } from './http-guard';
 import { closeServer, type ServerHandle } from './services';
 
 /**
@@ -64,7 +65,32 @@ interface Pending {
   image: Av | undefined;
 }
 
+/** Headers of one connection, which a proxy never forwards (RFC 9110, 7.6.1), and Expect, answered by this hop. */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect'];
+
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+
+const coral = (name: string) => `com.amazon.coral.service#${name}`;
+
+/**
+ * What DynamoDB answers with a 400 and DynamoDB Local with a 500 InternalFailure: a signed request whose
+ * Authorization is not a Signature Version 4 header (IncompleteSignatureException, "The request signature does not
+ * conform to AWS standards", DynamoDB's error handling page), whose X-Amz-Target is not a DynamoDB_20120810
+ * operation (UnknownOperationException, DynamoDB Local's own answer for an unknown one), or whose body is not a JSON
+ * object (SerializationException). An unsigned request is left to DynamoDB Local, which refuses it as DynamoDB does
+ * (MissingAuthenticationToken). The AWS SDK never sends any of these.
+ */
+export function unreadableByDynamo(headers: Headers, body: Buffer): { __type: string; message: string } | undefined {
+  const auth = headers.authorization;
+  if (auth === undefined) return undefined;
+  if (typeof auth !== 'string' || !/^AWS4-HMAC-SHA256 Credential=[^\s,]+, ?SignedHeaders=[a-z0-9;-]+, ?Signature=[0-9a-f]+$/.test(auth))
+    return { __type: coral('IncompleteSignatureException'), message: 'The request signature does not conform to AWS standards.' };
+  const target = headers['x-amz-target'];
+  if (typeof target !== 'string' || !/^DynamoDB_20120810\.\w+$/.test(target))
+    return { __type: coral('UnknownOperationException'), message: 'An unknown operation was requested.' };
+  if (!jsonObject(body.toString('utf8'))) return { __type: coral('SerializationException'), message: 'The request body is not a JSON object.' };
+  return undefined;
+}
 
 export interface GsiLagHandle extends ServerHandle {
   lagMs: number;
@@ -217,17 +243,32 @@ export async function startGsiLag(o: { target: string; port: number; lagMs: numb
     }
   }
 
-  function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  function forward(req: IncomingMessage, body: Buffer, retried = false): Promise<{ status: number; headers: Headers; body: Buffer }> {
     return new Promise((resolve, reject) => {
-      const { 'transfer-encoding': _te, ...rest } = req.headers;
+      // Hop-by-hop headers are the client's connection's, not DynamoDB Local's (RFC 9110, 7.6.1): a forwarded
+      // `Connection: close` had it close a socket the layer's pool went on to reuse.
+      const hopByHop = new Set([
+        ...HOP_BY_HOP,
+        ...String(req.headers.connection ?? '')
+          .split(',')
+          .map((h) => h.trim().toLowerCase()),
+      ]);
+      const rest = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !hopByHop.has(k)));
       const headers = { ...rest, host: target.host, 'content-length': String(body.length) };
-      const out = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers, agent }, (res) => {
+      // A HEAD is asked as a GET and answered without the body (Node writes none to a HEAD): DynamoDB Local's server
+      // answers a HEAD it refuses with a body, which no HTTP client can read, and the layer answered 500.
+      const method = req.method === 'HEAD' ? 'GET' : req.method;
+      const out = httpRequest({ host: target.hostname, port: target.port, path: req.url, method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode ?? 500, headers: res.headers, body: Buffer.concat(chunks) }));
         res.on('error', reject);
       });
-      out.on('error', reject);
+      out.on('error', (e: NodeJS.ErrnoException) => {
+        // A pooled connection DynamoDB Local closed meanwhile: asked again once on a new one (Node's own advice for keep-alive agents).
+        if (out.reusedSocket && e.code === 'ECONNRESET' && !retried) forward(req, body, true).then(resolve, reject);
+        else reject(e);
+      });
       out.end(body);
     });
   }
@@ -245,8 +286,11 @@ export async function startGsiLag(o: { target: string; port: number; lagMs: numb
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     let body = Buffer.concat(chunks);
+    const refusal = unreadableByDynamo(req.headers, body);
+    if (refusal) return reply(res, 400, { 'content-type': 'application/x-amz-json-1.0' }, Buffer.from(JSON.stringify(refusal)));
     const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-    const input: Json = op === 'Query' || op === 'Scan' || WRITES.has(op) ? JSON.parse(body.toString('utf8') || '{}') : {};
+    // Unsigned, the request is DynamoDB Local's to refuse (MissingAuthenticationToken): its body is read for nothing.
+    const input: Json = op === 'Query' || op === 'Scan' || WRITES.has(op) ? (jsonObject(body.toString('utf8')) ?? {}) : {};
 
     // An index read goes to the copy's index (DynamoDB Local itself refuses ConsistentRead on a GSI, as AWS does).
     const table = input.TableName as string | undefined;
@@ -267,17 +311,19 @@ export async function startGsiLag(o: { target: string; port: number; lagMs: numb
     reply(res, r.status, r.headers, r.body);
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((e: Error) => {
-      if (res.headersSent) return res.destroy();
-      reply(
-        res,
-        500,
-        { 'content-type': 'application/x-amz-json-1.0' },
-        Buffer.from(JSON.stringify({ __type: 'InternalServerError', message: `GSI lag proxy: ${e.message}` })),
-      );
-    });
-  });
+  const server = refuseTunnels(
+    createServer((req, res) => {
+      handle(req, res).catch((e: Error) => {
+        if (res.headersSent) return res.destroy();
+        reply(
+          res,
+          500,
+          { 'content-type': 'application/x-amz-json-1.0' },
+          Buffer.from(JSON.stringify({ __type: 'InternalServerError', message: `GSI lag proxy: ${e.message}` })),
+        );
+      });
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(o.port, '127.0.0.1', resolve));
   return {
     endpoint: `http://127.0.0.1:${o.port}`,

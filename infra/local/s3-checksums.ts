@@ -10,7 +10,7 @@ const require = createRequire(import.meta.url);
 
 /** s3rver's error: its error handler answers it in S3's XML error shape (Code, Message, the details) with the code's status. */
 type S3ErrorType = Error & { status: number };
-const S3Error: new (code: string, message: string, detail?: Record<string, string>) => S3ErrorType = require('s3rver/lib/models/error');
+export const S3Error: new (code: string, message: string, detail?: Record<string, string>) => S3ErrorType = require('s3rver/lib/models/error');
 
 /** The part of s3rver's filesystem store the layer reads: where it keeps a bucket's resources and its uploads. */
 interface Store {

@@ -1,4 +1,6 @@
 import { BUCKETS } from '../../shared/buckets';
+import { percentDecoded } from './http-guard';
+import { S3Error } from './s3-checksums';
 
 /** A bucket's CORS configuration as s3rver keeps it (lib/models/config.js, S3CorsConfiguration). */
 interface StoredCors {
@@ -74,4 +76,38 @@ async function preflightMaxAge(ctx: Ctx) {
   const config = bucket ? await ctx.store.getSubresource(bucket, undefined, 'cors') : undefined;
   const maxAge = config?.matchRule(ctx.get('origin'), ctx.get('access-control-request-method'))?.maxAgeSeconds;
   if (maxAge !== undefined) ctx.set('access-control-max-age', String(maxAge));
+}
+
+/** The longest suffix s3rver appends to a key's last segment to name its files (`<segment>._S3rver_metadata.json`). */
+const STORE_SUFFIX_BYTES = '._S3rver_metadata.json'.length;
+/** A file name's limit on Linux and macOS: a key segment longer than this less the suffix cannot be stored. */
+const NAME_MAX_BYTES = 255;
+
+/**
+ * What S3 refuses in a request's path, before s3rver reads it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html):
+ * a target that is no URI or does not decode (InvalidURI), a bucket name over 63 characters (InvalidBucketName, the
+ * naming rules' limit), a key over 1 024 bytes (KeyTooLongError). s3rver answered each with a 500 (Node's URL
+ * parser, a NUL byte or a name too long for its filesystem). And what s3rver cannot hold where S3 can: it keeps an
+ * object as files named by its key under the bucket's folder, so a key with a `.` or `..` segment would name a file
+ * elsewhere (`..%2f..%2fx` wrote outside the state directory), and a segment over 233 bytes is no file name: both are
+ * refused locally (docs/operations/local-stack.md), never by S3. Outermost: nothing before it may parse the path.
+ */
+export function pathsAsS3() {
+  return (ctx: { req: { url?: string } }, next: () => Promise<unknown>) => {
+    // As s3rver reads it: the path as sent (origin form: the SDK's), decoded, never normalized.
+    const raw = ctx.req.url ?? '/';
+    const path = raw.startsWith('/') ? percentDecoded(raw.split('?')[0]!) : null;
+    if (path === null || path.includes('\0')) throw new S3Error('InvalidURI', "Couldn't parse the specified URI.");
+    const [bucket, ...key] = path.slice(1).split('/');
+    if (bucket && bucket.length > 63) throw new S3Error('InvalidBucketName', 'The specified bucket is not valid.', { BucketName: bucket.slice(0, 63) });
+    if (Buffer.byteLength(key.join('/')) > 1024) throw new S3Error('KeyTooLongError', 'Your key is too long');
+    if (key.some((s) => s === '.' || s === '..'))
+      throw new S3Error('InvalidArgument', "The local S3 keeps objects as files: a key with a '.' or '..' segment is refused here (S3 itself takes it).");
+    if (key.some((s) => Buffer.byteLength(s) > NAME_MAX_BYTES - STORE_SUFFIX_BYTES))
+      throw new S3Error(
+        'KeyTooLongError',
+        `The local S3 keeps objects as files: each segment of a key is at most ${NAME_MAX_BYTES - STORE_SUFFIX_BYTES} bytes here (S3 takes up to 1024).`,
+      );
+    return next();
+  };
 }

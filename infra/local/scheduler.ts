@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { jsonObject, percentDecoded, refuseTunnels } from './http-guard';
 import { runAs } from './iam/principal';
 import { closeServer } from './services';
 
@@ -59,71 +60,80 @@ export async function startScheduler(opts: {
     res.end(JSON.stringify({ Message: message }));
   };
 
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      const m = /^\/schedules(?:\/([^/]+))?$/.exec(url.pathname);
-      if (!m) return fail(res, 404, 'ResourceNotFoundException', `unsupported path ${url.pathname}`);
-      const name = m[1] ? decodeURIComponent(m[1]) : undefined;
-      let body: Record<string, unknown> = {};
-      try {
-        body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
-      } catch {
-        return fail(res, 400, 'ValidationException', 'The request body is not valid JSON.');
-      }
-      const group = (name ? ((body.GroupName as string) ?? url.searchParams.get('groupName')) : url.searchParams.get('GroupName')) ?? 'default';
-      if (group !== 'default' && !opts.groups.includes(group)) return fail(res, 404, 'ResourceNotFoundException', `Schedule group ${group} does not exist.`);
-      const key = `${group}/${name}`;
-      if (req.method === 'POST' && name) {
-        if (schedules.has(key)) return fail(res, 409, 'ConflictException', `Schedule ${name} already exists.`);
-        const dueAt = parseAt(body.ScheduleExpression as string, (body.ScheduleExpressionTimezone as string) ?? 'UTC');
-        if (dueAt === undefined) return fail(res, 400, 'ValidationException', 'Only at(...) one-time schedules in UTC are emulated locally.');
-        const target = body.Target as StoredSchedule['Target'];
-        if (!target?.Arn || !opts.queueUrlForArn(target.Arn)) return fail(res, 400, 'ValidationException', `Target ${target?.Arn} is not a local queue.`);
-        if (!target.RoleArn) return fail(res, 400, 'ValidationException', 'Target.RoleArn is required: the schedule sends as that role.');
-        schedules.set(key, {
-          Name: name,
-          GroupName: group,
-          dueAt,
-          Target: { Arn: target.Arn, Input: target.Input, RoleArn: target.RoleArn },
-          ActionAfterCompletion: (body.ActionAfterCompletion as string) ?? 'NONE',
-          State: (body.State as 'ENABLED' | 'DISABLED') ?? 'ENABLED',
-          CreationDate: new Date().toISOString(),
-        });
-        persist();
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ ScheduleArn: `arn:aws:scheduler:us-east-1:123456789012:schedule/${group}/${name}` }));
-      }
-      if (req.method === 'GET' && name) {
-        const s = schedules.get(key);
-        if (!s) return fail(res, 404, 'ResourceNotFoundException', `Schedule ${name} does not exist.`);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(
-          JSON.stringify({
-            Name: s.Name,
-            GroupName: s.GroupName,
-            State: s.State,
-            ScheduleExpression: `at(${new Date(s.dueAt).toISOString().slice(0, 19)})`,
-            Target: s.Target,
-            ActionAfterCompletion: s.ActionAfterCompletion,
-          }),
-        );
-      }
-      if (req.method === 'DELETE' && name) {
-        if (!schedules.delete(key)) return fail(res, 404, 'ResourceNotFoundException', `Schedule ${name} does not exist.`);
-        persist();
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end('{}');
-      }
-      if (req.method === 'GET' && !name) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ Schedules: [...schedules.values()].map((s) => ({ Name: s.Name, GroupName: s.GroupName, State: s.State })) }));
-      }
-      return fail(res, 405, 'ValidationException', `unsupported ${req.method}`);
-    });
-  });
+  const serve = (req: IncomingMessage, res: ServerResponse, chunks: Buffer[]) => {
+    const url = URL.canParse(req.url ?? '/', 'http://x') ? new URL(req.url ?? '/', 'http://x') : undefined;
+    const m = url && /^\/schedules(?:\/([^/]+))?$/.exec(url.pathname);
+    if (!url || !m) return fail(res, 404, 'ResourceNotFoundException', `unsupported path ${url?.pathname ?? req.url}`);
+    const name = m[1] ? percentDecoded(m[1]) : undefined;
+    if (name === null) return fail(res, 400, 'ValidationException', 'The schedule name is not valid percent-encoded UTF-8.');
+    // The REST-JSON protocol's body is a JSON object (none for a GET or DELETE); anything else is refused as Scheduler does.
+    const body = chunks.length ? jsonObject(Buffer.concat(chunks).toString('utf8')) : {};
+    if (!body) return fail(res, 400, 'ValidationException', 'The request body is not a JSON object.');
+    const group = (name ? ((body.GroupName as string) ?? url.searchParams.get('groupName')) : url.searchParams.get('GroupName')) ?? 'default';
+    if (group !== 'default' && !opts.groups.includes(group)) return fail(res, 404, 'ResourceNotFoundException', `Schedule group ${group} does not exist.`);
+    const key = `${group}/${name}`;
+    if (req.method === 'POST' && name) {
+      if (schedules.has(key)) return fail(res, 409, 'ConflictException', `Schedule ${name} already exists.`);
+      const dueAt = parseAt(body.ScheduleExpression as string, (body.ScheduleExpressionTimezone as string) ?? 'UTC');
+      if (dueAt === undefined) return fail(res, 400, 'ValidationException', 'Only at(...) one-time schedules in UTC are emulated locally.');
+      const target = body.Target as StoredSchedule['Target'];
+      if (!target?.Arn || !opts.queueUrlForArn(target.Arn)) return fail(res, 400, 'ValidationException', `Target ${target?.Arn} is not a local queue.`);
+      if (!target.RoleArn) return fail(res, 400, 'ValidationException', 'Target.RoleArn is required: the schedule sends as that role.');
+      schedules.set(key, {
+        Name: name,
+        GroupName: group,
+        dueAt,
+        Target: { Arn: target.Arn, Input: target.Input, RoleArn: target.RoleArn },
+        ActionAfterCompletion: (body.ActionAfterCompletion as string) ?? 'NONE',
+        State: (body.State as 'ENABLED' | 'DISABLED') ?? 'ENABLED',
+        CreationDate: new Date().toISOString(),
+      });
+      persist();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ ScheduleArn: `arn:aws:scheduler:us-east-1:123456789012:schedule/${group}/${name}` }));
+    }
+    if (req.method === 'GET' && name) {
+      const s = schedules.get(key);
+      if (!s) return fail(res, 404, 'ResourceNotFoundException', `Schedule ${name} does not exist.`);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(
+        JSON.stringify({
+          Name: s.Name,
+          GroupName: s.GroupName,
+          State: s.State,
+          ScheduleExpression: `at(${new Date(s.dueAt).toISOString().slice(0, 19)})`,
+          Target: s.Target,
+          ActionAfterCompletion: s.ActionAfterCompletion,
+        }),
+      );
+    }
+    if (req.method === 'DELETE' && name) {
+      if (!schedules.delete(key)) return fail(res, 404, 'ResourceNotFoundException', `Schedule ${name} does not exist.`);
+      persist();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end('{}');
+    }
+    if (req.method === 'GET' && !name) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ Schedules: [...schedules.values()].map((s) => ({ Name: s.Name, GroupName: s.GroupName, State: s.State })) }));
+    }
+    return fail(res, 405, 'ValidationException', `unsupported ${req.method}`);
+  };
+  const server: Server = refuseTunnels(
+    createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        // Nothing a request sends may take the stack down: an unforeseen failure is this request's 500, as AWS's InternalServerException.
+        try {
+          serve(req, res, chunks);
+        } catch (e) {
+          opts.log(`[scheduler] ${req.method} ${req.url} failed: ${(e as Error).message}`);
+          if (!res.headersSent) fail(res, 500, 'InternalServerException', 'The local Scheduler failed on this request.');
+        }
+      });
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(opts.port, '127.0.0.1', resolve));
 
   let firing = false;

@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { createSqsServer } from 'local-aws-sqs';
+import { createRequestHandler } from 'local-aws-sqs';
+import { refuseTunnels } from './http-guard';
 import { checksumsAsS3 } from './s3-checksums';
-import { corsAsS3, servedHeaders } from './s3-serve';
+import { corsAsS3, pathsAsS3, servedHeaders } from './s3-serve';
 
 const require = createRequire(import.meta.url);
 
@@ -153,9 +154,42 @@ export function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** The in-process SQS server (JSON protocol), as the AWS SDK v3 speaks it. */
+const SQS_JSON = 'application/x-amz-json-1.0';
+
+/**
+ * What SQS answers a request it cannot read, in the request's protocol: the JSON protocol's SerializationException
+ * (the type local-aws-sqs itself gives malformed input), or the query protocol's XML error.
+ */
+function sqsUnreadable(req: IncomingMessage, res: ServerResponse) {
+  const message = 'The request could not be read: a JSON protocol request needs X-Amz-Target and a JSON object body.';
+  if (req.headers['content-type'] === SQS_JSON) {
+    res.writeHead(400, { 'content-type': SQS_JSON, 'x-amzn-query-error': 'MalformedInput;Sender' });
+    return res.end(JSON.stringify({ __type: 'com.amazon.coral.service#SerializationException', message }));
+  }
+  res.writeHead(400, { 'content-type': 'text/xml' });
+  res.end(`<?xml version="1.0"?><ErrorResponse><Error><Type>Sender</Type><Code>MalformedInput</Code><Message>${message}</Message></Error></ErrorResponse>`);
+}
+
+/**
+ * The in-process SQS server (JSON protocol), as the AWS SDK v3 speaks it: local-aws-sqs's request handler behind a
+ * guard. The handler reads a request before its own error handling begins, so a request it cannot read (a JSON
+ * request without X-Amz-Target, a body of `null`) rejected its promise unhandled and ended the whole stack; the
+ * guard answers it as SQS answers what it cannot read.
+ */
 export async function startSqs(port: number): Promise<ServerHandle> {
-  const server = await createSqsServer({ port, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
+  const { requestHandler } = createRequestHandler({ port, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
+  const server = refuseTunnels(
+    createServer((req, res) => {
+      requestHandler(req, res).catch(() => {
+        if (!res.headersSent) sqsUnreadable(req, res);
+        else res.destroy();
+      });
+    }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
   return { endpoint: `http://127.0.0.1:${port}`, stop: () => closeServer(server) };
 }
 
@@ -166,12 +200,13 @@ export async function startS3(dir: string, port: number): Promise<ServerHandle &
   // s3rver verifies request signatures against its own accounts: give it the local stack's credentials (AWS_ACCESS_KEY_ID=local).
   require('s3rver/lib/models/account').DUMMY_ACCOUNT.createKeyPair('local', 'local');
   const s3 = new S3rver({ port, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [] });
-  // Outermost (Koa composes its middleware array when it starts listening): the served prefixes' response headers,
-  // and the CORS answers as S3 gives them.
-  s3.middleware.unshift(corsAsS3(), servedHeaders());
+  // Outermost (Koa composes its middleware array when it starts listening): the paths S3 refuses (before anything
+  // parses them), the served prefixes' response headers, and the CORS answers as S3 gives them.
+  s3.middleware.unshift(pathsAsS3(), corsAsS3(), servedHeaders());
   // Object Lock and checksums as S3 checks them, just before s3rver's router (its last middleware): after its
   // virtual-host rewrite, inside its XML encoding of answers.
   s3.middleware.splice(s3.middleware.length - 1, 0, checksumsAsS3());
   await s3.run();
+  refuseTunnels(s3.httpServer);
   return { endpoint: `http://127.0.0.1:${port}`, stop: () => s3.close(), onEvent: (fn) => s3.on('event', fn) };
 }

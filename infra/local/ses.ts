@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import * as z from 'zod';
+import { jsonObject, refuseTunnels } from './http-guard';
 import { closeServer, type ServerHandle } from './services';
 
 /**
@@ -49,12 +51,19 @@ export function isVerified(address: string, identities: string[]): boolean {
   return labels.some((_, i) => verified.has(labels.slice(i).join('.')));
 }
 
-interface SendEmailBody {
-  FromEmailAddress?: string;
-  Destination?: { ToAddresses?: string[]; CcAddresses?: string[]; BccAddresses?: string[] };
-  ConfigurationSetName?: string;
-  Content?: { Simple?: { Subject?: { Data?: string }; Body?: { Text?: { Data?: string }; Html?: { Data?: string } } } };
-}
+const text = z.object({ Data: z.string().optional() });
+/** What SendEmail reads of its body: a member of another type is refused, as SES refuses what its JSON protocol cannot read. */
+const SendEmailBody = z.object({
+  FromEmailAddress: z.string().optional(),
+  Destination: z
+    .object({ ToAddresses: z.array(z.string()).optional(), CcAddresses: z.array(z.string()).optional(), BccAddresses: z.array(z.string()).optional() })
+    .optional(),
+  ConfigurationSetName: z.string().optional(),
+  Content: z
+    .object({ Simple: z.object({ Subject: text.optional(), Body: z.object({ Text: text.optional(), Html: text.optional() }).optional() }).optional() })
+    .optional(),
+});
+type SendEmailBody = z.infer<typeof SendEmailBody>;
 
 export async function startLocalSes(o: LocalSesOptions): Promise<ServerHandle> {
   mkdirSync(o.mailboxDir, { recursive: true });
@@ -128,29 +137,27 @@ export async function startLocalSes(o: LocalSesOptions): Promise<ServerHandle> {
     res.writeHead(status, { 'content-type': 'application/json', ...(type ? { 'x-amzn-errortype': type } : {}) });
     res.end(JSON.stringify(body));
   };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      try {
-        const path = (req.url ?? '/').split('?')[0];
-        if (req.method === 'POST' && path === '/v2/email/outbound-emails') {
-          let body: SendEmailBody;
-          try {
-            body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as SendEmailBody;
-          } catch {
-            throw new SesError(400, 'BadRequestException', 'The request body is not JSON.');
+  const server = refuseTunnels(
+    createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        try {
+          const path = (req.url ?? '/').split('?')[0];
+          if (req.method === 'POST' && path === '/v2/email/outbound-emails') {
+            const body = SendEmailBody.safeParse(jsonObject(Buffer.concat(chunks).toString('utf8') || '{}'));
+            if (!body.success) throw new SesError(400, 'SerializationException', 'The request body is not a SendEmail request (a JSON object of its members).');
+            return answer(res, 200, send(body.data));
           }
-          return answer(res, 200, send(body));
+          if (req.method === 'GET' && path === '/v2/email/account') return answer(res, 200, account());
+          throw new SesError(404, 'NotFoundException', `${req.method} ${path} is not emulated by the local SES (SendEmail and GetAccount are).`);
+        } catch (e) {
+          const err = e instanceof SesError ? e : new SesError(500, 'InternalFailure', (e as Error).message);
+          answer(res, err.status, { message: err.message }, err.type);
         }
-        if (req.method === 'GET' && path === '/v2/email/account') return answer(res, 200, account());
-        throw new SesError(404, 'NotFoundException', `${req.method} ${path} is not emulated by the local SES (SendEmail and GetAccount are).`);
-      } catch (e) {
-        const err = e instanceof SesError ? e : new SesError(500, 'InternalFailure', (e as Error).message);
-        answer(res, err.status, { message: err.message }, err.type);
-      }
-    });
-  });
+      });
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, '127.0.0.1', resolve);

@@ -636,7 +636,7 @@ export const COMMANDS: Record<string, Command> = {
   'webhooks:replay': {
     usage: 'webhooks:replay --delivery DELIVERY_ID',
     description:
-      "Re-drive one webhook delivery of any partner (a dead letter, after its cause is fixed): the same event to the same endpoint as a new delivery, as the partner's POST /webhooks/deliveries/{id}/replay does.",
+      "Re-drive one webhook delivery of any partner (a dead letter, after its cause is fixed): the same event to the same endpoint as a new delivery, as the partner's POST /webhooks/deliveries/{id}/replay does, without spending the partner's budget of replays and test sends.",
     output: '`{delivery_id, replay_of, partner_id, environment, status}`.',
     flags: z.object({ delivery: z.uuid().describe('The delivery id (of a dead letter).') }),
     async run(f) {
@@ -645,7 +645,8 @@ export const COMMANDS: Record<string, Command> = {
       const { operatorTenant } = await import('../../shared/kernel/tenant');
       const d = await webhookStore.getDelivery(f.delivery as string);
       if (!d) throw new UsageError(`no webhook delivery ${f.delivery as string}`);
-      const r = await replay(operatorTenant(d.partner_id, d.env), d.id);
+      // An operator's replay spends nothing of the partner's budget of manual sends.
+      const r = await replay(operatorTenant(d.partner_id, d.env), d.id, undefined, { budgeted: false });
       return {
         json: { delivery_id: r.id, replay_of: r.replay_of, partner_id: r.partner_id, environment: r.env, status: r.status },
         text: `Delivery ${d.id} replayed as ${r.id} (partner ${r.partner_id}, ${r.env}).`,

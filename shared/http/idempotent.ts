@@ -75,9 +75,10 @@ export function sealFor<T>(def: RouteDef, state: RequestState, view: (result: T)
  *   operation wrote nothing of its change, so the claim is released and a retry
  *   with the same key runs it again. A route that acts outside that commit
  *   (`effectsOutsideCommit`: an e-mail, an outbound call) stores those too, since
- *   a rerun would act again. Should a commit have landed though its answer was
- *   lost (a timeout), the record is COMPLETED: the release, conditional on
- *   IN_PROGRESS, does nothing, and the retry gets the committed answer.
+ *   a rerun would act again; not a 429 (a budget), refused before it acts. Should
+ *   a commit have landed though its answer was lost (a timeout), the record is
+ *   COMPLETED: the release, conditional on IN_PROGRESS, does nothing, and the
+ *   retry gets the committed answer.
  * Requests refused before running (authentication, validation, rate limit) store nothing.
  * A route whose success describes a state that moves on (`current`) answers a replayed success as it stands now.
  */
@@ -128,7 +129,8 @@ export async function runIdempotent(
       return state.sealed;
     }
     const err = toApiError(e);
-    if (isTransient(err) && !state.route.effectsOutsideCommit) {
+    // A 429 (a budget) refuses before the operation acts, on every route: like contention, it is never stored.
+    if (isTransient(err) && (!state.route.effectsOutsideCommit || err.status === 429)) {
       // Nothing of the change was written: the key is freed, so the retry the error asks for runs the operation again.
       state.pending.push(idempotency.release(scope, claim.token));
       return errorResult(err, state.requestId);

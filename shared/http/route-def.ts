@@ -51,6 +51,12 @@ export interface RouteSpec {
    * is refused with 403 auth.environment.live_required. The text says why.
    */
   liveOnly?: string;
+  /**
+   * The change reaches production when an API key makes it (ending console sessions, which act in both
+   * environments): a sandbox key is refused with 403 auth.environment.live_required, as for `liveOnly`; a console
+   * session, the member's own sign-in for both environments, may make it from either. The text says why.
+   */
+  liveKeysOnly?: string;
   /** The route changes partners, members or keys; other keyed routes write only platform records to the access table. */
   changesAccess?: boolean;
   /** The route sends e-mail (SES in AWS). */

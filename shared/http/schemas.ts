@@ -42,6 +42,20 @@ export const PageMeta = z
 
 export const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PageMeta });
 
+/**
+ * A request id as the service gives it (X-Request-Id, an error's `request_id`): API Gateway's request id
+ * (`requestContext.requestId` of an HTTP API, also its `apigw-requestid` header: 15 base64url characters and
+ * `=`, e.g. `ALt0lgP-IAMEZPA=`; AWS documents no format, this is the one its answers show), or a lowercase
+ * UUID (the local stack's gateway, and the id the service makes when an event carries none).
+ */
+export const REQUEST_ID_PATTERN = /^(?:[A-Za-z0-9_-]{15}=|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+export const RequestId = pub(
+  z
+    .string()
+    .regex(REQUEST_ID_PATTERN, 'a request id as X-Request-Id gives it: 15 letters, digits, - or _ then =, or a lowercase UUID')
+    .meta({ examples: ['ALt0lgP-IAMEZPA=', 'c3b1f0a2-7d4e-4f6a-9b8c-2e5d1a0f9c47'] }),
+);
+
 export const Health = z.object({ status: pub(z.literal('ok')) }).meta({ id: 'Health' });
 
 /** The body of a write that takes no fields: none at all, or `{}` (the service takes an empty body as {}). */

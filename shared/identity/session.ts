@@ -7,6 +7,13 @@ import { identity } from './config';
 /** A console session may make a live write only this long after its sign-in (password and TOTP). */
 export const REAUTH_AFTER_SECONDS = 15 * 60;
 
+/**
+ * How far in the future a token's sign-in (auth_time) and issue (iat) may lie: the clock skew allowed between
+ * Cognito and the function. Both keep AWS's time, so 30 s is ample; a later sign-in is a forged or broken
+ * token, whose negative age would pass the 15-minute rule above and outlive a sign-out.
+ */
+export const SESSION_CLOCK_SKEW_SECONDS = 30;
+
 /** A bearer credential that is a JWT (three base64url parts), not an API key. */
 export const isSessionToken = (token: string) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token);
 
@@ -41,8 +48,11 @@ export interface SessionClaims {
   originJti?: string;
 }
 
-/** Verifies a console access token (signature, issuer, expiry, client, token use) with aws-jwt-verify. */
-export async function verifySessionToken(token: string): Promise<SessionClaims> {
+/**
+ * Verifies a console access token (signature, issuer, expiry, client, token use) with aws-jwt-verify, which
+ * checks no time but exp and nbf; then refuses a sign-in or an issue from the future (beyond the allowed skew).
+ */
+export async function verifySessionToken(token: string, nowMs = Date.now()): Promise<SessionClaims> {
   let payload: JwtPayload;
   try {
     verifier ??= makeVerifier();
@@ -50,6 +60,8 @@ export async function verifySessionToken(token: string): Promise<SessionClaims> 
   } catch {
     throw sessionInvalid();
   }
+  const latest = Math.floor(nowMs / 1000) + SESSION_CLOCK_SKEW_SECONDS;
+  if ((payload.auth_time as number) > latest || (payload.iat ?? 0) > latest) throw sessionInvalid();
   return {
     sub: payload.sub as string,
     authTime: payload.auth_time as number,

@@ -37,6 +37,10 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
     retry: 'fix',
     todo: 'Send each key once per object: the key `details.field` names appears twice (check string-built or merged JSON).',
   },
+  'request.body.too_deep': {
+    retry: 'fix',
+    todo: 'Send the body the operation documents: none nests more than three levels. Look at `details.position` for where the nesting runs away (a serializer that wraps an object in itself, string-built JSON).',
+  },
   'request.malformed': { retry: 'fix', todo: 'Your HTTP client sent an invalid request; check any proxy or hand-written HTTP in between.' },
   'request.body.too_large': {
     retry: 'fix',
@@ -69,7 +73,10 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
     retry: 'fix',
     todo: 'Sign with `X-Signature-Version: 2`, which signs the Idempotency-Key and never collides; under version 1, sign each new request with a later `X-Timestamp`. A retry keeps its Idempotency-Key (then it gets the replay, not this).',
   },
-  'auth.environment.live_required': { retry: 'fix', todo: 'Team changes reach production: make them with a live key (signed) or a live console session.' },
+  'auth.environment.live_required': {
+    retry: 'fix',
+    todo: 'Team changes reach production: make them with a live key (signed) or a live console session. A sign-out (POST /me/sign-out) with a key needs a live key too; the console signs out from either environment.',
+  },
   'auth.session.invalid': { retry: 'fix', todo: 'Console: sign in again. The session expired, was signed out, or its member was disabled or removed.' },
   'auth.session.environment_required': { retry: 'fix', todo: 'Console sessions send `X-Environment: sandbox` or `X-Environment: live` with every request.' },
   'auth.session.reauthentication_required': {
@@ -184,6 +191,10 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
   'webhook.secret.rotation_conflict': {
     retry: 'wait',
     todo: 'Nothing was changed. Wait `Retry-After`, then send the same request with the same Idempotency-Key: it runs again (one system should rotate a secret, not several at once).',
+  },
+  'webhook.send.budget_exceeded': {
+    retry: 'wait',
+    todo: 'Nothing was sent. Wait `Retry-After` seconds, then send the same request (same Idempotency-Key). To re-send many failed deliveries, use POST /webhooks/{id}/recover: one call, each event once.',
   },
   'clock.advance.backwards': {
     retry: 'fix',

@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH } from './json-depth';
+
 /**
  * Typed errors carry their HTTP status and stable `domain.subdomain.detail`
  * code; the error middleware turns them into the spec's error shape.
@@ -12,6 +14,10 @@ export const ERROR_CODES = {
   'request.body.duplicate_key': {
     status: 400,
     description: 'An object in the body has the same key twice; `details.field` names it (JSON parsers disagree on which one wins).',
+  },
+  'request.body.too_deep': {
+    status: 400,
+    description: `The body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep (\`details.max_depth\`, where level ${MAX_JSON_DEPTH + 1} opens: \`details.position\`, in bytes); no operation takes more than a few.`,
   },
   'request.malformed': { status: 400, description: 'The request is not valid HTTP/1.1.' },
   'request.body.too_large': { status: 413, description: 'The body exceeds the maximum size.' },
@@ -38,7 +44,10 @@ export const ERROR_CODES = {
     description:
       'Version 1 signing only: this signature was already accepted with another Idempotency-Key within the 300 s window (a replay, or an identical request signed in the same second). Sign with X-Signature-Version: 2, which also signs the Idempotency-Key.',
   },
-  'auth.environment.live_required': { status: 403, description: 'The change reaches production (team roles): it needs a live key, and a signature.' },
+  'auth.environment.live_required': {
+    status: 403,
+    description: 'The change reaches production (team roles; with a key, ending console sessions): it needs a live key, and a signature.',
+  },
   'auth.session.invalid': {
     status: 401,
     description: 'A console session token that is malformed, expired or signed out, or whose member is disabled or removed.',
@@ -137,6 +146,12 @@ export const ERROR_CODES = {
     status: 409,
     description:
       'POST /webhooks/{id}/rotate-secret lost to other rotations of the same endpoint at the same moment; nothing was changed: retry shortly (Retry-After) with the same Idempotency-Key.',
+    transient: true,
+  },
+  'webhook.send.budget_exceeded': {
+    status: 429,
+    description:
+      'A replay or a test send beyond the budget of manual sends a minute, to one endpoint or to all the endpoints of the environment (`details.scope`, `details.limit_per_minute`); nothing was sent: retry after Retry-After.',
     transient: true,
   },
   'clock.advance.backwards': {

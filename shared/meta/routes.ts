@@ -87,10 +87,11 @@ export const metaRoutes = defineRoutes({
     tag: 'Meta',
     summary: "End every console session of the calling member (the console's sign-out)",
     description:
-      "Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With an API key, it signs the key's member out of the console; the key keeps working. A console session may call it from either environment, and needs no recent sign-in for it.",
+      "Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With a live API key (signed, as every live write), it signs the key's member out of the console; the key keeps working. A sandbox key is refused with 403 auth.environment.live_required: the sessions it would end act in production too, and a sandbox key never changes production. A console session may call it from either environment, and needs no recent sign-in for it.",
     request: { body: EmptyBody },
     responses: { 200: { description: 'The sessions are ended.', schema: SignedOut } },
     endsSessions: true,
+    liveKeysOnly: 'Signing out ends console sessions, which act in production too: a sandbox key may not.',
   },
   listAuditEvents: {
     method: 'GET',

@@ -192,7 +192,7 @@ const ENVIRONMENTS: Record<string, Env> = { live: 'live', sandbox: 'test', test:
  * per member).
  */
 async function authenticateSession(token: string, environment: string | undefined, nowMs: number, withClock: boolean): Promise<Authenticated> {
-  const claims = await verifySessionToken(token);
+  const claims = await verifySessionToken(token, nowMs);
   const env = environment === undefined ? undefined : ENVIRONMENTS[environment.trim().toLowerCase()];
   const link = identityLinks.get(claims.sub) ?? (await accessStore.getIdentity(claims.sub));
   if (!link) throw sessionInvalid();

@@ -23,6 +23,9 @@ export const claimLifetimeMs = (timeoutMs: number) => timeoutMs + CLAIM_MARGIN_M
 export const IDEMPOTENCY_LOCK_MS = 30_000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
+/** The spec's rule for an Idempotency-Key: any non-blank value of at most 255 characters. */
+export const isIdempotencyKey = (key: string) => key.trim() !== '' && key.length <= MAX_IDEMPOTENCY_KEY_LENGTH;
+
 /** A response as stored for replays: status, headers and the exact body. */
 export interface StoredResponse {
   status: number;

@@ -1,6 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LAST_USE_RETENTION_DAYS } from '../access/model';
 import { accessTable, type Table } from '../db/client';
+import { isConditionFailed } from '../db/errors';
 import { platformKeys } from './keys';
 
 export interface RateLimitState {
@@ -56,6 +57,35 @@ export async function countRequest(keyId: string, nowMs = Date.now(), table: Tab
     }),
   );
   return Number(r.Attributes?.count ?? 1);
+}
+
+/**
+ * Spends one unit of a budget of `limit` a fixed one-minute window (the rate limiter's windows), shared by every
+ * Lambda instance: the counter of the window (`key`, TTL 2 minutes after it) is one item, and one conditional
+ * UpdateItem adds 1 only while it holds less than `limit`. DynamoDB applies the writes to an item one after the
+ * other, each condition checked against the item the previous one left, so calls in parallel never spend more
+ * than `limit`, and a refused call spends nothing. The answer says whether it was spent (`exceeded` if not), and
+ * when to retry.
+ */
+export async function spendBudget(table: Table, key: (windowStart: number) => { pk: string; sk: string }, limit: number, nowMs = Date.now()) {
+  const { start, reset } = windowOf(nowMs);
+  try {
+    const r = await table.client.send(
+      new UpdateCommand({
+        TableName: table.name(),
+        Key: key(start),
+        UpdateExpression: 'ADD #n :one SET #ttl = if_not_exists(#ttl, :ttl)',
+        ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
+        ExpressionAttributeNames: { '#n': 'count', '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': reset + 120 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return evaluate(Number(r.Attributes?.count ?? 1), limit, nowMs);
+  } catch (e) {
+    if (!isConditionFailed(e)) throw e;
+    return evaluate(limit + 1, limit, nowMs);
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import { type DataClass, dataClassOf, keptPublic, unwrapped } from '../http/data-class';
 import type { RouteDef } from '../http/route-def';
 import { service } from '../kernel/config';
+import { depthExceededAt, MAX_JSON_DEPTH } from '../kernel/json-depth';
 import { jsonText, type MarkerKind, sha256Hex, type Withheld } from './marker';
 
 /**
@@ -135,6 +136,8 @@ export function bodyExcerpt(raw: string | Uint8Array, redact: (parsed: unknown) 
   const omitted = (why: string): BodyExcerpt => ({ content: null, content_form: null, ...received, omitted: why });
   const max = service().MAX_BODY_BYTES;
   if (bytes.byteLength > max) return omitted(`larger than the ${max} bytes the service reads: not read`);
+  // Refused as request.body.too_deep (issue 40): its entry is written, the body is neither parsed nor walked.
+  if (depthExceededAt(bytes) !== -1) return omitted(`nested more than ${MAX_JSON_DEPTH} levels deep: a body this deep is not kept`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(bytes).toString('utf8'));

@@ -1,9 +1,10 @@
 import * as z from 'zod';
 import { BoundedInstant, singleLine } from '../http/bounds';
 import { personal, pub } from '../http/data-class';
-import { page, pageQuery } from '../http/schemas';
+import { page, pageQuery, RequestId } from '../http/schemas';
 import { ERROR_CODES } from '../kernel/errors';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/idempotency';
+import { MAX_JSON_DEPTH } from '../kernel/json-depth';
+import { isIdempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/idempotency';
 import { CONTENT_FORM, MAX_BODY_CHARS } from './redact';
 
 export const RequestLogBody = z
@@ -25,7 +26,9 @@ export const RequestLogBody = z
     truncated: pub(z.boolean()).describe(`true when content stops at ${MAX_BODY_CHARS} characters`),
     omitted: pub(z.string())
       .optional()
-      .describe('Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field, a larger body than the service reads is not read'),
+      .describe(
+        `Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field, a larger body than the service reads is not read, one nested more than ${MAX_JSON_DEPTH} levels deep is not walked`,
+      ),
   })
   .meta({ id: 'RequestLogBody' });
 
@@ -66,9 +69,6 @@ export const RequestLogPage = page(RequestLogEntry).meta({ id: 'RequestLogPage' 
 
 const KNOWN_CODES = new Set(Object.keys(ERROR_CODES));
 
-/** What the log keeps of a request id given as a filter or in a path: the forms of API Gateway's ids and of UUIDs, nothing freer. */
-const REQUEST_ID_FORM = /^[A-Za-z0-9=-]{8,64}$/;
-
 export const RequestLogQuery = pageQuery.extend({
   status: pub(z.string().regex(/^[1-5](\d\d|xx)$/, 'a status such as 422, or a class such as 4xx'))
     .optional()
@@ -87,10 +87,14 @@ export const RequestLogQuery = pageQuery.extend({
   )
     .optional()
     .describe('Paths starting with this, e.g. /v1/bookings'),
-  request_id: pub(singleLine(z.string().min(1).max(128)), REQUEST_ID_FORM)
-    .optional()
-    .describe('One request id (X-Request-Id)'),
-  idempotency_key: personal(singleLine(z.string().min(1).max(MAX_IDEMPOTENCY_KEY_LENGTH)))
+  request_id: RequestId.optional().describe('One request id (X-Request-Id)'),
+  // Personal: the caller's own text, which the service hashes (as it stores it) before it looks.
+  idempotency_key: personal(
+    singleLine(z.string().max(MAX_IDEMPOTENCY_KEY_LENGTH)).refine(
+      isIdempotencyKey,
+      `an Idempotency-Key as the header takes it: not blank, at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
+    ),
+  )
     .optional()
     .describe(
       'Requests sent with this Idempotency-Key: the key itself, which the service hashes as it stores it (sha256:<hex>, as entries show it, is taken too)',
@@ -102,6 +106,4 @@ export const RequestLogQuery = pageQuery.extend({
   occurred_to: BoundedInstant.optional().describe('Requests received at or before this instant'),
 });
 
-export const RequestLogParams = z.object({
-  request_id: pub(singleLine(z.string().min(1).max(128)), REQUEST_ID_FORM).describe('The request id (X-Request-Id)'),
-});
+export const RequestLogParams = z.object({ request_id: RequestId.describe('The request id (X-Request-Id)') });

@@ -8,19 +8,27 @@ import { periodEnd, periodStart } from './period';
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
 /**
- * What a spreadsheet runs as a formula when a cell, or a line of it, starts with it: =, +, -, @ or their
- * full-width forms (U+FF1D, U+FF0B, U+FF0D, U+FF20, which some spreadsheets fold to ASCII), also after
- * leading spaces, no-break spaces, a byte order mark or zero-width characters (which some trim); or a tab or CR.
+ * What a spreadsheet may pass over before a formula, decided by Unicode property rather than by a list, so
+ * that none is forgotten: controls (\p{Cc}), spaces and separators of any kind (\p{Z}, \p{White_Space}: no-break,
+ * ideographic...), format characters (\p{Cf}: soft hyphen U+00AD, U+180E, zero-width characters, the byte order
+ * mark) and every other default-ignorable code point (fillers, variation selectors), which render as nothing.
  */
-const FORMULA_START = /^[\t\r]|^[\s\u200b-\u200d\u2060]*[=+\-@\uff1d\uff0b\uff0d\uff20]/;
-const neutralizeLine = (line: string) => (FORMULA_START.test(line) && !NUMBER.test(line) ? `'${line}` : line);
+const SKIPPED = String.raw`[\p{Cc}\p{Z}\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}]`;
 
 /**
- * OWASP CSV injection: a cell that a spreadsheet would run as a formula
- * (FORMULA_START: =, +, -, @, full-width or after blanks, a tab or a carriage return) is prefixed with a
- * single quote, so it is shown as text. So is every line of a cell that holds
- * line breaks (text stored before control characters were refused), in case a
- * reader splits it. Plain numbers are left as they are.
+ * A line a spreadsheet runs as a formula: it starts with a tab or a carriage return (OWASP's list), or its first
+ * character past SKIPPED is =, +, - or @ once compatibility forms are decomposed (NFKD: full-width U+FF1D, small
+ * U+FE66, superscript U+207A... fold to ASCII, as some spreadsheets fold them). NFKD, never NFKC: composition would
+ * turn `=` and a combining U+0338 into `≠` and hide the `=` a spreadsheet reads.
+ */
+const FORMULA_START = new RegExp(String.raw`^[\t\r]|^${SKIPPED}*[=+\-@]`, 'u');
+const neutralizeLine = (line: string) => (FORMULA_START.test(line.normalize('NFKD')) && !NUMBER.test(line) ? `'${line}` : line);
+
+/**
+ * OWASP CSV injection: a cell that a spreadsheet would run as a formula (FORMULA_START: =, +, -, @ or a
+ * compatibility form of them, also after invisible characters; a tab or a carriage return) is prefixed with
+ * a single quote, so it is shown as text. So is every line of a cell that holds line breaks (text stored
+ * before control characters were refused), in case a reader splits it. Plain numbers are left as they are.
  */
 export function neutralizeCell(value: string): string {
   return neutralizeLine(

@@ -31,6 +31,14 @@ export const webhookKeys = {
   }),
   /** The table key of the delivery whose gsi1 sort key is `gsi1sk` (to resume a page). */
   deliveryFromIndexSort: (gsi1sk: string) => webhookKeys.delivery(gsi1sk.split('#')[1]!),
+  /**
+   * The manual sends (replays, test sends) of a partner and environment in one one-minute window: to one endpoint,
+   * or (no endpoint) to all of them (TTL).
+   */
+  sendBudget: (partnerId: string, env: Env, endpointId: string | null, windowStart: number) => ({
+    pk: `WHSEND#${partnerId}#${env}${endpointId ? `#${endpointId}` : ''}`,
+    sk: String(windowStart),
+  }),
   /** gsi2 (sparse): deliveries still waiting, by when their next attempt is due, for the sweeper. */
   pendingPartition: 'DLV#PENDING',
   pending: (nextAttemptAt: string, id: string) => ({ gsi2pk: webhookKeys.pendingPartition, gsi2sk: `${nextAttemptAt}#${id}` }),

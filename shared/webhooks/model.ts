@@ -1,6 +1,14 @@
 import type { EventEnvelope, EventRef, EventType } from '../events/types';
 import type { Env } from '../kernel/tenant';
 
+/**
+ * The manual sends (replays and test sends) a partner may make in a minute, per environment: to one endpoint,
+ * and to all of its endpoints together (shared/webhooks/send-budget.ts). Each is a signed POST to a URL the
+ * partner chose, so they are kept far below a key's 600 requests a minute: the service cannot be made to flood
+ * a URL, whatever the keys or endpoints.
+ */
+export const MANUAL_SENDS_PER_MINUTE = { endpoint: 20, environment: 60 } as const;
+
 export interface EndpointRecord {
   id: string;
   partner_id: string;

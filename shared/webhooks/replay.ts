@@ -6,6 +6,7 @@ import { newDelivery } from './deliveries';
 import { getDelivery } from './list';
 import type { DeliveryRecord } from './model';
 import { enqueue } from './queue';
+import { spendManualSend } from './send-budget';
 import { webhookStore } from './store';
 
 /**
@@ -15,11 +16,19 @@ import { webhookStore } from './store';
  *   that comes later finds that attempt done and is skipped);
  * - DELIVERED or FAILED: a new delivery of the same event to the same
  *   endpoint, attempted now, with `replay_of` naming the original.
- * Either way the answer is the delivery that will be attempted.
+ * Either way the answer is the delivery that will be attempted. Each replay spends one of the partner's
+ * manual sends (send-budget.ts) unless `budgeted` is false (an operator's).
  */
-export async function replay(t: Tenant, id: string, seal: Seal<DeliveryRecord> = unsealed, now = tenantNow(t)): Promise<DeliveryRecord> {
+export async function replay(
+  t: Tenant,
+  id: string,
+  seal: Seal<DeliveryRecord> = unsealed,
+  { now = tenantNow(t), budgeted = true }: { now?: Date; budgeted?: boolean } = {},
+): Promise<DeliveryRecord> {
   for (let round = 0; ; round++) {
     const original = await getDelivery(t, id);
+    // A partner's replay spends its budget of manual sends (an operator's does not), before anything is sent.
+    if (round === 0 && budgeted) await spendManualSend(t, original.endpoint_id);
     if (original.status === 'PENDING') {
       const redriven = await webhookStore.redriveNow(original, now, seal);
       if (!redriven) {

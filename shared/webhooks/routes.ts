@@ -1,5 +1,6 @@
 import { defineRoutes } from '../http/route-def';
 import { EmptyBody } from '../http/schemas';
+import { MANUAL_SENDS_PER_MINUTE } from './model';
 import {
   AgeFailuresBody,
   CreateWebhookBody,
@@ -19,6 +20,8 @@ import {
   WebhookList,
   WebhookTestResult,
 } from './schemas';
+
+const SEND_BUDGET = `Replays and test sends share a budget: ${MANUAL_SENDS_PER_MINUTE.endpoint} a minute to one endpoint, ${MANUAL_SENDS_PER_MINUTE.environment} to all the endpoints of the environment; beyond it, 429 webhook.send.budget_exceeded with Retry-After, and nothing is sent.`;
 
 /** Webhooks: endpoints that receive signed events, and the delivery log. */
 export const webhookRoutes = defineRoutes({
@@ -81,9 +84,9 @@ export const webhookRoutes = defineRoutes({
     scope: 'webhooks:write',
     tag: 'Webhooks',
     summary: 'Re-drive one delivery: a PENDING one is attempted now; a DELIVERED or FAILED one gets a new delivery of the same event',
-    description:
-      'The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped).',
+    description: `The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped). ${SEND_BUDGET}`,
     request: { params: WebhookIdParams, body: EmptyBody },
+    errors: ['webhook.send.budget_exceeded'],
     responses: {
       202: {
         description: 'The delivery that will be attempted: the same one if it was PENDING, else a new one whose replay_of names the original.',
@@ -185,8 +188,9 @@ export const webhookRoutes = defineRoutes({
     scope: 'webhooks:write',
     tag: 'Webhooks',
     summary: 'Send an example event of a type (test: true) now; it is listed in the delivery log as a test send',
-    description: 'The endpoint has 8 seconds to answer. The test send is attempted once, never retried.',
+    description: `The endpoint has 8 seconds to answer. The test send is attempted once, never retried. ${SEND_BUDGET}`,
     request: { params: WebhookIdParams, body: TestWebhookBody },
+    errors: ['webhook.send.budget_exceeded'],
     timeoutSeconds: 20,
     responses: { 200: { description: 'What the endpoint answered and how fast.', schema: WebhookTestResult } },
     effectsOutsideCommit: 'The test event and its delivery are recorded, and POSTed to the endpoint, before the answer commits; a rerun would send another.',

@@ -9,6 +9,7 @@ import { exampleData } from './examples';
 import type { DeliveryRecord } from './model';
 import { signingSecrets } from './rotation';
 import { ATTEMPT_CLAIM_MS } from './schedule';
+import { spendManualSend } from './send-budget';
 import { sendAttempt } from './sender';
 import { type AttemptClaim, type AttemptOutcome, webhookStore } from './store';
 
@@ -31,7 +32,7 @@ export interface TestSendResult {
  * what the endpoint answered. The send is a delivery of its own in the log
  * (`test_send: true`), attempted once and never retried: it is written
  * already claimed with its attempt id, then its outcome is recorded in the
- * transaction that seals the answer.
+ * transaction that seals the answer. It spends one of the partner's manual sends first (send-budget.ts).
  */
 export async function testEndpoint(
   t: Tenant,
@@ -41,6 +42,7 @@ export async function testEndpoint(
   now = tenantNow(t),
 ): Promise<TestSendResult> {
   const e = await getEndpoint(t, id);
+  await spendManualSend(t, e.id);
   const type = input.event_type ?? ((e.event_types[0] ?? 'booking.confirmed') as EventType);
   const recorded = recordEvent(t.partnerId, t.env, type, exampleData(type, now), now, dataTable, { test: true, dispatched: true, example: true });
   const delivery = newDelivery(recorded.event, recorded.ref, e, now);

@@ -203,6 +203,24 @@ describe('the API with a console session', () => {
     expect((await sessionApi(recent, 'live', 'POST', '/webhooks', { url: 'http://localhost:9/ok', event_types: ['booking.confirmed'] })).status).toBe(201);
   });
 
+  it('refuses a token from the future (sign-in or issue beyond 30 s of clock skew): its negative age would pass the 15-minute rule', async () => {
+    const p = await newPartner();
+    const { session } = await consoleAdmin(p);
+    const now = Math.floor(Date.now() / 1000);
+    const future = await resign(session.accessToken, { auth_time: now + 3600 });
+    const live = await sessionApi(future, 'live', 'POST', '/webhooks', { url: 'http://localhost:9/future', event_types: ['booking.confirmed'] });
+    expect(live.status, live.text).toBe(401);
+    expect(live.body.code).toBe('auth.session.invalid');
+    for (const token of [future, await resign(session.accessToken, { iat: now + 3600 }), await resign(session.accessToken, { auth_time: now + 90 })]) {
+      const r = await api('GET', '/me', { headers: sessionHeaders(token, 'sandbox') });
+      expect(r.status, r.text).toBe(401);
+      expect(r.body.code).toBe('auth.session.invalid');
+    }
+    // Within the allowance (a Cognito clock a few seconds ahead), the session works.
+    const skewed = await resign(session.accessToken, { auth_time: now + 5, iat: now + 5 });
+    expect((await api('GET', '/me', { headers: sessionHeaders(skewed, 'live') })).status).toBe(200);
+  });
+
   it('refuses tokens that are not a live session of a member: forged, expired, an ID token, another issuer', async () => {
     const p = await newPartner();
     const { session } = await consoleAdmin(p);
@@ -269,6 +287,22 @@ describe('the API with a console session', () => {
     await new Promise((r) => setTimeout(r, 1100));
     const again = await signIn(user);
     expect((await api('GET', '/me', { headers: sessionHeaders(again, 'live') })).status).toBe(200);
+  });
+
+  it('a sandbox key cannot end live sessions: POST /me/sign-out with sk_test_ is a 403, with a signed live key it signs out', async () => {
+    const p = await newPartner();
+    const { session } = await consoleAdmin(p);
+    await new Promise((r) => setTimeout(r, 1100));
+    const refused = await write('POST', '/me/sign-out', p.test_key, {});
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'auth.environment.live_required', details: { environment: 'test' } });
+    // Nothing changed: the session still works in both environments.
+    for (const env of ['sandbox', 'live'] as const) expect((await api('GET', '/me', { headers: sessionHeaders(session, env) })).status).toBe(200);
+    const out = await write('POST', '/me/sign-out', p.live_key, {});
+    expect(out.status, out.text).toBe(200);
+    expect((await api('GET', '/me', { headers: sessionHeaders(session, 'live') })).body.code).toBe('auth.session.invalid');
+    // The key itself keeps working.
+    expect((await api('GET', '/me', { key: p.live_key })).status).toBe(200);
   });
 
   it('a TOTP sign-in refreshes (auth_time and origin_jti kept); a sign-out ends its own sign-in even within the same second', async () => {

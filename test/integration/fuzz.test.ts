@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleAdmin } from './console-session';
-import { admin, api, newPartner, signatureHeaders } from './helpers';
+import { admin, api, newPartner, signatureHeaders, stackRuntime } from './helpers';
+import { type HostileRequest, hostileRequest, KNOWN_CRASHERS, localPorts } from './port-fuzz';
+import { rawRequest } from './raw-http';
 
 /**
  * Fuzzes every route of the OpenAPI document with generated invalid input:
@@ -19,6 +22,8 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const FROM = '127.0.0.9';
 // The dates property sends with a valid key, from an address whose budget the first property's failed authentications did not spend.
 const DATES_FROM = '127.0.0.10';
+// The nesting property sends with valid credentials too: from an address of its own.
+const NESTING_FROM = '127.0.0.11';
 
 interface Op {
   method: string;
@@ -122,7 +127,26 @@ const farDate = fc.oneof(
 /** The names of the date fields in bodies and queries. */
 const DATE_FIELDS = ['start_date', 'birth_date', 'period', 'date', 'from', 'to', 'created_from', 'created_to', 'period_from', 'period_to', 'paid_at'];
 
+/**
+ * Bodies nested without bound (issue 40: 8 000 levels answered 500 on every write route): arrays, objects or
+ * both in turn, at and around the 64-level limit and far beyond it, alone or under a field of a real body.
+ */
+const nesting = fc
+  .record({
+    levels: fc.oneof(fc.constantFrom(63, 64, 65, 10_000), fc.integer({ min: 1, max: 20_000 })),
+    shape: fc.constantFrom('arrays', 'objects', 'mixed'),
+    under: fc.constantFrom('', 'travelers', 'contact', 'event_types'),
+  })
+  .map(({ levels, shape, under }) => {
+    const open = (i: number) => (shape === 'arrays' || (shape === 'mixed' && i % 2) ? '[' : '{"a":');
+    const close = (i: number) => (open(i) === '[' ? ']' : '}');
+    let text = '1';
+    for (let i = levels - 1; i >= 0; i--) text = `${open(i)}${text}${close(i)}`;
+    return { text: under ? `{"${under}":${text}}` : text, depth: levels + (under ? 1 : 0) };
+  });
+
 const body = fc.oneof(
+  nesting.map(({ text }) => ({ text })),
   fc.dictionary(fc.constantFrom(...DATE_FIELDS), farDate, { minKeys: 1 }).map((v) => ({ text: JSON.stringify(v) })),
   fc
     .record({ rate_pack_id: fc.uuid(), start_date: farDate, travelers: fc.constantFrom([{ age: 30 }], [{ birth_date: '0001-01-01' }]) })
@@ -246,6 +270,32 @@ describe('fuzz', () => {
     expect(sent).toBe(ops.length * perOp);
   }, 600_000);
 
+  it('answers bodies nested at, around and far beyond the 64-level limit on every write route below 500: beyond it, request.body.too_deep', async () => {
+    const writes = ops.filter((op) => op.body && op.method !== 'GET');
+    expect(writes.length).toBeGreaterThan(20);
+    const seen = new Map<string, number>();
+    for (const op of writes) {
+      await fc.assert(
+        fc.asyncProperty(nesting, fc.constantFrom('test', 'live-signed', 'session'), async (n, auth) => {
+          const path = op.path.replace(/\{[^}]+\}/g, 'x1');
+          const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': randomUUID() };
+          if (auth === 'session') Object.assign(headers, { authorization: `Bearer ${session}`, 'x-environment': 'sandbox' });
+          if (auth === 'live-signed') Object.assign(headers, signatureHeaders(keys.live, op.method, path, n.text));
+          const key = auth === 'test' ? keys.test : auth === 'live-signed' ? keys.live : undefined;
+          const res = await api(op.method, path, { key, rawBody: n.text, headers, localAddress: NESTING_FROM });
+          const label = `${op.method} ${path} (${auth}, ${n.depth} levels): ${res.text.slice(0, 300)}`;
+          expect(res.status, label).toBeLessThan(500);
+          // Beyond the limit, a request that reaches the body's checks is refused for its depth; within it, never.
+          if (res.status === 400) expect(res.body.code === 'request.body.too_deep', label).toBe(n.depth > 64);
+          seen.set(res.body?.code ?? String(res.status), (seen.get(res.body?.code ?? String(res.status)) ?? 0) + 1);
+        }),
+        { seed: SEED, numRuns: 4, endOnFailure: true },
+      );
+    }
+    console.log(`fuzz nesting: ${writes.length * 4} requests over ${writes.length} write operations; answers ${JSON.stringify(Object.fromEntries(seen))}`);
+    expect(seen.get('request.body.too_deep')).toBeGreaterThan(writes.length);
+  }, 600_000);
+
   it('answers far, ancient and impossible dates in every date query parameter of every route below 500', async () => {
     const dated = ops.filter((op) => op.method === 'GET' && op.query.some((q) => DATE_FIELDS.includes(q)));
     expect(dated.length).toBeGreaterThan(0);
@@ -270,5 +320,50 @@ describe('fuzz', () => {
       );
     }
     console.log(`fuzz dates: ${sent} requests over ${dated.map((op) => op.path).join(', ')}`);
+  }, 600_000);
+});
+
+/**
+ * Every port the local stack opens (issue 40, 2: one URL on the console's port ended the whole stack), found from its
+ * runtime file: the API and its gateway layer, the console, Cognito, S3, SQS, SES, the Scheduler and the layer in
+ * front of DynamoDB Local, each sent what the fuzzing found and generated hostile requests (malformed paths and
+ * percent-encodings, odd methods and versions, repeated, invalid and huge headers, truncated and undelimited bodies).
+ * An answer is never a crash: a status below 500 (or S3's 501 NotImplemented, an answer of S3's own), and none only
+ * when the client went away first. After each, the stack's process lives and the port answers a harmless request.
+ */
+describe("the local stack's ports", () => {
+  const PORT_RUNS = Number(process.env.PORT_FUZZ_RUNS ?? 20);
+
+  it(`answers what crashed it and ${PORT_RUNS} hostile requests on each of its ports without a crash, and still answers after each`, async () => {
+    const runtime = stackRuntime();
+    const ports = localPorts(runtime);
+    expect(ports.map((p) => p.name)).toEqual(['api', 'console', 'cognito', 's3', 'sqs', 'ses', 'scheduler', 'dynamodb']);
+    const alive = () => {
+      try {
+        process.kill(runtime.pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const sent = new Map<string, number>();
+    for (const port of ports) {
+      const check = async (r: HostileRequest) => {
+        const answer = await rawRequest(port.port, r.bytes, { truncated: r.leaves });
+        sent.set(port.name, (sent.get(port.name) ?? 0) + 1);
+        const label = `${port.name} (${port.port}): ${r.label.slice(0, 200)} answered ${answer.status ?? (answer.timedOut ? 'nothing in 5 s' : 'nothing')}: ${answer.text.slice(0, 200)}`;
+        if (!r.leaves) expect(answer.status, label).toBeDefined();
+        if (answer.status !== undefined) expect(answer.status < 500 || (port.name === 's3' && answer.status === 501), label).toBe(true);
+        expect(alive(), `the stack's process exited after ${label}`).toBe(true);
+        const probe = await rawRequest(port.port, port.probe);
+        expect(probe.status, `${port.name} after ${label}: ${probe.text.slice(0, 200)}`).toBeLessThan(500);
+      };
+      for (const r of KNOWN_CRASHERS) await check(r);
+      await fc.assert(fc.asyncProperty(hostileRequest(port), check), { seed: SEED, numRuns: PORT_RUNS, endOnFailure: true });
+    }
+    // Every port still answers, and the API serves a keyed request.
+    for (const port of ports) expect((await rawRequest(port.port, port.probe)).status, port.name).toBeLessThan(500);
+    expect((await api('GET', '/me', { key: keys.test })).status).toBe(200);
+    console.log(`fuzz ports: ${[...sent].map(([name, n]) => `${name} ${n}`).join(', ')} hostile requests (each followed by a probe); 0 crashes, 0 5xx`);
   }, 600_000);
 });

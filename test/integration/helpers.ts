@@ -286,6 +286,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedEvent {
+  id: string;
   type: string;
   test: boolean;
   data: Record<string, unknown>;

@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../shared/kernel/time';
+import type { RequestLogEntry } from '../../shared/request-logs/entry';
+import { ROUTE_LIST } from '../../shared/routes';
 import { nextPeriod, periodOf } from '../../shared/settlements/period';
 import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
-import { api, newPartner, write } from './helpers';
+import { consoleAdmin, sessionHeaders } from './console-session';
+import { type ApiResponse, admin, api, newPartner, signatureHeaders, write } from './helpers';
 
 /**
  * What a partner may send, at the edges: text that would forge a row or a
@@ -177,4 +180,72 @@ describe('the settlement run helper', () => {
     const byDefault = await write('POST', '/test-helpers/settlements/run', key);
     expect(byDefault.body.data.map((s: { period_start: string }) => s.period_start.slice(0, 7))).toEqual([nextPeriod(nextPeriod(running))]);
   });
+});
+
+describe('bodies nested 10 000 levels deep (issue 40)', () => {
+  type Entry = RequestLogEntry & { request_body: { content: string | null; omitted?: string } | null };
+
+  /** The partner's request log entries with `code` in one environment, every page, once `count` are there (the log lags its requests). */
+  async function loggedWithCode(key: string, code: string, count: number): Promise<Map<string, Entry>> {
+    const end = Date.now() + 30_000;
+    for (;;) {
+      const found = new Map<string, Entry>();
+      let cursor: string | null = null;
+      do {
+        const r: ApiResponse<{ data: Entry[]; meta: { next_cursor: string | null } }> = await api(
+          'GET',
+          `/request-logs?limit=100&code=${code}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          { key },
+        );
+        expect(r.status, r.text).toBe(200);
+        for (const e of r.body.data) found.set(e.request_id, e);
+        cursor = r.body.meta.next_cursor;
+      } while (cursor);
+      if (found.size >= count || Date.now() > end) return found;
+      await new Promise((done) => setTimeout(done, 500));
+    }
+  }
+
+  it('answer 400 request.body.too_deep on every write route that takes JSON (sandbox key, signed live key, console session), each in the request log', async () => {
+    const p = await newPartner();
+    await admin(['partner:set-rate-limit', '--partner', p.partner_id, '--per-minute', '100000', '--json']);
+    const { session } = await consoleAdmin(p);
+    const routes = ROUTE_LIST.filter((r) => r.write && r.request?.body);
+    expect(routes.length).toBe(25);
+    const bodies = { arrays: `${'['.repeat(10_000)}${']'.repeat(10_000)}`, objects: `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}` };
+    const sent: { env: 'test' | 'live'; id: string; label: string }[] = [];
+    for (const r of routes) {
+      const path = r.path.replace(/^\/v1/, '').replace(/\{[^}]+\}/g, 'x1');
+      // Test helpers answer sandbox keys only, team roles live ones: each route with every credential that reaches it.
+      const callers = [
+        ...(r.liveOnly ? [] : [{ who: 'sandbox key', env: 'test' as const, headers: { authorization: `Bearer ${p.test_key}` } }]),
+        ...(r.sandboxOnly ? [] : [{ who: 'signed live key', env: 'live' as const, headers: { authorization: `Bearer ${p.live_key}` } }]),
+        { who: 'console session', env: r.liveOnly ? ('live' as const) : ('test' as const), headers: sessionHeaders(session, r.liveOnly ? 'live' : 'sandbox') },
+      ];
+      for (const [shape, body] of Object.entries(bodies)) {
+        for (const c of callers) {
+          const signature = c.who === 'signed live key' ? signatureHeaders(p.live_key, r.method, path, body) : {};
+          const headers = { ...c.headers, ...signature, 'content-type': 'application/json', 'idempotency-key': randomUUID() };
+          const res = await api(r.method, path, { rawBody: body, headers });
+          const label = `${r.method} ${path}, ${shape}, ${c.who}`;
+          expect(res.status, `${label}: ${res.text.slice(0, 300)}`).toBe(400);
+          expect(res.body, label).toMatchObject({ code: 'request.body.too_deep', details: { max_depth: 64 } });
+          sent.push({ env: c.env, id: res.headers.get('x-request-id')!, label });
+        }
+      }
+    }
+    // Each refusal is in the environment's request log, like any 400: its body's size kept, nothing else of it.
+    for (const [env, key] of [
+      ['test', p.test_key],
+      ['live', p.live_key],
+    ] as const) {
+      const want = sent.filter((s) => s.env === env);
+      const logged = await loggedWithCode(key, 'request.body.too_deep', want.length);
+      for (const s of want) {
+        expect(logged.get(s.id), s.label).toMatchObject({ status: 400, error_code: 'request.body.too_deep', request_body: { content: null } });
+        expect(logged.get(s.id)!.request_body!.omitted, s.label).toContain('64 levels');
+      }
+    }
+    console.log(`nesting: ${sent.length} requests over ${routes.length} write routes, each 400 request.body.too_deep and in the request log`);
+  }, 300_000);
 });

@@ -222,11 +222,32 @@ describe('request log (GET /request-logs)', () => {
       ['path=bookings', 'validation.field.invalid'],
       ['key=sk_test_x', 'validation.field.invalid'],
       ['occurred_from=yesterday', 'validation.field.invalid'],
+      // Not a request id: neither API Gateway's (15 base64url characters and =) nor a lowercase UUID.
+      ['request_id=anything', 'validation.field.invalid'],
+      [`request_id=${randomUUID().toUpperCase()}`, 'validation.field.invalid'],
+      ['request_id=ALt0lgP-IAMEZPA', 'validation.field.invalid'],
+      ['request_id=sk_test_abc%40bank.example', 'validation.field.invalid'],
+      // Not an Idempotency-Key: blank, or longer than 255 characters (the spec's rule).
+      ['idempotency_key=%20%20%20', 'validation.field.invalid'],
+      [`idempotency_key=${'k'.repeat(256)}`, 'validation.field.invalid'],
       ['verb=GET', 'validation.parameter.unknown'],
     ]) {
       const r = await api('GET', `/request-logs?${query}`, { key: p.test_key });
       expect(r.status, `${query}: ${r.text}`).toBe(400);
       expect(r.body).toMatchObject({ code, request_id: expect.any(String), message: expect.any(String) });
+    }
+    const one = await api('GET', '/request-logs/not-a-request-id', { key: p.test_key });
+    expect(one.status, one.text).toBe(400);
+    expect(one.body.code).toBe('validation.field.invalid');
+    // Both shapes of a request id, and any non-blank key up to 255 characters, are taken.
+    for (const query of [
+      'request_id=ALt0lgP-IAMEZPA%3D',
+      `request_id=${randomUUID()}`,
+      `idempotency_key=${'k'.repeat(255)}`,
+      'idempotency_key=%20order%2042',
+    ]) {
+      const r = await api('GET', `/request-logs?${query}`, { key: p.test_key });
+      expect(r.status, `${query}: ${r.text}`).toBe(200);
     }
   });
 });

@@ -302,11 +302,10 @@ describe('event delivery', () => {
     expect(hits).toHaveLength(3);
     expect(new Set(hits.map((h) => h.headers['x-service-delivery-id'])).size).toBe(3);
     expect(new Set(hits.map((h) => h.headers['x-service-event-id'])).size).toBe(1);
-    // Retries go through one-time schedules with whole-second due times (the schedule's values are unit-tested):
-    // each retry comes no earlier than its scaled wait, and through the scheduler rather than at once.
+    // Retries go through one-time schedules, which the local Scheduler fires at the start of their minute (as early
+    // as AWS may): each retry still comes no earlier than its scaled wait, as the worker holds an early one back.
     expect(hits[1]!.at - hits[0]!.at).toBeGreaterThanOrEqual(300 * 0.0001 * 1000);
     expect(hits[2]!.at - hits[1]!.at).toBeGreaterThanOrEqual(900 * 0.0001 * 1000);
-    expect(hits[2]!.at - hits[0]!.at).toBeGreaterThanOrEqual(1000);
     const d = await until(
       async () => (await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data[0],
       (x) => x?.status === 'DELIVERED',

@@ -1,8 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
+import * as z from 'zod';
 import { lambdaContext } from '../../infra/local/lambda';
 import { route } from '../../shared/http/route';
 import type { RouteDef } from '../../shared/http/route-def';
 import type { ApiEvent } from '../../shared/http/types';
+import { depthExceededAt } from '../../shared/kernel/json-depth';
 import { logger } from '../../shared/kernel/logger';
 
 const event = (method: string, path: string): ApiEvent =>
@@ -54,5 +56,36 @@ describe('HTTP pipeline', () => {
     expect(res.headers.sunset).toBe('Tue, 01 Dec 2026 00:00:00 GMT');
     const plain = await route(publicRoute(), async () => ({ body: {} }))(event('GET', '/v1/test'), lambdaContext('t'));
     expect(plain.headers.deprecation).toBeUndefined();
+  });
+});
+
+describe('bodies nested without bound (issue 40)', () => {
+  const post = (body: string) => ({ ...event('POST', '/v1/test'), body }) as ApiEvent;
+  const withBody = route(publicRoute({ method: 'POST', request: { body: z.strictObject({ a: z.unknown().optional() }) } }), async () => ({
+    body: { ok: true },
+  }));
+
+  it('refuses 10 000 levels of arrays or objects with 400 request.body.too_deep naming the limit and where it was passed, not 500', async () => {
+    for (const [open, close] of [
+      ['[', ']'],
+      ['{"a":', '}'],
+    ]) {
+      const res = await withBody(post(`${open!.repeat(10_000)}1${close!.repeat(10_000)}`), lambdaContext('t'));
+      expect(res.statusCode, res.body as string).toBe(400);
+      expect(JSON.parse(res.body as string)).toMatchObject({
+        code: 'request.body.too_deep',
+        message: expect.stringContaining('64 levels'),
+        details: { max_depth: 64, position: 64 * open!.length },
+      });
+    }
+  });
+
+  it('takes 64 levels, and counts no bracket inside a string (escaped quotes included)', async () => {
+    const ok = await withBody(post(`{"a":${'['.repeat(63)}${']'.repeat(63)}}`), lambdaContext('t'));
+    expect(ok.statusCode, ok.body as string).toBe(200);
+    const quoted = await withBody(post(JSON.stringify({ a: `\\"${'['.repeat(5000)}` })), lambdaContext('t'));
+    expect(quoted.statusCode, quoted.body as string).toBe(200);
+    expect(depthExceededAt(`{"a":"\\"[[[","b":${'['.repeat(63)}${']'.repeat(63)}}`)).toBe(-1);
+    expect(depthExceededAt(`{"a":"\\\\",${'['.repeat(64)}`)).toBe(10 + 63);
   });
 });

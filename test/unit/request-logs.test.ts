@@ -172,8 +172,11 @@ describe('request log redaction by data class', () => {
 
   it('walks a body only as deep as its schema: a value nested 20 000 levels is one marker, measured without recursion', () => {
     const nested = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
-    const out = bodyExcerpt(`{"quote_id":${nested}}`, (p) => redactValue(p, createBooking.request.body, new Withheld()));
-    expect(JSON.parse(out!.content!)).toEqual({ quote_id: marker('unknown', nested) });
+    // Parsed here: a body this deep is refused (request.body.too_deep) and its excerpt omitted before anything parses it.
+    expect(redactValue(JSON.parse(`{"quote_id":${nested}}`), createBooking.request.body, new Withheld())).toEqual({ quote_id: marker('unknown', nested) });
+    const within = `${'['.repeat(60)}${']'.repeat(60)}`;
+    const out = bodyExcerpt(`{"quote_id":${within}}`, (p) => redactValue(p, createBooking.request.body, new Withheld()));
+    expect(JSON.parse(out!.content!)).toEqual({ quote_id: marker('unknown', within) });
     expect(jsonText(JSON.parse('[1,{"a":"x\\"","b":[null,{}]},-0,1e300]'))).toBe(JSON.stringify([1, { a: 'x"', b: [null, {}] }, -0, 1e300]));
     expect(MARKER_PATTERN.test(marker('secret', 'x'))).toBe(true);
   });
@@ -210,6 +213,32 @@ describe('request log redaction by data class', () => {
   it('stores an Idempotency-Key as its full SHA-256, whose start is its marker', () => {
     expect(idempotencyKeyHash('5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c')).toBe(`sha256:${sha('5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c')}`);
     expect(marker('personal', '5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c')).toContain(sha('5f0c8a6e-3b2d-4e71-a9c4-8d1e2f3a4b5c').slice(0, 8));
+  });
+});
+
+describe('request log bodies nested without bound (issue 40)', () => {
+  const nested = (levels: number, open: string, close: string) => `${open.repeat(levels)}1${close.repeat(levels)}`;
+  const redact = (p: unknown) => redactValue(p, createBooking.request.body, new Withheld());
+
+  it('keeps the size and hash of a body nested 10 000 levels deep and says why it keeps nothing else, without parsing it', () => {
+    for (const [open, close] of [
+      ['[', ']'],
+      ['{"a":', '}'],
+    ]) {
+      const body = nested(10_000, open!, close!);
+      expect(bodyExcerpt(Buffer.from(body), redact)).toEqual({
+        content: null,
+        content_form: null,
+        bytes: body.length,
+        sha256: sha(body),
+        truncated: false,
+        omitted: expect.stringContaining('64 levels'),
+      });
+    }
+    // 64 levels are a body like any other: kept, redacted.
+    const kept = bodyExcerpt(nested(64, '{"first_name":"Amina","a":', '}'), redact)!.content;
+    expect(kept).toMatch(MARKER_PATTERN);
+    expect(kept).not.toContain('Amina');
   });
 });
 

@@ -240,6 +240,28 @@ const issued: SettlementRecord = {
   partner: { legal_name: '=cmd', address: null, ice: null },
 };
 
+/**
+ * The oracle of the statement's neutralization, by Unicode property, one code point at a time: what a
+ * spreadsheet may pass over (controls, spaces and separators, format characters, default-ignorable code
+ * points), and what it may read as a formula sign once its compatibility forms are decomposed.
+ */
+const INVISIBLE: string[] = [];
+const FORMULA_SIGNS: string[] = [];
+for (let c = 0; c <= 0x10ffff; c++) {
+  if (c >= 0xd800 && c <= 0xdfff) continue;
+  const ch = String.fromCodePoint(c);
+  if (/[\p{Cc}\p{Z}\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}]/u.test(ch)) INVISIBLE.push(ch);
+  else if ('=+-@'.includes(ch.normalize('NFKD')[0]!)) FORMULA_SIGNS.push(ch);
+}
+const invisible = new Set(INVISIBLE);
+
+/** Whether a spreadsheet would run the cell: a tab or CR first, or a formula sign as its first visible character. */
+function runsAsFormula(cell: string): boolean {
+  if (cell.startsWith('\t') || cell.startsWith('\r')) return true;
+  for (const ch of cell) if (!invisible.has(ch)) return FORMULA_SIGNS.includes(ch);
+  return false;
+}
+
 describe('the statement CSV', () => {
   it('neutralizes cells a spreadsheet would run as formulas, and leaves numbers alone', () => {
     expect(neutralizeCell('=1+2')).toBe("'=1+2");
@@ -257,10 +279,21 @@ describe('the statement CSV', () => {
     }
   });
 
+  it('neutralizes a formula behind a soft hyphen (U+00AD) or U+180E, or written with the small equals sign (U+FE66)', () => {
+    for (const v of ['\u00ad=1+2', '\u180e=HYPERLINK("http://evil.example")', '\ufe66cmd|calc', '\u00ad\u180e\ufe66SUM(A1)', '=\u0338x']) {
+      expect(neutralizeCell(v), JSON.stringify(v)).toBe(`'${v}`);
+    }
+    expect(neutralizeCell('\u00adBANK')).toBe('\u00adBANK');
+  });
+
   it('never lets a text cell start a formula, whatever the partner reference or title, and reads back to the same values', () => {
-    // What starts a formula, as spreadsheets read it (ASCII or full-width, after blanks they may trim).
-    const formula = /^[\t\r]|^[\s\u200b-\u200d\u2060]*[=+\-@\uff1d\uff0b\uff0d\uff20]/;
-    const text = fc.string({ maxLength: 20, unit: fc.constantFrom('=', '+', '-', '@', '\uff1d', '\u00a0', '\ufeff', ' ', 'a', '1', '.', '\t') });
+    // Any invisible character (line breaks aside: the next tests hold them), any form of a formula sign, and plain text.
+    const unit = fc.oneof(
+      fc.constantFrom(...INVISIBLE.filter((ch) => ch !== '\n' && ch !== '\r')),
+      fc.constantFrom(...FORMULA_SIGNS),
+      fc.constantFrom('a', '1', '.', ' '),
+    );
+    const text = fc.string({ maxLength: 20, unit });
     fc.assert(
       fc.property(
         fc.array(
@@ -292,10 +325,10 @@ describe('the statement CSV', () => {
           const text = renderStatement(s, lines).toString('utf8');
           expect(text.startsWith('\ufeff')).toBe(true);
           const parsed = parseCsv(text.slice(1));
-          for (const cell of parsed.flat()) expect(formula.test(cell) && !/^-?\d+(\.\d+)?$/.test(cell), JSON.stringify(cell)).toBe(false);
+          for (const cell of parsed.flat()) expect(runsAsFormula(cell) && !/^-?\d+(\.\d+)?$/.test(cell), JSON.stringify(cell)).toBe(false);
           const body = parsed.slice(parsed.findIndex((r) => r[0] === STATEMENT_COLUMNS[0]) + 1);
           // A text cell reads back as written, with a quote in front when it would start a formula.
-          const asWritten = (v: string) => (formula.test(v) && !/^-?\d+(\.\d+)?$/.test(v) ? `'${v}` : v);
+          const asWritten = (v: string) => (runsAsFormula(v) && !/^-?\d+(\.\d+)?$/.test(v) ? `'${v}` : v);
           body.forEach((r, i) => {
             expect(r[1]).toBe(asWritten(rows[i]!.ref));
             expect(r[4]).toBe(asWritten(rows[i]!.title));

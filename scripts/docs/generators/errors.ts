@@ -1,6 +1,7 @@
 /** docs/guides/errors.md: the error catalogue, from ERROR_CODES and the advice kept beside them. */
 import { ERROR_ADVICE, type Retry } from '../../../shared/kernel/error-advice';
 import { ERROR_CODES, type ErrorCode } from '../../../shared/kernel/errors';
+import { MAX_JSON_DEPTH } from '../../../shared/kernel/json-depth';
 import type { DocGenerator } from '../docs-files';
 
 const RETRY: Record<Retry, string> = {
@@ -151,6 +152,15 @@ gives them the code \`http.<status>\`.
 The 413s and the 429 never reach the service: nothing ran, nothing was stored, and the
 request is not counted against your key's rate limit. After a 500 or a 503 a write may
 have completed: only a retry with the same \`Idempotency-Key\` tells you, never a new key.
+
+## The size and depth of a body
+
+A body is at most 256 KB (\`request.body.too_large\`) and nests objects and arrays at most
+${MAX_JSON_DEPTH} levels deep (\`request.body.too_deep\`, naming the limit and where it was passed). The
+deepest body an operation takes has 3 levels (\`POST /bookings\`: the body, \`travelers\`, one
+traveler), so only a runaway serializer or a hostile body meets the limit. Such a body is refused
+before it is parsed, with a 400 like any other, and its request is in your
+[request log](request-logs.md) (without the body).
 
 ${sections.join('\n')}`;
 }

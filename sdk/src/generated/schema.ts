@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * End every console session of the calling member (the console's sign-out)
-         * @description Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With an API key, it signs the key's member out of the console; the key keeps working. A console session may call it from either environment, and needs no recent sign-in for it.
+         * @description Every console access token of the calling member signed in until now answers 401 auth.session.invalid from the next request on, in both environments (Cognito's GlobalSignOut ends only the refresh tokens: an access token stays valid until it expires). The member signs in again to get a new session. With a live API key (signed, as every live write), it signs the key's member out of the console; the key keeps working. A sandbox key is refused with 403 auth.environment.live_required: the sessions it would end act in production too, and a sandbox key never changes production. A console session may call it from either environment, and needs no recent sign-in for it.
          */
         post: operations["signOut"];
         delete?: never;
@@ -775,7 +775,7 @@ export interface paths {
         put?: never;
         /**
          * Re-drive one delivery: a PENDING one is attempted now; a DELIVERED or FAILED one gets a new delivery of the same event
-         * @description The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped).
+         * @description The id is a delivery id or an attempt id. One delivery carries the event at a time: a PENDING delivery is not duplicated, its next attempt is made due now (a retry scheduled for later is then skipped). Replays and test sends share a budget: 20 a minute to one endpoint, 60 to all the endpoints of the environment; beyond it, 429 webhook.send.budget_exceeded with Retry-After, and nothing is sent.
          */
         post: operations["replayWebhookDelivery"];
         delete?: never;
@@ -883,7 +883,7 @@ export interface paths {
         put?: never;
         /**
          * Send an example event of a type (test: true) now; it is listed in the delivery log as a test send
-         * @description The endpoint has 8 seconds to answer. The test send is attempted once, never retried.
+         * @description The endpoint has 8 seconds to answer. The test send is attempted once, never retried. Replays and test sends share a budget: 20 a minute to one endpoint, 60 to all the endpoints of the environment; beyond it, 429 webhook.send.budget_exceeded with Retry-After, and nothing is sent.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1447,7 +1447,7 @@ export interface components {
             sha256: string | null;
             /** @description true when content stops at 8192 characters */
             truncated: boolean;
-            /** @description Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field, a larger body than the service reads is not read */
+            /** @description Why nothing of the body is kept: a body that is not JSON cannot be redacted field by field, a larger body than the service reads is not read, one nested more than 64 levels deep is not walked */
             omitted?: string;
         };
         TeamMemberList: {
@@ -3627,7 +3627,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -3650,7 +3650,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -3687,7 +3687,7 @@ export interface operations {
             /**
              * @description The key's member lacks the required scope, or the operation is refused for this caller.
              *
-             *     Codes: `auth.scope.insufficient`.
+             *     Codes: `auth.scope.insufficient`, `auth.environment.live_required`.
              */
             403: {
                 headers: {
@@ -3710,7 +3710,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "auth.scope.insufficient";
+                        code: "auth.scope.insufficient" | "auth.environment.live_required";
                     };
                 };
             };
@@ -4798,7 +4798,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -4821,7 +4821,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5068,7 +5068,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5091,7 +5091,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5360,7 +5360,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5383,7 +5383,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5660,7 +5660,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5683,7 +5683,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -5956,7 +5956,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -5979,7 +5979,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -6459,7 +6459,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -6482,7 +6482,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -6720,7 +6720,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -6743,7 +6743,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -8024,7 +8024,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -8047,7 +8047,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -8906,7 +8906,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`, `payment.confirmation.malformed`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`, `payment.confirmation.malformed`.
              */
             400: {
                 headers: {
@@ -8929,7 +8929,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid" | "payment.confirmation.malformed";
                     };
                 };
             };
@@ -9814,7 +9814,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -9837,7 +9837,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -10166,7 +10166,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -10189,7 +10189,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -10522,7 +10522,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -10545,7 +10545,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -12085,7 +12085,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -12108,7 +12108,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -12441,7 +12441,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -12464,7 +12464,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -12985,7 +12985,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -13008,7 +13008,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -13751,7 +13751,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -13774,7 +13774,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -13931,7 +13931,7 @@ export interface operations {
             /**
              * @description Rate limit exceeded.
              *
-             *     Codes: `rate_limit.exceeded`.
+             *     Codes: `rate_limit.exceeded`, `webhook.send.budget_exceeded`.
              */
             429: {
                 headers: {
@@ -13955,7 +13955,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "rate_limit.exceeded";
+                        code: "rate_limit.exceeded" | "webhook.send.budget_exceeded";
                     };
                 };
             };
@@ -14263,7 +14263,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14286,7 +14286,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14576,7 +14576,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14599,7 +14599,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -14915,7 +14915,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -14938,7 +14938,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15230,7 +15230,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15253,7 +15253,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15538,7 +15538,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15561,7 +15561,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -15835,7 +15835,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -15858,7 +15858,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -16015,7 +16015,7 @@ export interface operations {
             /**
              * @description Rate limit exceeded.
              *
-             *     Codes: `rate_limit.exceeded`.
+             *     Codes: `rate_limit.exceeded`, `webhook.send.budget_exceeded`.
              */
             429: {
                 headers: {
@@ -16039,7 +16039,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "rate_limit.exceeded";
+                        code: "rate_limit.exceeded" | "webhook.send.budget_exceeded";
                     };
                 };
             };
@@ -16342,7 +16342,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -16365,7 +16365,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -17338,7 +17338,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -17361,7 +17361,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -17920,7 +17920,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -17943,7 +17943,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -18266,7 +18266,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -18289,7 +18289,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };
@@ -18578,7 +18578,7 @@ export interface operations {
             /**
              * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
              *
-             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
              */
             400: {
                 headers: {
@@ -18601,7 +18601,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "idempotency.key.missing" | "idempotency.key.invalid";
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
                     };
                 };
             };

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { withClockLead } from '../../kernel/clock';
 import { service } from '../../kernel/config';
 import { ApiError } from '../../kernel/errors';
+import { depthExceededAt, MAX_JSON_DEPTH } from '../../kernel/json-depth';
 import { type RouteContext, stateOf } from '../context';
 import type { RouteDef } from '../route-def';
 import type { ApiEvent, ApiResult } from '../types';
@@ -25,6 +26,20 @@ function bodyText(bytes: Buffer): string {
     });
   }
   return text;
+}
+
+/**
+ * A body nested deeper than MAX_JSON_DEPTH is refused as early as one too large, before anything reads it
+ * (issue 40: the duplicate-key visitor and the request log's redaction ran out of stack on it, answering 500).
+ */
+function refuseDeepNesting(bytes: Uint8Array): void {
+  const position = depthExceededAt(bytes);
+  if (position === -1) return;
+  throw new ApiError(
+    'request.body.too_deep',
+    `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep (level ${MAX_JSON_DEPTH + 1} opens at byte ${position}); no operation takes more than a few levels.`,
+    { max_depth: MAX_JSON_DEPTH, position },
+  );
 }
 
 function parseJson(text: string): unknown {
@@ -85,8 +100,8 @@ function refuseUnknownParameters(def: RouteDef, given: Record<string, string | u
 }
 
 /**
- * Parses and validates a request: size (413), unknown query parameters,
- * path, query, then the body: UTF-8, JSON (400 when not), and the route's zod
+ * Parses and validates a request: the body's size (413) and nesting depth, unknown query parameters,
+ * path, query, then the body: UTF-8, JSON (400 when not), duplicate keys, and the route's zod
  * schema. A route whose body fields are all optional takes an empty body as {}.
  */
 export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
@@ -99,6 +114,7 @@ export function parseRequest(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, 
         throw new ApiError('request.body.too_large', `The request body exceeds the maximum of ${maxBytes} bytes.`, { max_bytes: maxBytes });
       }
       const schemas = def.request ?? {};
+      if (schemas.body) refuseDeepNesting(state.bodyBytes);
       if (!def.ignoresQuery) refuseUnknownParameters(def, event.queryStringParameters ?? {});
       // Bounds of dates are judged on the caller's clock (a sandbox's may be ahead of real time).
       state.input = withClockLead(state.principal?.clockOffsetMs ?? 0, () => {

@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import { REAUTH_AFTER_SECONDS } from '../../identity/session';
 import { ApiError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
+import { isIdempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
 import {
   checkTimestamp,
   type SignedParts,
@@ -23,7 +23,7 @@ function idempotencyKeyOf(event: ApiEvent): string {
   const key = headerValue(event, 'idempotency-key');
   if (key === undefined)
     throw new ApiError('idempotency.key.missing', 'Writes need an Idempotency-Key header (a UUID v4 per logical operation is recommended).');
-  if (key.trim() === '' || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+  if (!isIdempotencyKey(key)) {
     throw new ApiError('idempotency.key.invalid', `Idempotency-Key must be a non-blank string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`, {
       length: key.length,
     });
@@ -48,9 +48,10 @@ function signedParts(event: ApiEvent, timestamp: string): SignedParts {
 /**
  * The rules every keyed route shares, in order: API key and rate limit
  * (headers on every keyed response), sandbox-only routes (404 to live keys),
- * scope, the live-only rule, the request signature of live writes, the
- * Idempotency-Key of writes, and a version 1 live signature is accepted once
- * (its retry with the same Idempotency-Key aside).
+ * scope, the live-only rules (a sandbox key never changes production), the
+ * request signature of live writes, the Idempotency-Key of writes, and a
+ * version 1 live signature is accepted once (its retry with the same
+ * Idempotency-Key aside).
  */
 export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   return {
@@ -73,8 +74,10 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
           role: principal.role,
         });
       }
-      if (def.liveOnly && principal.env !== 'live') {
-        throw new ApiError('auth.environment.live_required', `${def.liveOnly} Use a live key (sk_live_), and sign the request.`, {
+      // A sandbox key never changes production: refused where the change reaches it.
+      const liveRequired = def.liveOnly ?? (principal.via === 'api_key' ? def.liveKeysOnly : undefined);
+      if (liveRequired && principal.env !== 'live') {
+        throw new ApiError('auth.environment.live_required', `${liveRequired} Use a live key (sk_live_), and sign the request.`, {
           environment: principal.env,
         });
       }
