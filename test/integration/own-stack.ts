@@ -43,7 +43,10 @@ export class OwnStack {
 
   static async start(name: string, env: Record<string, string>): Promise<OwnStack> {
     const stack = new OwnStack(name, await freePort(), mkdtempSync(join(tmpdir(), `ptbs-${name}-`)), env);
-    await stack.launch(['--reset']);
+    await stack.launch(['--reset']).catch(async (e: unknown) => {
+      await stack.stop();
+      throw e;
+    });
     return stack;
   }
 
@@ -76,8 +79,8 @@ export class OwnStack {
       });
       child.stderr!.on('data', (d: Buffer) => (this.printed += d.toString()));
       child.once('exit', (code) => reject(new Error(`${this.name} stack exited with ${code}:\n${this.printed}`)));
-    }).catch(async (e: unknown) => {
-      await this.stop();
+    }).catch((e: unknown) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       throw e;
     });
   }
@@ -93,9 +96,21 @@ export class OwnStack {
     await this.exited;
   }
 
-  /** `npm start` again after a crash or a stop: the same port and state directory, no reset. */
-  restart() {
-    return this.launch([]);
+  /**
+   * `npm start` again after a crash or a stop: the same port and state directory, no reset. The port the dead run
+   * listened on came from the ephemeral range, and the OS may have lent it meanwhile to an outgoing connection
+   * (seen twice in 6 restarts on a loaded machine: EADDRINUSE): then it is tried again once that connection is gone.
+   */
+  async restart() {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.launch([]);
+      } catch (e) {
+        if (attempt >= 5 || !(e as Error).message.includes('EADDRINUSE')) throw e;
+        await this.exited;
+        await new Promise((r) => setTimeout(r, 3_000));
+      }
+    }
   }
 
   /** The environment the running stack gives its functions (endpoints, queue URLs), from its runtime file. */
