@@ -166,7 +166,10 @@ export function startLogSubscriptions(opts: LogSubscriptionOptions) {
     return { ...r, ino: st.ino };
   };
 
+  let saved: Checkpoint | undefined;
   const saveCheckpoint = async (c: Checkpoint) => {
+    if (saved?.ino === c.ino && saved.offset === c.offset) return; // nothing new: no write every second
+    saved = c;
     const tmp = `${checkpointFile}.tmp`;
     await writeFile(tmp, JSON.stringify(c));
     await rename(tmp, checkpointFile);
