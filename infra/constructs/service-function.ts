@@ -12,7 +12,7 @@ import type { Construct } from 'constructs';
 import type { BucketAccess } from '../../shared/buckets';
 import { type DynamoUse, useStatements } from '../../shared/db/grants';
 import { TABLES, type TableDef, type TableName } from '../../shared/db/tables';
-import type { IdentityAction } from '../../shared/http/route-def';
+import { FUNCTION_TIMEOUT_SECONDS, type IdentityAction } from '../../shared/http/route-def';
 import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { QUEUES } from '../../shared/queues';
@@ -173,7 +173,7 @@ export class ServiceFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,
       logGroup,
       tracing: Tracing.ACTIVE,

@@ -98,7 +98,7 @@ export interface RouteSpec {
   publishesEvents?: boolean;
   /** A query string is ignored, not refused (the health check: uptime monitors add cache-busting parameters). */
   ignoresQuery?: true;
-  /** Lambda timeout when the default (10 s) is too short, e.g. an outbound HTTP call. */
+  /** Lambda timeout when the default (FUNCTION_TIMEOUT_SECONDS) is too short, e.g. an outbound HTTP call. */
   timeoutSeconds?: number;
   /**
    * Sandbox only (test helpers): a live key gets 404 request.route.not_found,
@@ -140,3 +140,9 @@ export function defineRoutes<T extends Record<string, RouteSpec>>(specs: T): Rou
 
 /** The status a route answers by default: the lowest it declares. */
 export const successStatus = (def: RouteDef): number => Number(Object.keys(def.responses)[0] ?? 200);
+
+/** A function's timeout when it sets none (infra/constructs/service-function.ts): a route's, unless `timeoutSeconds` says otherwise. */
+export const FUNCTION_TIMEOUT_SECONDS = 10;
+
+/** The timeout of the route's function, as the CDK sets it. */
+export const routeTimeoutMs = (def: Pick<RouteDef, 'timeoutSeconds'>) => (def.timeoutSeconds ?? FUNCTION_TIMEOUT_SECONDS) * 1000;

@@ -99,7 +99,7 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
   },
   'idempotency.request.in_progress': {
     retry: 'wait',
-    todo: 'The first request with this key is still running: send the same request again after `Retry-After`.',
+    todo: 'The first request with this key is still running, or died: send the same request again after `Retry-After` (you get its answer, or your retry runs it).',
   },
   'pagination.limit.invalid': { retry: 'fix', todo: '`limit` is an integer from 1 to 100 (larger values are clamped).' },
   'pagination.cursor.invalid': {

@@ -65,7 +65,8 @@ export const ERROR_CODES = {
   'idempotency.key.reused': { status: 409, description: 'The Idempotency-Key was already used for a different request (method, path or body).' },
   'idempotency.request.in_progress': {
     status: 409,
-    description: 'A request with this Idempotency-Key is still running; retry shortly with the same key.',
+    description:
+      'A request with this Idempotency-Key is still running, or died and still holds the key; Retry-After is the time until its claim runs out (at most 30 s): retry with the same key then.',
     transient: true,
   },
   'pagination.limit.invalid': { status: 400, description: '`limit` is not an integer of at least 1.' },
