@@ -61,7 +61,7 @@ export class ServiceStack extends Stack {
     webhooks.consumers.settlements!.bind({
       tables: [{ table: this.data.tables.access, def: TABLES.access, access: 'read' }],
       queues: [events],
-      buckets: [bucket('settlementDocuments', 'readwrite-multipart')],
+      buckets: [bucket('settlementDocuments', 'write-multipart')],
     });
     // The clock worker reads the partner's legal identity and its team (settlements, e-mails) and records events.
     webhooks.consumers.clock!.bind({ tables: [{ table: this.data.tables.access, def: TABLES.access, access: 'read' }], queues: [events] });
@@ -77,8 +77,14 @@ export class ServiceStack extends Stack {
     }
     const photoBaseUrl = uploads.servedUrls.reviewPhotos!;
     webhooks.consumers.uploads!.addEnvironment('PHOTO_BASE_URL', photoBaseUrl);
-    // Jobs record events (completion, refresh) and the sweeper re-drives deliveries; the settlement job fans out to its queue.
-    const jobs = new JobsConstruct(this, 'Jobs', { tables: this.data.tables, sendable: { webhooks: events, settlements: settlementQueue }, bucket });
+    // Jobs record events (completion, refresh) and the sweeper re-drives deliveries and idle clock advances; the
+    // settlement job fans out to its queue.
+    const clockQueue = { queue: webhooks.queues.clock!, envVar: QUEUES.clock!.envVar, access: 'send' as const };
+    const jobs = new JobsConstruct(this, 'Jobs', {
+      tables: this.data.tables,
+      sendable: { webhooks: events, settlements: settlementQueue, clock: clockQueue },
+      bucket,
+    });
     this.api = new ApiConstruct(this, 'Api', {
       tables: this.data.tables,
       bindRoute: (route, fn) => {

@@ -26,6 +26,9 @@ export const JAVA_CLIENT_JARS: { jar: string; pkg: string; what: string }[] = [
   { jar: 'jaxrs-api.jar', pkg: 'libjaxrs-api-java', what: 'javax.ws.rs (JAX-RS 2.1)' },
   { jar: 'jaxb-api.jar', pkg: 'libjaxb-api-java', what: 'javax.xml.bind (enums)' },
   { jar: 'jackson-annotations.jar', pkg: 'libjackson2-annotations-java', what: 'com.fasterxml.jackson.annotation' },
+  // What the client's JAX-RS JSON provider reads responses with: the journey (runJavaJourney) reads error bodies with it.
+  { jar: 'jackson-databind.jar', pkg: 'libjackson2-databind-java', what: 'com.fasterxml.jackson.databind (ObjectMapper)' },
+  { jar: 'jackson-core.jar', pkg: 'libjackson2-core-java', what: 'com.fasterxml.jackson.core (the parser databind reads with)' },
   { jar: 'geronimo-validation-1.1-spec.jar', pkg: 'libgeronimo-validation-1.1-spec-java', what: 'javax.validation (Bean Validation 1.1)' },
   { jar: 'hibernate-validator.jar', pkg: 'libhibernate-validator-java', what: '@Email, standard only from Bean Validation 2.0' },
   { jar: 'geronimo-annotation-1.3-spec.jar', pkg: 'libgeronimo-annotation-1.3-spec-java', what: 'javax.annotation.Generated (gone from JDK 11)' },
@@ -99,6 +102,36 @@ export async function compileJavaClient(documentPath: string, dir: string): Prom
     },
   );
   return { generated: files.length, compiled: compiled.length, errors: out.split('\n').filter((l) => / error: /.test(l)) };
+}
+
+/**
+ * Reads answers of the service with the compiled client's model classes as its JAX-RS provider does
+ * (Jackson's ObjectMapper, its defaults: an unknown property or a value of the wrong shape throws), each
+ * `{ file, model }` a body on disk and the generated class it is read as (the class of its typed exception).
+ * Journey.java prints `model <TAB> Jackson's toString of what it read` per body, or the exception's class and message.
+ */
+export async function runJavaJourney(dir: string, reads: { file: string; model: string }[]): Promise<string[]> {
+  const classpath = [join(dir, 'classes'), ...JAVA_CLIENT_JARS.map((j) => join(JARS_DIR, j.jar))].join(':');
+  const source = `import com.fasterxml.jackson.databind.ObjectMapper;
+public class Journey {
+  public static void main(String[] args) throws Exception {
+    ObjectMapper mapper = new ObjectMapper();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      try {
+        Object read = mapper.readValue(new java.io.File(args[i]), Class.forName(args[i + 1]));
+        System.out.println(args[i + 1] + "\\t" + mapper.writeValueAsString(read));
+      } catch (Exception e) {
+        System.out.println(args[i + 1] + "\\t" + e.getClass().getName() + ": " + e.getMessage().split("\\n")[0]);
+      }
+    }
+  }
+}
+`;
+  writeFileSync(join(dir, 'Journey.java'), source);
+  await run('javac', ['-nowarn', '-proc:none', '-d', join(dir, 'journey'), '-cp', classpath, join(dir, 'Journey.java')], { cwd: dir });
+  const args = reads.flatMap((r) => [r.file, r.model]);
+  const { stdout } = await run('java', ['-cp', `${join(dir, 'journey')}:${classpath}`, 'Journey', ...args], { cwd: dir, maxBuffer: 16 << 20 });
+  return stdout.trim().split('\n');
 }
 
 if (process.argv[1] && /java-client\.ts$/.test(process.argv[1])) {

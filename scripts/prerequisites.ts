@@ -261,7 +261,8 @@ function ensureConsoleBuilt(): boolean {
   return true;
 }
 
-function main(need: Need): number {
+/** Checks (and installs what it can) for `need`, then builds the console if stale: 0 when all is there. */
+export function prerequisites(need: Need): number {
   const status = checkMachine(need);
   return status === 0 && !ensureConsoleBuilt() ? 1 : status;
 }
@@ -297,6 +298,6 @@ if (process.argv[1] && /prerequisites\.ts$/.test(process.argv[1])) {
     process.stderr.write('usage: node --import tsx scripts/prerequisites.ts start|test|console\n');
     process.exitCode = 2;
   } else {
-    process.exitCode = main(need);
+    process.exitCode = prerequisites(need);
   }
 }

@@ -1,11 +1,11 @@
 /** S3 buckets: created by the CDK uploads construct and by the local runtime on the S3 server. */
 
 /**
- * What a function may do with a bucket's objects: readwrite-multipart = read and write, writes that may be multipart
- * uploads (and so abort one that failed: the settlement documents); manage = read, write and delete (the upload
- * validator, the file sweep).
+ * What a function may do with a bucket's objects: write-multipart = write, with writes that may be multipart uploads
+ * (and so abort one that failed: the settlement documents' writers, which never read them back); manage = read,
+ * write and delete (the upload validator, the file sweep).
  */
-export type BucketAccess = 'read' | 'put' | 'readwrite' | 'readwrite-multipart' | 'manage';
+export type BucketAccess = 'read' | 'put' | 'readwrite' | 'write-multipart' | 'manage';
 
 /** A bucket's CORS rule (S3's CORSRule): which browser origins may call it, how, and what they may read of the answer. */
 export interface BucketCors {

@@ -34,6 +34,7 @@ const VALUES: Record<string, unknown> = {
   'ApiKeyWithSecret.id': 'k3v9x2m7p4q8',
   'ApiKeyWithSecret.key': 'sk_test_k3v9x2m7p4q8_7Hq2Lx9Vb4Nc8Rt1Ws6Yk3Pz5Md0Fg2J',
   key_prefix: 'k3v9x2m7p4q8',
+  key_id: 'k3v9x2m7p4q8',
   revoked_at: null,
   scopes: ['catalog:read', 'quotes:write', 'bookings:write', 'bookings:read'],
   limit_per_minute: 600,

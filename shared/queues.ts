@@ -116,7 +116,7 @@ export const QUEUES: Record<string, QueueDef> = {
     // The 1st of a month issues the sandbox's settlement, its PDF and CSV; a failing endpoint's team is e-mailed.
     rendersPdf: true,
     sendsMail: true,
-    buckets: { settlementDocuments: 'readwrite-multipart' },
+    buckets: { settlementDocuments: 'write-multipart' },
   }),
   mail: queue({
     name: 'mail',
@@ -176,11 +176,12 @@ export const JOBS: JobDef[] = [
     id: 'webhookSweeper',
     schedule: 'cron(0/5 * * * ? *)',
     handler: 'functions/jobs/webhook-sweeper.ts',
-    description: 'Every 5 minutes: re-drives events not fanned out and webhook deliveries whose attempt is overdue',
+    description:
+      'Every 5 minutes: re-drives events not fanned out and webhook deliveries whose attempt is overdue, and resumes sandbox clock advances idle for 2 minutes',
     // Three missed runs: a single failed run is retried by Lambda and re-driven by the next one.
     graceMinutes: 15,
     dataTable: 'readwrite',
-    sendsTo: ['webhooks'],
+    sendsTo: ['webhooks', 'clock'],
   },
   {
     id: 'completeBookings',

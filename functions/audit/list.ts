@@ -1,16 +1,10 @@
 import { keysetPage } from '../../shared/http/pagination';
 import { route } from '../../shared/http/route';
 import { metaRoutes } from '../../shared/meta/routes';
-import { listAudit } from '../../shared/platform/audit';
+import { auditEventView, listAudit } from '../../shared/platform/audit';
 
 const def = metaRoutes.listAuditEvents;
 
 export const handler = route(def, async ({ tenant, query }) => ({
-  body: await keysetPage(
-    def.id,
-    tenant,
-    query,
-    (after) => listAudit(tenant.partnerId, tenant.env, query.limit, after),
-    (e) => ({ ...e, via: e.via ?? 'api_key' }),
-  ),
+  body: await keysetPage(def.id, tenant, query, (after) => listAudit(tenant.partnerId, tenant.env, query.limit, after), auditEventView),
 }));

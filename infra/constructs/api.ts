@@ -6,15 +6,14 @@ import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { SESSION_LEADING_KEYS } from '../../shared/access/keys';
-import { TABLES, type TableName } from '../../shared/db/tables';
+import type { TableName } from '../../shared/db/tables';
 import type { RouteDef } from '../../shared/http/route-def';
-import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
+import { FALLBACK_HANDLER, FALLBACK_USE, grantsOf } from '../../shared/platform/grants';
 import { ROUTE_LIST } from '../../shared/routes';
 import { CONSOLE_CORS } from '../console-policy';
 import { deploymentOf } from '../environments';
 import { RETAINED } from './retained';
-import { deployTimeHandler, functionLogGroup, type IdentityBinding, ServiceFunction, type TableBinding } from './service-function';
+import { deployTimeHandler, functionLogGroup, type IdentityBinding, ServiceFunction } from './service-function';
 
 /** API Gateway throttling (requests per second, and the burst above it): the whole stage, and each write route. */
 export const THROTTLE = { stage: { rate: 1000, burst: 500 }, write: { rate: 200, burst: 100 } };
@@ -55,9 +54,9 @@ export class ApiConstruct extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
-    const fallback = new ServiceFunction(this, 'Fallback', { entry: 'functions/meta/fallback.ts', description: '404/405 for unmatched requests' });
+    const fallback = new ServiceFunction(this, 'Fallback', { entry: FALLBACK_HANDLER, description: '404/405 for unmatched requests' });
     // A key on an unmatched request is authenticated and counted, so the 404 carries its rate-limit headers.
-    fallback.bind({ tables: [{ table: props.tables.access, def: TABLES.access, access: 'readwrite', writeLeadingKeys: PLATFORM_LEADING_KEYS }] });
+    fallback.useTables(FALLBACK_USE, props.tables);
     this.fallback = fallback;
     this.api = new HttpApi(this, 'HttpApi', {
       description: 'Partner travel booking service API (v1)',
@@ -107,34 +106,8 @@ export class ApiConstruct extends Construct {
         ...(route.guidePages ? { guidePages: true } : {}),
         logGroup,
       });
-      const tables: TableBinding[] = [];
-      if (route.access === 'key') {
-        // Keyed routes write rate-limit counters, idempotency records, the audit trail and the cursor key;
-        // only team and key routes may write partners, members and keys.
-        tables.push({
-          table: props.tables.access,
-          def: TABLES.access,
-          access: 'readwrite',
-          writeLeadingKeys: route.changesAccess ? undefined : PLATFORM_LEADING_KEYS,
-        });
-        tables.push({
-          table: props.tables.data,
-          def: TABLES.data,
-          access: route.write ? 'readwrite' : 'read',
-          ...(route.dataReadLeadingKeys ? { readLeadingKeys: route.dataReadLeadingKeys } : {}),
-        });
-      }
-      fn.bind({ tables });
-      // Ending the caller's console sessions writes one attribute of its member's item, outside the platform's keys.
-      if (route.endsSessions) {
-        fn.addToRolePolicy(
-          new PolicyStatement({
-            actions: ['dynamodb:UpdateItem'],
-            resources: [props.tables.access.tableArn],
-            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': SESSION_LEADING_KEYS } },
-          }),
-        );
-      }
+      // What the route's code does to the tables, and the request pipeline's part (shared/platform/grants.ts): nothing more.
+      fn.useTables(grantsOf(route).dynamo, props.tables);
       props.bindRoute?.(route, fn);
       // What HttpLambdaIntegration makes, in the feature's stack: the integration and the invoke permission scoped to the route's path.
       const integration = new HttpIntegration(scope, 'Integration', {

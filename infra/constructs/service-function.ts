@@ -10,7 +10,9 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { BucketAccess } from '../../shared/buckets';
-import type { TableDef } from '../../shared/db/tables';
+import { type DynamoUse, useStatements } from '../../shared/db/grants';
+import { TABLES, type TableDef, type TableName } from '../../shared/db/tables';
+import { FUNCTION_TIMEOUT_SECONDS, type IdentityAction } from '../../shared/http/route-def';
 import { SERVICE_NAME } from '../../shared/kernel/logger';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { QUEUES } from '../../shared/queues';
@@ -130,10 +132,7 @@ export interface IdentityBinding {
   consoleOrigin: string;
 }
 
-/** What a function of a route with `usesIdentity: 'read'` may do on the user pool: read a user's state. */
-export const IDENTITY_READ_ACTIONS = ['cognito-idp:AdminGetUser'];
-
-/** What a function that administers console users (`usesIdentity: 'admin'` in the route table) may do on the user pool; nothing else gets cognito-idp. */
+/** What the operators' admin CLI may do on the user pool (infra/constructs/operators.ts); a route function gets its `usesIdentity` only. */
 export const IDENTITY_ADMIN_ACTIONS = [
   'cognito-idp:AdminCreateUser',
   'cognito-idp:AdminGetUser',
@@ -174,7 +173,7 @@ export class ServiceFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,
       logGroup,
       tracing: Tracing.ACTIVE,
@@ -269,8 +268,11 @@ export class ServiceFunction extends NodejsFunction {
       });
     }
     for (const q of b.queues ?? []) {
-      if (q.access === 'send') q.queue.grantSendMessages(this);
-      else q.queue.grantConsumeMessages(this);
+      // SendMessage only (SendMessageBatch is authorized as SendMessage): the code never asks a queue its URL or attributes.
+      if (q.access === 'send') {
+        this.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [q.queue.queueArn] }));
+        q.queue.encryptionMasterKey?.grantEncryptDecrypt(this);
+      } else q.queue.grantConsumeMessages(this);
       this.addEnvironment(q.envVar, q.queue.queueUrl);
       this.addEnvironment(`${q.envVar}_ARN`, q.queue.queueArn);
     }
@@ -281,7 +283,7 @@ export class ServiceFunction extends NodejsFunction {
         read: ['s3:GetObject'],
         put: ['s3:PutObject'],
         readwrite: ['s3:GetObject', 's3:PutObject'],
-        'readwrite-multipart': ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
+        'write-multipart': ['s3:PutObject', 's3:AbortMultipartUpload'],
         manage: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
       }[bk.access];
       this.addToRolePolicy(new PolicyStatement({ actions, resources: [bk.bucket.arnForObjects('*')] }));
@@ -304,17 +306,36 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
-   * The console's user pool and app client (USER_POOL_ID, USER_POOL_CLIENT_ID: console sessions' tokens are
-   * verified in the function with aws-jwt-verify) and its origin (CONSOLE_ORIGIN). `admin`: the function
-   * administers console users, with IDENTITY_ADMIN_ACTIONS on that one pool.
+   * Exactly what `use` says the function does to the tables (shared/db/grants.ts): per table, the item actions that
+   * reach the same partitions in one statement bounded by them (dynamodb:LeadingKeys), and Query of each index it
+   * names on that index only. No Scan, no other index, no partition it does not name.
    */
-  useIdentity(identity: IdentityBinding, level?: 'read' | 'admin'): this {
+  useTables(use: DynamoUse, tables: Record<TableName, ITableV2>): this {
+    for (const st of useStatements(use)) {
+      const table = tables[st.table];
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions: st.actions.map((a) => `dynamodb:${a}`),
+          resources: [st.index ? `${table.tableArn}/index/${st.index}` : table.tableArn],
+          ...(st.leadingKeys ? { conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': st.leadingKeys } } } : {}),
+        }),
+      );
+      this.addEnvironment(TABLES[st.table].envVar, table.tableName);
+    }
+    return this;
+  }
+
+  /**
+   * The console's user pool and app client (USER_POOL_ID, USER_POOL_CLIENT_ID: console sessions' tokens are
+   * verified in the function with aws-jwt-verify) and its origin (CONSOLE_ORIGIN). `actions`: what the function
+   * does to console users (a route's `usesIdentity`), on that one pool.
+   */
+  useIdentity(identity: IdentityBinding, actions: readonly IdentityAction[] = []): this {
     this.addEnvironment('USER_POOL_ID', identity.userPool.userPoolId);
     this.addEnvironment('USER_POOL_CLIENT_ID', identity.client.userPoolClientId);
     this.addEnvironment('CONSOLE_ORIGIN', identity.consoleOrigin);
-    if (level) {
-      const actions = level === 'admin' ? IDENTITY_ADMIN_ACTIONS : IDENTITY_READ_ACTIONS;
-      this.addToRolePolicy(new PolicyStatement({ actions, resources: [identity.userPool.userPoolArn] }));
+    if (actions.length) {
+      this.addToRolePolicy(new PolicyStatement({ actions: actions.map((a) => `cognito-idp:${a}`), resources: [identity.userPool.userPoolArn] }));
     }
     return this;
   }

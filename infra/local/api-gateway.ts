@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse, S
 import { TextDecoder } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { matchRoute } from '../../shared/http/router';
+import { FALLBACK_HANDLER } from '../../shared/platform/grants';
 import { CONSOLE_CORS } from '../console-policy';
 import {
   BODY_MAX_BYTES,
@@ -18,7 +19,6 @@ import {
 import { refuseTunnels } from './http-guard';
 import { invoke, lambdaContext } from './lambda';
 
-const FALLBACK_ENTRY = 'functions/meta/fallback.ts';
 // ignoreBOM keeps a leading byte order mark: the handler sees (and the signature covers) the exact bytes sent.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -221,7 +221,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, body: Buffer,
   const path = (req.url ?? '/').split('?')[0]!;
   const match = matchRoute(method, path);
   const [entry, routeKey, params] =
-    match.kind === 'route' ? [match.route.handler, `${match.route.method} ${match.route.path}`, match.params] : [FALLBACK_ENTRY, '$default', undefined];
+    match.kind === 'route' ? [match.route.handler, `${match.route.method} ${match.route.path}`, match.params] : [FALLBACK_HANDLER, '$default', undefined];
   // The function's own timeout, as the CDK sets it (the route's, else the default): middy answers at its deadline.
   const functionTimeoutMs = match.kind === 'route' && match.route.timeoutSeconds ? match.route.timeoutSeconds * 1000 : undefined;
   const event = toEvent(req, body, routeKey, params);

@@ -1,4 +1,5 @@
-import { open, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { open, rename, stat, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { REQUEST_LOG_CONSUMER, REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
 import { ROUTE_LIST } from '../../shared/routes';
@@ -6,6 +7,7 @@ import type { AsyncInvoker } from './async-invoke';
 import type { IamModel } from './iam/model';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './iam/model';
 import type { IamRequest } from './iam/requests';
+import { LOG_RETENTION, rotatedLogFile } from './logs';
 
 /**
  * CloudWatch Logs subscription filters, for the local runtime. In AWS each function writes to its own log
@@ -19,6 +21,12 @@ import type { IamRequest } from './iam/requests';
  * under the function's resource policy, for that log group (aws:SourceArn). A refusal is recorded as a
  * deny. The invocation is asynchronous, as CloudWatch Logs' is (infra/local/async-invoke.ts): a destination that
  * fails is tried twice more, then its event goes to the function's on-failure queue; it never reaches a request.
+ *
+ * What a function wrote before the stack died is delivered after the restart, as CloudWatch Logs delivers what a
+ * function wrote before it was killed: the position up to which every delivery has ended is kept beside the file
+ * (its checkpoint: the file's inode and byte offset), and the next run delivers the rest of that file, rotated
+ * to lambda-<port>.1.jsonl meanwhile, before it follows its own. A line may then be delivered twice (a crash
+ * between an invocation and the checkpoint), which the consumer's writes, keyed by request id, absorb.
  */
 export interface Subscription {
   /** The handler entry whose log group it filters. */
@@ -76,6 +84,45 @@ export interface LogSubscriptionOptions {
   allows?: (principal: string, r: IamRequest) => Promise<boolean>;
   log: (line: string) => void;
   intervalMs?: number;
+  /** Where the delivered position is kept across runs (default: beside the file, <file>.delivered.json). */
+  checkpointFile?: string;
+}
+
+/** How far the deliveries of a file have ended: its inode (a rotation renames it, and keeps it) and a byte offset. */
+interface Checkpoint {
+  ino: number;
+  offset: number;
+}
+
+export const checkpointFileOf = (file: string) => file.replace(/\.jsonl$/, '.delivered.json');
+
+function readCheckpoint(file: string): Checkpoint | undefined {
+  try {
+    const c = JSON.parse(readFileSync(file, 'utf8')) as Checkpoint;
+    return Number.isInteger(c.ino) && Number.isInteger(c.offset) ? c : undefined;
+  } catch {
+    return undefined; // none yet (a first run, a state directory from before), or cut by a crash
+  }
+}
+
+/**
+ * What a previous run left undelivered: the rest of the rotated file the checkpoint names, then the whole of
+ * each newer rotated file (a run that died before it delivered anything), oldest first.
+ */
+async function leftOver(file: string, checkpoint: Checkpoint | undefined): Promise<{ file: string; from: number }[]> {
+  if (!checkpoint) return [];
+  const rotated: { file: string; ino: number; size: number }[] = [];
+  for (let n = 1; n <= LOG_RETENTION.files; n++) {
+    const f = rotatedLogFile(file, n);
+    const st = await stat(f).catch(() => undefined);
+    if (st) rotated.push({ file: f, ino: st.ino, size: st.size });
+  }
+  const at = rotated.findIndex((r) => r.ino === checkpoint.ino && r.size >= checkpoint.offset);
+  if (at < 0) return [];
+  return rotated
+    .slice(0, at + 1)
+    .reverse()
+    .map((r, i) => ({ file: r.file, from: i === 0 ? checkpoint.offset : 0 }));
 }
 
 /** At most this many log events per invocation (CloudWatch Logs batches up to about 1 MB). */
@@ -92,26 +139,40 @@ export function startLogSubscriptions(opts: LogSubscriptionOptions) {
   }
   let offset = 0;
   let sequence = 0;
-  let running: Promise<void> = Promise.resolve();
+  const checkpointFile = opts.checkpointFile ?? checkpointFileOf(opts.file);
+  // The previous run's rest, handed over first (this run's first checkpoint waits until it is delivered).
+  /** The deliveries handed over so far, in order: the checkpoint moves past a range once its deliveries ended. */
+  let ended: Promise<unknown> = Promise.resolve();
+  /** A delivery was dropped (a stop): the checkpoint moves no more in this run. */
+  let held = false;
+  let running: Promise<void> = leftOver(opts.file, readCheckpoint(checkpointFile))
+    .then(async (files) => {
+      for (const f of files) {
+        const { text } = await readLines(f.file, f.from);
+        const handed = deliverLines(text).then((n) => {
+          if (n) opts.log(`[logs] ${n} log event(s) the last run wrote and had not delivered, delivered now (${f.file})`);
+        });
+        ended = Promise.all([ended, handed]);
+      }
+    })
+    .catch((e: Error) => opts.log(`[logs] what the last run left undelivered could not be read: ${e.message}`));
 
-  const read = async (): Promise<string> => {
-    const size = await stat(opts.file).then(
-      (s) => s.size,
-      () => 0,
-    );
-    if (size < offset) offset = 0; // a new file
-    if (size === offset) return '';
-    const fh = await open(opts.file, 'r');
-    try {
-      const buf = Buffer.alloc(size - offset);
-      const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
-      // Whole lines only: a line being written is read at the next poll, its characters uncut.
-      const end = buf.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
-      offset += end;
-      return buf.subarray(0, end).toString('utf8');
-    } finally {
-      await fh.close();
-    }
+  const read = async (): Promise<{ text: string; ino?: number; end: number }> => {
+    const st = await stat(opts.file).catch(() => undefined);
+    if (!st) return { text: '', end: offset };
+    if (st.size < offset) offset = 0; // a new file
+    const r = await readLines(opts.file, offset, st.size);
+    offset = r.end;
+    return { ...r, ino: st.ino };
+  };
+
+  let saved: Checkpoint | undefined;
+  const saveCheckpoint = async (c: Checkpoint) => {
+    if (saved?.ino === c.ino && saved.offset === c.offset) return; // nothing new: no write every second
+    saved = c;
+    const tmp = `${checkpointFile}.tmp`;
+    await writeFile(tmp, JSON.stringify(c));
+    await rename(tmp, checkpointFile);
   };
 
   const deliver = async (s: Subscription, events: { id: string; timestamp: number; message: string }[]) => {
@@ -136,12 +197,15 @@ export function startLogSubscriptions(opts: LogSubscriptionOptions) {
       logEvents: events,
     };
     const event = { awslogs: { data: gzipSync(JSON.stringify(data)).toString('base64') } };
-    // Handed to Lambda, not waited for: the invoker retries a failure and prints it.
-    void opts.invoker.invoke(s.destination.entry, event, { name: s.destination.entry, timeoutMs: 30_000 });
+    // Handed to Lambda, not waited for (the invoker retries a failure and prints it); its end moves the checkpoint.
+    const outcome = await opts.invoker.invoke(s.destination.entry, event, { name: s.destination.entry, timeoutMs: 30_000 });
+    // Dropped by a stop while it waited for a retry: the checkpoint stays before it, and the next run delivers it.
+    if (outcome.status === 'dropped') held = true;
   };
 
-  const poll = async () => {
-    const lines = (await read()).split('\n');
+  /** Delivers what the subscription filters match among `text`'s lines; the count handed over, once every invocation ended. */
+  const deliverLines = async (text: string): Promise<number> => {
+    const lines = text.split('\n');
     const batches = new Map<Subscription, { id: string; timestamp: number; message: string }[]>();
     for (const message of lines) {
       if (!message.startsWith('{') || !message.includes('"route"')) continue;
@@ -160,9 +224,23 @@ export function startLogSubscriptions(opts: LogSubscriptionOptions) {
         batches.set(s, batch);
       }
     }
-    const deliveries: Promise<void>[] = [];
-    for (const [s, events] of batches) for (let i = 0; i < events.length; i += MAX_EVENTS) deliveries.push(deliver(s, events.slice(i, i + MAX_EVENTS)));
+    const deliveries: Promise<unknown>[] = [];
+    let count = 0;
+    for (const [s, events] of batches) {
+      count += events.length;
+      for (let i = 0; i < events.length; i += MAX_EVENTS) deliveries.push(deliver(s, events.slice(i, i + MAX_EVENTS)));
+    }
     await Promise.all(deliveries);
+    return count;
+  };
+
+  const poll = async () => {
+    const { text, ino, end } = await read();
+    // The deliveries run on; the checkpoint moves to `end` once they and every earlier one ended.
+    const handed = deliverLines(text);
+    ended = Promise.all([ended, handed])
+      .then(() => (ino === undefined || held ? undefined : saveCheckpoint({ ino, offset: end })))
+      .catch((e: Error) => opts.log(`[logs] the delivery checkpoint could not be saved: ${e.message}`));
   };
 
   const flush = () => {
@@ -173,9 +251,30 @@ export function startLogSubscriptions(opts: LogSubscriptionOptions) {
   timer.unref();
   return {
     flush,
+    /** Stops following the file, once what it holds is handed over. */
     stop: async () => {
       clearInterval(timer);
       await flush();
     },
+    /** Resolves once every delivery handed over has ended (with the invoker's stop: run, or dropped) and the checkpoint says so. */
+    settled: async () => {
+      await running;
+      await ended.catch(() => undefined);
+    },
   };
+}
+
+/** The whole lines of `file` from byte `from` (to `to`, or its end): a line being written is read at the next poll, uncut. */
+async function readLines(file: string, from: number, to?: number): Promise<{ text: string; end: number }> {
+  const size = to ?? (await stat(file)).size;
+  if (size <= from) return { text: '', end: from };
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(size - from);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, from);
+    const end = buf.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
+    return { text: buf.subarray(0, end).toString('utf8'), end: from + end };
+  } finally {
+    await fh.close();
+  }
 }

@@ -50,7 +50,7 @@ function toRecord(m: Message, arn: string): SQSRecord {
  * `batchItemFailures` (or the whole batch if the handler throws) to reappear
  * after the visibility timeout, so the redrive policy moves them to the DLQ.
  */
-export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: string) => void) {
+export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: string) => void, onGone?: (queueUrl: string) => void) {
   let running = true;
   let inflight: Promise<void> = Promise.resolve();
   // The event source mapping receives and deletes with the function's execution role, as in AWS.
@@ -77,6 +77,8 @@ export function startPoller(sqs: SQSClient, target: PollerTarget, log: (line: st
         messages = r.Messages ?? [];
       } catch (e) {
         if (!running) return;
+        // The queue itself is gone: nothing this poller can do (the stack stops, saying so).
+        if (onGone && (e as Error).name === 'QueueDoesNotExist') return onGone(target.queueUrl);
         log(`[sqs] receive failed on ${target.queueUrl}: ${(e as Error).message}`);
         await new Promise((r) => setTimeout(r, 1000));
         continue;

@@ -27,6 +27,7 @@ import { ROOT, withinInvocation } from './lambda';
 import { startLogSubscriptions, subscriptionsOf } from './log-subscriptions';
 import { captureFunctionLogs, functionLogFile } from './logs';
 import { provisionBuckets, provisionOnFailureQueues, provisionQueues, provisionTables } from './provision';
+import { watchQueues } from './queue-watch';
 import { type RuntimeInfo, runtimeFile } from './runtime-info';
 import { forwardS3Events } from './s3-events';
 import { startScheduler } from './scheduler';
@@ -205,6 +206,17 @@ export async function startLocalStack(opts: LocalStackOptions) {
     rmSync(runtimeFile(stateDir, opts.port), { force: true });
     dropLock();
   };
+  /** A server or resource the stack depends on is gone: stop, and say why (once). */
+  const fail = (message: string) => {
+    if (stopping) return;
+    const fatal =
+      opts.onFatal ??
+      ((m: string) => {
+        console.error(m);
+        process.exit(1);
+      });
+    void stopAll().then(() => fatal(message));
+  };
 
   try {
     // The console's origin, needed from now on (the functions' CONSOLE_ORIGIN, invitations); it serves once the stack is ready.
@@ -228,17 +240,11 @@ export async function startLocalStack(opts: LocalStackOptions) {
     // A stack killed from now on leaves its DynamoDB Local's PID where the next start finds it.
     writeFileSync(lockFile(stateDir), JSON.stringify({ ...lock, javaPid: dynamoH.process.pid }, null, 2));
     // Without DynamoDB Local every keyed request would answer 500 forever: stop, and say why.
-    dynamoH.process.once('exit', (code, signal) => {
-      if (stopping) return;
-      const message = `DynamoDB Local (pid ${dynamoH.process.pid}) exited unexpectedly (${signal ?? `code ${code}`}); the local stack cannot answer without it and stops. Start it again with 'npm start'.`;
-      const fatal =
-        opts.onFatal ??
-        ((m: string) => {
-          console.error(m);
-          process.exit(1);
-        });
-      void stopAll().then(() => fatal(message));
-    });
+    dynamoH.process.once('exit', (code, signal) =>
+      fail(
+        `DynamoDB Local (pid ${dynamoH.process.pid}) exited unexpectedly (${signal ?? `code ${code}`}); the local stack cannot answer without it and stops. Start it again with 'npm start'.`,
+      ),
+    );
 
     const clientConfig = { region: LOCAL_CREDENTIALS.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
     const ddb = new DynamoDBClient({ ...clientConfig, endpoint: dynamoH.endpoint });
@@ -251,6 +257,15 @@ export async function startLocalStack(opts: LocalStackOptions) {
     const queues = await provisionQueues(sqs);
     // Where Lambda puts the asynchronous events it gave up on (the functions' on-failure destinations).
     const onFailure = await provisionOnFailureQueues(sqs);
+    // A queue gone from the SQS server (it keeps them in memory) takes the events, advances and retries sent to it:
+    // stop, as when DynamoDB Local dies, and the restart provisions it again and re-drives from the tables (below).
+    const queueGone = (missing: string[]) =>
+      fail(
+        `The local SQS server no longer has the queue(s) ${missing.map((u) => u.split('/').pop()).join(', ')} (deleted while the stack ran); ` +
+          `the local stack cannot deliver events, advances or retries without them and stops. Start it again with 'npm start': it creates them again and re-drives what was pending.`,
+      );
+    const allQueues = [...Object.values(queues).flatMap((q) => [q.url, q.dlqUrl]), ...Object.values(onFailure).map((q) => q.url)];
+    stops.push(watchQueues(sqs, allQueues, queueGone).stop);
     await provisionBuckets(s3);
     // S3 -> SQS event notifications: s3rver's object events, forwarded as S3 sends them (bucket and prefix as in shared/buckets.ts).
     s3H.onEvent(forwardS3Events(sqs, queues, log));
@@ -337,20 +352,24 @@ export async function startLocalStack(opts: LocalStackOptions) {
 
     // Nothing of a previous run survives a restart: before anything consumes (scheduler, queue pollers, cron,
     // the API), re-drive what a crash left behind (events not fanned out, attempts claimed by a worker that
-    // died, with no grace) and finish the settlements it issued without their documents (an SQS queue would
-    // have redelivered the job; the local queue lives in memory).
+    // died, with no grace; the sandbox clock advances it was playing) and finish the settlements it issued
+    // without their documents (an SQS queue would have redelivered the job; the local queue lives in memory).
     // (As the functions' work: their logs and metrics go to the function log file.)
     // (As the functions that do it in AWS: the sweeper job, and the settlement consumer a redelivery would run.)
     const recovered = await withinInvocation(`boot-recovery-${bootedAt.getTime()}`, async () => {
       const { sweep } = await import('../../shared/webhooks/sweep');
       const sweeper = JOBS.find((j) => j.id === 'webhookSweeper')!.handler;
       const swept = await runAs(functionPrincipal(sweeper), () => sweep(new Date(), 0, { releaseClaims: true, claimedBefore: bootedAt }));
+      // A sandbox clock advance whose worker died with the run (its message lived in the local queue) goes on from
+      // where it stands, as the sweeper resumes one idle for 2 minutes in AWS.
+      const { resumeIdleAdvances } = await import('../../shared/clock/advance');
+      const advances = await runAs(functionPrincipal(sweeper), () => resumeIdleAdvances(bootedAt));
       const { completeIssuedSettlements } = await import('../../shared/settlements/recover');
       const settled = await runAs(functionPrincipal(QUEUES.settlements!.consumer), () => completeIssuedSettlements());
       // A state directory from before the list rows gets them, as the operator's data:list-rows would (nothing to do after that).
       const { moveListsToRows } = await import('../../shared/migrations/list-rows');
       const listRows = await runAs('operator', () => moveListsToRows());
-      return { ...swept, settlements: settled.length, listRows };
+      return { ...swept, advances, settlements: settled.length, listRows };
     });
 
     const scheduler = await startScheduler({
@@ -372,12 +391,14 @@ export async function startLocalStack(opts: LocalStackOptions) {
           batchSize: q.batchSize,
           timeoutMs: q.consumerTimeoutSeconds * 1000,
         };
-        const p = startPoller(sqs, target, log);
+        const p = startPoller(sqs, target, log, (url) => queueGone([url]));
         stops.push(p.stop);
       }
     }
     // Lambda's asynchronous invocation (retries, on-failure queues), for what EventBridge and CloudWatch Logs invoke;
-    // stopped after them (it waits for the attempts under way).
+    // stopped after them (it waits for the attempts under way), and then the log deliveries' checkpoint is final.
+    let logsSettled: () => Promise<void> = async () => undefined;
+    stops.push(() => logsSettled());
     const invoker = startAsyncInvoker({ sqs, settings: asyncSettingsOf(iam.model, onFailure), log, waitScale: asyncWaitScale() });
     stops.push(invoker.stop);
     const cron = startCron(JOBS, invoker, log, verboseLevel(process.env.LOG_LEVEL)); // the terminal's level: quiet at the default WARN
@@ -385,6 +406,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
     // CloudWatch Logs' subscription filters: the request log lines of the route functions reach its consumer as in AWS.
     const subscriptions = startLogSubscriptions({ file: logFile, subscriptions: subscriptionsOf(iam.model), invoker, allows: iam.allows, log });
     stops.push(subscriptions.stop);
+    logsSettled = subscriptions.settled;
 
     // Ready means ready: the API listens (and /v1/health answers) once every route can be served.
     await opts.beforeListen?.();

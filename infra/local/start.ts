@@ -71,6 +71,7 @@ try {
             `  Migrated     ${stack.recovered.listRows.bookings} booking(s), ${stack.recovered.listRows.quotes} quote(s) and ${stack.recovered.listRows.keys} key(s) to their list rows (data:list-rows)`,
           ]
         : []),
+      ...(stack.recovered.advances ? [`  Recovered    ${stack.recovered.advances} sandbox clock advance(s) left playing by the last run, resumed now`] : []),
       ...(stack.recovered.settlements
         ? [`  Recovered    ${stack.recovered.settlements} settlement(s) issued by the last run without their documents, completed now`]
         : []),

@@ -23,10 +23,10 @@ same() {
 verify() {
   local body=$1 headers=$2 secret=$3 expected given id ts sigs key want s
   # The spec's signature: hex HMAC-SHA256 of the body, keyed with the whole whsec_... string.
-  # During a secret rotation, X-Service-Signature-Previous carries the same HMAC with the previous secret.
+  # During a secret rotation X-Service-Signature stays keyed with the previous secret; X-Service-Signature-Next carries the new one's.
   expected=$(openssl dgst -sha256 -hmac "$secret" <"$body" | sed 's/^.* //')
   given=$(header X-Service-Signature "$headers")
-  same "$given" "$expected" || same "$(header X-Service-Signature-Previous "$headers")" "$expected" ||
+  same "$given" "$expected" || same "$(header X-Service-Signature-Next "$headers")" "$expected" ||
     refuse 'X-Service-Signature does not match the body'
 
   # Standard Webhooks: v1,base64(HMAC-SHA256(id.timestamp.body)), keyed with the base64 part of the secret.

@@ -23,9 +23,9 @@ public class VerifyWebhook {
    */
   static void verify(byte[] rawBody, Map<String, String> headers, String secret, long nowSeconds) throws Exception {
     // The spec's signature: hex HMAC-SHA256 of the body, keyed with the whole whsec_... string.
-    // During a secret rotation, X-Service-Signature-Previous carries the same HMAC with the previous secret.
+    // During a secret rotation X-Service-Signature stays keyed with the previous secret; X-Service-Signature-Next carries the new one's.
     byte[] expected = hmac(secret.getBytes(StandardCharsets.UTF_8), rawBody);
-    if (!hexMatches(headers.get("x-service-signature"), expected) && !hexMatches(headers.get("x-service-signature-previous"), expected))
+    if (!hexMatches(headers.get("x-service-signature"), expected) && !hexMatches(headers.get("x-service-signature-next"), expected))
       throw new SecurityException("X-Service-Signature does not match the body");
 
     // Standard Webhooks: v1,base64(HMAC-SHA256(id.timestamp.body)), keyed with the base64 part of the secret.

@@ -28,9 +28,9 @@ def verify(raw_body: bytes, headers: dict[str, str], secret: str, now: float | N
     Verify the raw bytes before any JSON parsing. headers: names in lower case.
     """
     # The spec's signature: hex HMAC-SHA256 of the body, keyed with the whole whsec_... string.
-    # During a secret rotation, X-Service-Signature-Previous carries the same HMAC with the previous secret.
+    # During a secret rotation X-Service-Signature stays keyed with the previous secret; X-Service-Signature-Next carries the new one's.
     expected = hmac.new(secret.encode(), raw_body, hashlib.sha256).hexdigest()
-    given = [headers.get("x-service-signature", ""), headers.get("x-service-signature-previous", "")]
+    given = [headers.get("x-service-signature", ""), headers.get("x-service-signature-next", "")]
     if not any(re.fullmatch(r"[0-9a-f]{64}", g) and hmac.compare_digest(g, expected) for g in given):
         raise WebhookVerificationError("X-Service-Signature does not match the body")
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { ROLES } from '../../shared/access/roles';
+import { singleLine } from '../../shared/http/bounds';
 import { JOBS } from '../../shared/queues';
 import { KeyName } from '../../shared/team/schemas';
 import { UsageError } from './target';
@@ -70,7 +71,10 @@ export const COMMANDS: Record<string, Command> = {
     output:
       '`{partner_id, member_id, live_key, test_key, live_key_id, test_key_id}`: the partner, its first PARTNER_ADMIN, one key per environment (the secrets are shown once).',
     flags: z.object({
-      name: z.string().min(1).describe("The partner's name (also its invoices' legal name until partner:set-legal)."),
+      // Shown to the partner's staff (console, e-mails) and printed on invoices: one line, no bidirectional control.
+      name: singleLine(z.string().min(1).max(200)).describe(
+        "The partner's name (also its invoices' legal name until partner:set-legal): one line of 200 characters at most, without control or bidirectional characters.",
+      ),
       email: z
         .email()
         .optional()
@@ -172,7 +176,9 @@ export const COMMANDS: Record<string, Command> = {
     output: '`{partner_id, legal_name, legal_address, legal_ice}`.',
     flags: z.object({
       partner: partnerId,
-      'legal-name': z.string().max(200).optional().describe('The legal name on its invoices (200 characters at most).'),
+      'legal-name': singleLine(z.string().max(200))
+        .optional()
+        .describe('The legal name on its invoices: one line of 200 characters at most, without control or bidirectional characters.'),
       address: z.string().max(500).optional().describe('The legal address (500 characters at most).'),
       ice: z.string().max(30).optional().describe("The partner's ICE (Morocco's company identifier)."),
     }),

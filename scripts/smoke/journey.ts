@@ -144,7 +144,7 @@ export async function sandboxJourney(o: SmokeOptions, report: Report, cleanup: C
     const c = await client.bookings.cancel({ path: { booking_number: booking.booking_number }, body: { reason: 'npm run smoke' } });
     cleanup.done('cancel');
     check(c.status === 'CANCELLED', `booking ${c.booking_number} is ${c.status} after its cancellation`);
-    return [c, `${c.booking_number} ${c.status}, refund ${preview.refundable_amount.amount} MAD, fee ${preview.fee_amount.amount} MAD`];
+    return [c, `${c.booking_number} ${c.status}, refund ${preview.refundable_amount?.amount} MAD, fee ${preview.fee_amount?.amount} MAD`];
   });
 
   const settlement = await report.step('settlement', async () => {

@@ -137,7 +137,8 @@ try {
 
   // 6. Cancellation quote, then cancel.
   const preview = await client.bookings.getCancellationQuote({ path: { booking_number: booking.booking_number } });
-  step(6, `cancellation quote: refund ${preview.refundable_amount.amount}, fee ${preview.fee_amount.amount} ${preview.fee_amount.currency}`);
+  // Its refund figures are null when the booking cannot be cancelled (cancellable: false).
+  step(6, `cancellation quote: cancellable ${preview.cancellable}, refund ${preview.refundable_amount?.amount}, fee ${preview.fee_amount?.amount} MAD`);
   const cancelled = await client.bookings.cancel({ path: { booking_number: booking.booking_number }, body: { reason: 'quickstart' } });
   step(7, `cancelled: ${cancelled.status}`);
 

@@ -35,9 +35,9 @@ const sameBytes = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeE
 /**
  * Verifies a webhook delivery and returns its typed event. Everything is checked over the raw body
  * bytes exactly as received, before any JSON parsing, in constant time:
- * - `X-Service-Signature`, hex HMAC-SHA256 keyed with the endpoint's whole `whsec_...` secret (or,
- *   while a rotation is open, `X-Service-Signature-Previous`, so a receiver still on the previous
- *   secret verifies too);
+ * - `X-Service-Signature`, hex HMAC-SHA256 keyed with the endpoint's whole `whsec_...` secret (while a
+ *   rotation is open it is keyed with the previous secret, and `X-Service-Signature-Next` with the new
+ *   one: either secret verifies);
  * - the Standard Webhooks headers: `webhook-timestamp` within `toleranceSeconds` of now, and one
  *   `v1,` signature of `webhook-signature` matching `id.timestamp.body` keyed with the secret's
  *   base64 part;
@@ -46,7 +46,9 @@ const sameBytes = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeE
  */
 export function verifyWebhook(rawBody: string | Uint8Array, headers: HeaderBag, secret: string, options: VerifyWebhookOptions = {}): WebhookEvent {
   const bytes = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
-  const given = [header(headers, 'x-service-signature'), header(headers, 'x-service-signature-previous')].filter((v) => v !== undefined);
+  const given = ['x-service-signature', 'x-service-signature-next', 'x-service-signature-previous']
+    .map((n) => header(headers, n))
+    .filter((v) => v !== undefined);
   if (!given.some((g) => /^[0-9a-f]{64}$/.test(g))) throw new WebhookVerificationError('X-Service-Signature is missing or not 64 lowercase hex characters');
   const expected = hmac(secret, bytes);
   if (!given.some((g) => /^[0-9a-f]{64}$/.test(g) && sameBytes(Buffer.from(g, 'hex'), expected)))

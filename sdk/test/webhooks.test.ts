@@ -85,15 +85,16 @@ describe('verifyWebhook with the Standard Webhooks headers', () => {
     expect(() => verifyWebhook(BODY, { ...signed(), 'webhook-id': 'another' }, secret, { now: at })).toThrow(WebhookVerificationError);
   });
 
-  it('accepts X-Service-Signature-Previous for a receiver still on the previous secret', () => {
+  it('accepts X-Service-Signature-Next (new secret) and X-Service-Signature-Previous (previous secret) during a rotation', () => {
     const previous = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
     const h = signed();
+    const sign = (s: string) => createHmac('sha256', s).update(BODY).digest('hex');
+    const withNext = { ...h, 'x-service-signature': sign(previous), 'x-service-signature-next': h['x-service-signature'] };
+    expect(verifyWebhook(BODY, withNext, secret, { now: at }).id).toBe(id);
     const rotated = {
       ...h,
-      'x-service-signature': createHmac('sha256', `whsec_${Buffer.alloc(32, 4).toString('base64')}`)
-        .update(BODY)
-        .digest('hex'),
-      'x-service-signature-previous': createHmac('sha256', previous).update(BODY).digest('hex'),
+      'x-service-signature': sign(`whsec_${Buffer.alloc(32, 4).toString('base64')}`),
+      'x-service-signature-previous': sign(previous),
       'webhook-signature': `${h['webhook-signature']} ${new StandardWebhook(previous).sign(id, at, BODY)}`,
     };
     expect(verifyWebhook(BODY, rotated, previous, { now: at }).id).toBe(id);

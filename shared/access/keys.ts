@@ -30,17 +30,22 @@ export const accessKeys = {
   legacyKeysIndexPartition: (partnerId: string, env: Env) => keysPartition(partnerId, env),
 };
 
+/**
+ * The access table's partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts): the API keys, the partners (their members, e-mail items and key
+ * rows share the partner's partition: `PARTNER#<id>`, `PARTNER#<id>#KEYS#<env>`), the console users' identity links.
+ */
+export const accessPartitions = {
+  key: 'KEY#*',
+  partner: 'PARTNER#*',
+  identity: 'IDENTITY#*',
+  invitation: 'INVITATION#*',
+};
+
 /** The partners' items as dynamodb:LeadingKeys patterns (the sandbox refresh moves each one's catalog pointer). */
-export const PARTNER_LEADING_KEYS = ['PARTNER#*'];
+export const PARTNER_LEADING_KEYS = [accessPartitions.partner];
 
 /** The invitations being sent, as dynamodb:LeadingKeys patterns: all the invitation e-mail's trigger may read. */
-export const INVITATION_LEADING_KEYS = ['INVITATION#*'];
-
-/**
- * Partition keys the sign-out route may update in the access table (IAM dynamodb:LeadingKeys): its member's
- * item, whose sessions_revoked_at ends the member's console sessions (accessStore.endSessions).
- */
-export const SESSION_LEADING_KEYS = PARTNER_LEADING_KEYS;
+export const INVITATION_LEADING_KEYS = [accessPartitions.invitation];
 
 function keysPartition(partnerId: string, env: Env) {
   return `PARTNER#${partnerId}#KEYS#${env}`;

@@ -80,8 +80,8 @@ async function book(t: Tenant, input: CreateBookingInput, seal: Seal<BookingReco
   if (Date.parse(quote.expires_at) <= now.getTime()) throw expired(quote);
   if (input.travelers.length !== quote.travelers.length) {
     throw new ApiError('booking.travelers.mismatch', `The quote is for ${quote.travelers.length} traveler(s); ${input.travelers.length} were named.`, {
-      expected: quote.travelers.length,
-      received: input.travelers.length,
+      travelers_quoted: quote.travelers.length,
+      travelers_named: input.travelers.length,
     });
   }
   const { claims, kid } = await verifyPaymentConfirmation(input.payment_confirmation, (k) => findPaymentKey(t.partnerId, t.env, k));

@@ -33,3 +33,12 @@ export const bookingKeys = {
   /** The public payment-confirmation keys (JWK) of a partner and environment, by kid. */
   paymentKey: (partnerId: string, env: Env, kid: string) => ({ pk: `PAYKEYS#${partnerId}#${env}`, sk: kid }),
 };
+
+/** The bookings' partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts). */
+export const bookingPartitions = {
+  booking: 'BOOKING#*',
+  rows: 'BOOKINGS#*',
+  reference: 'PREF#*',
+  customerRefKey: 'TENANT#*',
+  paymentKeys: 'PAYKEYS#*',
+};

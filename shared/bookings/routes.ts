@@ -1,6 +1,26 @@
+import { catalogPartitions } from '../catalog/keys';
+import { type DynamoUse, dynamoLine } from '../db/grants';
+import { eventPartitions } from '../events/keys';
 import { defineRoutes } from '../http/route-def';
 import { EmptyBody } from '../http/schemas';
+import { quotePartitions } from '../quotes/keys';
+import { settlementPartitions } from '../settlements/keys';
+import { webhookPartitions } from '../webhooks/keys';
+import { bookingPartitions } from './keys';
 import { Booking, BookingListQuery, BookingNumberParams, BookingPage, CancelBookingBody, CancellationQuote, CreateBookingBody } from './schemas';
+
+/**
+ * What a cancellation does (shared/bookings/cancel.ts), by the partner or the service: the booking and its row, the
+ * seats freed and the slot's sell-out marker removed, its ledger line (the month's DRAFT opened first), its event.
+ */
+const CANCELLATION: DynamoUse = {
+  data: {
+    GetItem: [bookingPartitions.booking, settlementPartitions.settlement],
+    UpdateItem: [bookingPartitions.booking, catalogPartitions.inventory, settlementPartitions.ledger],
+    PutItem: [bookingPartitions.rows, settlementPartitions.settlement, settlementPartitions.ledger, eventPartitions.events],
+    DeleteItem: [catalogPartitions.unavailable],
+  },
+};
 
 /** Bookings: create from a quote with the bank's signed payment confirmation, read, cancel. */
 export const bookingRoutes = defineRoutes({
@@ -45,6 +65,40 @@ export const bookingRoutes = defineRoutes({
     responses: { 201: { description: 'The booking.', schema: Booking } },
     sendsMail: true,
     publishesEvents: true,
+    /*
+     * Reads the quote, the payment key, the rate pack, the month's settlement and the partner's customer-reference key
+     * (created by its first booking), then commits the seats (INV#), the quote's use, the partner_reference, the
+     * booking, its list row, its ledger line and its event; a sell-out is announced (its marker UNAV#, the guard on
+     * the seats, one event per subscriber with its once-marker, the quotes open on the slot from gsi2).
+     */
+    dynamo: {
+      data: {
+        GetItem: [
+          quotePartitions.quote,
+          bookingPartitions.paymentKeys,
+          catalogPartitions.content,
+          settlementPartitions.settlement,
+          bookingPartitions.customerRefKey,
+          catalogPartitions.inventory,
+          catalogPartitions.unavailable,
+        ],
+        PutItem: [
+          bookingPartitions.customerRefKey,
+          settlementPartitions.settlement,
+          bookingPartitions.reference,
+          bookingPartitions.booking,
+          bookingPartitions.rows,
+          settlementPartitions.ledger,
+          eventPartitions.events,
+          catalogPartitions.unavailable,
+          eventPartitions.once,
+        ],
+        UpdateItem: [catalogPartitions.inventory, quotePartitions.quote],
+        ConditionCheckItem: [catalogPartitions.inventory],
+        Query: [webhookPartitions.subscribers],
+        queryIndexes: ['gsi2'],
+      },
+    },
   },
   listBookings: {
     method: 'GET',
@@ -58,6 +112,14 @@ export const bookingRoutes = defineRoutes({
       'Keyset-paged, most recent first. Filter by status (comma-separated), customer_reference (matched against its stored hash) and created_from/created_to (inclusive instants). Traveler names as initials.',
     request: { query: BookingListQuery },
     responses: { 200: { description: 'A page of bookings; traveler names as initials.', schema: BookingPage } },
+    // The list rows; a customer_reference filter reads the partner's key, a partner_reference one its reservation and booking.
+    dynamo: {
+      data: {
+        Query: [bookingPartitions.rows],
+        GetItem: [bookingPartitions.customerRefKey, bookingPartitions.reference, bookingPartitions.booking],
+        BatchGetItem: [bookingPartitions.booking],
+      },
+    },
   },
   getBooking: {
     method: 'GET',
@@ -71,6 +133,7 @@ export const bookingRoutes = defineRoutes({
       'Full detail: travelers, contact, amounts, payment, quote_id, partner_reference, travel_date, status, test_mode and, once cancelled, the cancellation.',
     request: { params: BookingNumberParams },
     responses: { 200: { description: 'The booking.', schema: Booking } },
+    dynamo: { data: { GetItem: [bookingPartitions.booking] } },
   },
   getCancellationQuote: {
     method: 'GET',
@@ -84,6 +147,7 @@ export const bookingRoutes = defineRoutes({
       "What cancelling now would refund under the rate pack's policy: refundable_amount, fee_amount, refund_percent and the applied rule. It holds until valid_until (the policy's next threshold).",
     request: { params: BookingNumberParams },
     responses: { 200: { description: 'Fees, refundable amount and the policy rule applied, valid until valid_until.', schema: CancellationQuote } },
+    dynamo: { data: { GetItem: [bookingPartitions.booking] } },
   },
   cancelBooking: {
     method: 'POST',
@@ -99,6 +163,7 @@ export const bookingRoutes = defineRoutes({
     responses: { 200: { description: 'The cancelled booking with its cancellation details.', schema: Booking } },
     sendsMail: true,
     publishesEvents: true,
+    dynamo: CANCELLATION,
   },
   completeBookingTestHelper: {
     method: 'POST',
@@ -114,6 +179,13 @@ export const bookingRoutes = defineRoutes({
     responses: { 200: { description: 'The completed booking.', schema: Booking } },
     sandboxOnly: true,
     publishesEvents: true,
+    dynamo: {
+      data: {
+        GetItem: [bookingPartitions.booking, settlementPartitions.settlement],
+        UpdateItem: [bookingPartitions.booking, settlementPartitions.ledger],
+        PutItem: [bookingPartitions.rows, eventPartitions.events],
+      },
+    },
   },
   serviceCancelBookingTestHelper: {
     method: 'POST',
@@ -131,5 +203,9 @@ export const bookingRoutes = defineRoutes({
     sandboxOnly: true,
     sendsMail: true,
     publishesEvents: true,
+    dynamo: CANCELLATION,
+    untested: {
+      [dynamoLine('data', 'PutItem', settlementPartitions.settlement)]: "the month's first ledger line opens its DRAFT settlement (one conditional Put)",
+    },
   },
 });

@@ -126,16 +126,24 @@ export const CancellationQuote = z
   .object({
     booking_number: pub(z.string()),
     status: Status,
-    cancellable: pub(z.boolean()),
+    cancellable: pub(z.boolean()).describe(
+      'Whether POST /bookings/{booking_number}/cancel would cancel it now: false once CANCELLED or COMPLETED, or once the adventure has started',
+    ),
     currency: pub(z.literal('MAD')),
     amount_paid: Money,
-    refundable_amount: Money,
-    fee_amount: Money,
-    refund_percent: pub(z.number().int()),
+    refundable_amount: Money.nullable().describe(
+      'What cancelling now refunds; null when cancellable is false (nothing can be cancelled, no refund is available)',
+    ),
+    fee_amount: Money.nullable().describe('What cancelling now keeps; null when cancellable is false'),
+    refund_percent: pub(z.number().int()).nullable().describe('null when cancellable is false'),
     hours_before_start: pub(z.number()),
     policy: Policy,
-    applied_rule: Rule.nullable(),
-    valid_until: pub(z.iso.datetime()).nullable().describe('The preview holds until then (the next threshold of the policy)'),
+    applied_rule: Rule.nullable().describe('The rule of the policy that applies now; null when cancellable is false, or when no rule applies'),
+    valid_until: pub(z.iso.datetime())
+      .nullable()
+      .describe(
+        'The preview holds until then (the next threshold of the policy); null when cancellable is false, or when no threshold is left before the start',
+      ),
     computed_at: pub(z.iso.datetime()),
   })
   .meta({ id: 'CancellationQuote' });

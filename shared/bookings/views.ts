@@ -62,22 +62,27 @@ export function bookingListRow(b: BookingRecord): BookingListRow {
   };
 }
 
-/** The refund a cancellation would get now, and until when that holds. */
+/**
+ * The refund a cancellation would get now, and until when that holds. A booking that cannot be cancelled now
+ * (CANCELLED, COMPLETED, or started: cancelBooking refuses it) has no refund figures: they are null, never a
+ * second refund that reads as available.
+ */
 export function cancellationQuoteView(b: BookingRecord, now = new Date()): CancellationQuoteView {
   const preview = refundPreview(toMinor(b.net_amount.amount), b.cancellation_policy.rules, new Date(b.starts_at), now);
+  const cancellable = b.status === 'CONFIRMED' && Date.parse(b.starts_at) > now.getTime();
   return {
     booking_number: b.booking_number,
     status: b.status,
-    cancellable: b.status === 'CONFIRMED',
+    cancellable,
     currency: 'MAD',
     amount_paid: b.net_amount,
-    refundable_amount: money(preview.refundable),
-    fee_amount: money(preview.fee),
-    refund_percent: preview.refund_percent,
+    refundable_amount: cancellable ? money(preview.refundable) : null,
+    fee_amount: cancellable ? money(preview.fee) : null,
+    refund_percent: cancellable ? preview.refund_percent : null,
     hours_before_start: preview.hours_before_start,
     policy: b.cancellation_policy,
-    applied_rule: preview.applied_rule,
-    valid_until: preview.valid_until?.toISOString() ?? null,
+    applied_rule: cancellable ? preview.applied_rule : null,
+    valid_until: cancellable ? (preview.valid_until?.toISOString() ?? null) : null,
     computed_at: now.toISOString(),
   };
 }

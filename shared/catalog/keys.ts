@@ -59,3 +59,10 @@ export const inventoryKeys = {
   slotClosedSubject: (ratePackId: string, s: SlotRef) => `CLOSED#${ratePackId}#${inventoryKeys.slot(s)}`,
   soldOutSubject: (ratePackId: string, s: SlotRef) => `SOLD_OUT#${ratePackId}#${inventoryKeys.slot(s)}`,
 };
+
+/** The catalog's partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts): its content, the seats, the unavailability markers. */
+export const catalogPartitions = {
+  content: 'CAT#*',
+  inventory: 'INV#*',
+  unavailable: 'UNAV#*',
+};

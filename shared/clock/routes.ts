@@ -1,4 +1,5 @@
 import { defineRoutes } from '../http/route-def';
+import { clockPartitions } from './keys';
 import { AdvanceClockBody, MAX_ADVANCE_DAYS, SandboxClock } from './schemas';
 
 /** The sandbox clock: a partner moves its own sandbox forward in time. */
@@ -14,6 +15,7 @@ export const clockRoutes = defineRoutes({
     description: 'The time every rule of your sandbox reads, how far it is ahead of real time, and whether an advance is playing. Sandbox keys only.',
     responses: { 200: { description: 'The clock.', schema: SandboxClock } },
     sandboxOnly: true,
+    dynamo: { data: { GetItem: [clockPartitions.clock] } },
   },
   advanceSandboxClock: {
     method: 'POST',
@@ -36,5 +38,6 @@ export const clockRoutes = defineRoutes({
     sendsTo: ['clock'],
     sandboxOnly: true,
     timeoutSeconds: 20,
+    dynamo: { data: { GetItem: [clockPartitions.clock], UpdateItem: [clockPartitions.clock] } },
   },
 });

@@ -11,3 +11,9 @@ export const eventKeys = {
   /** An event recorded under a deterministic id (an announcement): its once-marker refuses a second recording. */
   once: (id: string) => ({ pk: `EVONCE#${id}`, sk: 'ONCE' }),
 };
+
+/** The events' partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts). */
+export const eventPartitions = {
+  events: 'EVT#*',
+  once: 'EVONCE#*',
+};

@@ -99,7 +99,7 @@ export function exampleEvent(type: EventType): Json {
 }
 
 const VERIFY = `**Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-- \`X-Service-Signature\`: hex HMAC-SHA256 of the body keyed with the endpoint's whole \`signing_secret\` (\`whsec_...\`). During a secret rotation a receiver still on the previous secret checks \`X-Service-Signature-Previous\` instead.
+- \`X-Service-Signature\`: hex HMAC-SHA256 of the body keyed with the endpoint's whole \`signing_secret\` (\`whsec_...\`). During a secret rotation, until its overlap ends, \`X-Service-Signature\` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and \`X-Service-Signature-Next\` is keyed with the new one: a receiver that holds the new secret checks it.
 - Or, with any Standard Webhooks library (\`new Webhook(signing_secret).verify(rawBody, headers)\`): \`webhook-signature\` is \`v1,\` + base64 HMAC-SHA256 of \`{webhook-id}.{webhook-timestamp}.{body}\`, keyed with the base64-decoded part of the secret after \`whsec_\` (two signatures, space-separated, during a rotation).
 
 **Replay protection**: refuse a delivery whose \`webhook-timestamp\` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (\`X-Service-Event-Id\`, \`webhook-id\`, the envelope's \`id\`): one event can arrive more than once. The SDK's \`verifyWebhook\` does all of this.
@@ -118,13 +118,19 @@ export const WEBHOOK_HEADERS: Record<string, Json> = {
   WebhookSignature: header(
     'X-Service-Signature',
     true,
-    "Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret.",
+    "Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying.",
+    { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  ),
+  WebhookSignatureNext: header(
+    'X-Service-Signature-Next',
+    false,
+    'Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise.',
     { type: 'string', pattern: '^[0-9a-f]{64}$' },
   ),
   WebhookSignaturePrevious: header(
     'X-Service-Signature-Previous',
     false,
-    'Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise.',
+    'Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise.',
     { type: 'string', pattern: '^[0-9a-f]{64}$' },
   ),
   WebhookEventId: header('X-Service-Event-Id', true, "The envelope's id: deduplicate on it.", uuid),
@@ -173,6 +179,7 @@ export function webhooksSection(convert: (schema: z.ZodType) => Json): { webhook
         security: [],
         parameters: [
           ref('WebhookSignature'),
+          ref('WebhookSignatureNext'),
           ref('WebhookSignaturePrevious'),
           ref('WebhookEventId'),
           ref('WebhookDeliveryId'),

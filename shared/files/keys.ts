@@ -13,3 +13,8 @@ export const fileKeys = {
   /** The file id of a key under photos/ shaped like one the validator writes, or undefined. */
   idOfPhotoObject: (key: string) => /^photos\/([0-9a-f-]{36})(?:-thumb)?\.[a-z]+$/.exec(key)?.[1],
 };
+
+/** The files' partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts). */
+export const filePartitions = {
+  file: 'FILE#*',
+};

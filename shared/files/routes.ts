@@ -1,4 +1,5 @@
 import { defineRoutes } from '../http/route-def';
+import { filePartitions } from './keys';
 import { CreatedFile, CreateFileBody, FileIdParams, FileObject } from './schemas';
 
 /** Files: presigned uploads of partner-supplied files (review photos), checked before use. */
@@ -19,6 +20,7 @@ export const fileRoutes = defineRoutes({
     request: { body: CreateFileBody },
     responses: { 201: { description: 'The file, PENDING_UPLOAD, with its upload form.', schema: CreatedFile } },
     buckets: { reviewPhotos: 'put' },
+    dynamo: { data: { PutItem: [filePartitions.file] } },
   },
   getFile: {
     method: 'GET',
@@ -32,5 +34,6 @@ export const fileRoutes = defineRoutes({
     description: 'PENDING_UPLOAD until the uploaded object is checked, then READY (with the photo URL) or REJECTED (with rejection_reason).',
     request: { params: FileIdParams },
     responses: { 200: { description: 'The file.', schema: FileObject } },
+    dynamo: { data: { GetItem: [filePartitions.file] } },
   },
 });

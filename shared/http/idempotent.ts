@@ -9,7 +9,7 @@ import type { RequestState } from './context';
 import { SimulatedCrash } from './fault';
 import { pathWithQuery } from './headers';
 import { errorResult, jsonResult, toApiError } from './respond';
-import { type RouteDef, successStatus } from './route-def';
+import { type RouteDef, routeTimeoutMs, successStatus } from './route-def';
 import type { ApiEvent, ApiResult } from './types';
 
 /** Secrets shown once (a new key, a signing secret) are never stored: a replay carries null instead. */
@@ -80,13 +80,23 @@ export function sealFor<T>(def: RouteDef, state: RequestState, view: (result: T)
  *   COMPLETED: the release, conditional on IN_PROGRESS, does nothing, and the
  *   retry gets the committed answer.
  * Requests refused before running (authentication, validation, rate limit) store nothing.
+ * A route whose success describes a state that moves on (`current`) answers a replayed success as it stands now.
  */
-export async function runIdempotent(event: ApiEvent, state: RequestState, run: () => Promise<ApiResult>): Promise<ApiResult> {
+export async function runIdempotent(
+  event: ApiEvent,
+  state: RequestState,
+  run: () => Promise<ApiResult>,
+  /** The route's answer as things stand now, for the replay of a success (RouteOptions.replaysCurrent). */
+  current?: () => Promise<ApiResult>,
+): Promise<ApiResult> {
   const p = state.principal!;
   const scope = { partnerId: p.partnerId, env: p.env, idempotencyKey: state.idempotencyKey! };
   const fp = fingerprint(event.requestContext.http.method, pathWithQuery(event), state.bodyBytes);
   // The key is claimed while the live signature is recorded (see platform): the operation runs only if both hold.
-  const [accepted, claimed] = await Promise.allSettled([state.signatureAccepted ?? true, idempotency.claim(scope, fp, state.requestId)]);
+  const [accepted, claimed] = await Promise.allSettled([
+    state.signatureAccepted ?? true,
+    idempotency.claim(scope, fp, state.requestId, routeTimeoutMs(state.route)),
+  ]);
   if (accepted.status === 'rejected' || accepted.value === false) {
     // Refused before running: the request leaves no claim behind, so the key stays free for a correct request.
     if (claimed.status === 'fulfilled' && claimed.value.kind === 'run') await idempotency.release(scope, claimed.value.token);
@@ -96,6 +106,10 @@ export async function runIdempotent(event: ApiEvent, state: RequestState, run: (
   const claim = claimed.value;
   if (claim.kind === 'replay') {
     const res = claim.response;
+    if (current && res.status < 300) {
+      const now = await current();
+      return { ...now, headers: { ...now.headers, 'idempotent-replayed': 'true', 'x-request-id': claim.requestId } };
+    }
     return {
       statusCode: res.status,
       headers: { ...res.headers, 'idempotent-replayed': 'true', 'x-request-id': claim.requestId },

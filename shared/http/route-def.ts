@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Scope } from '../access/scopes';
 import type { BucketAccess } from '../buckets';
+import type { DynamoUse } from '../db/grants';
 import type { ErrorCode } from '../kernel/errors';
 
 /**
@@ -11,6 +12,16 @@ import type { ErrorCode } from '../kernel/errors';
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export const WRITE_METHODS: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** What a route may do to console users in the user pool (cognito-idp actions). */
+export type IdentityAction =
+  | 'AdminGetUser'
+  | 'AdminCreateUser'
+  | 'AdminDisableUser'
+  | 'AdminEnableUser'
+  | 'AdminDeleteUser'
+  | 'AdminUserGlobalSignOut'
+  | 'AdminSetUserPassword';
 
 export interface ResponseDef {
   description: string;
@@ -57,8 +68,6 @@ export interface RouteSpec {
    * session, the member's own sign-in for both environments, may make it from either. The text says why.
    */
   liveKeysOnly?: string;
-  /** The route changes partners, members or keys; other keyed routes write only platform records to the access table. */
-  changesAccess?: boolean;
   /** The route sends e-mail (SES in AWS). */
   sendsMail?: boolean;
   /**
@@ -69,23 +78,27 @@ export interface RouteSpec {
   effectsOutsideCommit?: string;
   /** The write only ends console sessions: a console session may make it without a recent sign-in, live included. */
   endsSessions?: boolean;
+  /** What the route does to console users in the Cognito user pool: the CDK grants exactly these actions on the pool. */
+  usesIdentity?: IdentityAction[];
   /**
-   * The route reaches console users in the Cognito user pool: `read` reads their state (AdminGetUser only);
-   * `admin` also invites, disables, enables, removes and signs them out. The CDK grants exactly that on the pool.
+   * What the route's code does to each table beyond the request pipeline's records (shared/platform/grants.ts):
+   * per item action, the partitions it reaches as dynamodb:LeadingKeys patterns, and the indexes it queries. The
+   * CDK grants exactly that; the local IAM layer refuses anything else, and an integration run fails on a grant
+   * the run never used (infra/local/iam/report.ts). docs/operations/permissions.md says how to change it.
    */
-  usesIdentity?: 'read' | 'admin';
+  dynamo?: DynamoUse;
+  /**
+   * Grants the integration tests may leave unused, each with the path that needs them (an error path, a race):
+   * by the line the least-privilege report shows, e.g. `dynamodb:DeleteItem on table data for UNAV#*`.
+   */
+  untested?: Record<string, string>;
   /** Queues of QUEUES (shared/queues.ts) the route sends to, besides the webhook queue of `publishesEvents`. */
   sendsTo?: string[];
   /** The route records events or queues deliveries: it may send to the webhook queue. */
   publishesEvents?: boolean;
   /** A query string is ignored, not refused (the health check: uptime monitors add cache-busting parameters). */
   ignoresQuery?: true;
-  /**
-   * The route reads only these partitions of the data table (dynamodb:LeadingKeys patterns): its grant there is
-   * GetItem and Query on them, instead of every read of the table.
-   */
-  dataReadLeadingKeys?: string[];
-  /** Lambda timeout when the default (10 s) is too short, e.g. an outbound HTTP call. */
+  /** Lambda timeout when the default (FUNCTION_TIMEOUT_SECONDS) is too short, e.g. an outbound HTTP call. */
   timeoutSeconds?: number;
   /**
    * Sandbox only (test helpers): a live key gets 404 request.route.not_found,
@@ -127,3 +140,9 @@ export function defineRoutes<T extends Record<string, RouteSpec>>(specs: T): Rou
 
 /** The status a route answers by default: the lowest it declares. */
 export const successStatus = (def: RouteDef): number => Number(Object.keys(def.responses)[0] ?? 200);
+
+/** A function's timeout when it sets none (infra/constructs/service-function.ts): a route's, unless `timeoutSeconds` says otherwise. */
+export const FUNCTION_TIMEOUT_SECONDS = 10;
+
+/** The timeout of the route's function, as the CDK sets it. */
+export const routeTimeoutMs = (def: Pick<RouteDef, 'timeoutSeconds'>) => (def.timeoutSeconds ?? FUNCTION_TIMEOUT_SECONDS) * 1000;

@@ -83,7 +83,16 @@ function toResult(def: RouteDef, r: RouteResult<RouteDef>): ApiResult {
  * the domain call. Outermost, once the answer is final, the check of the
  * runtime's time-zone data (kernel/tz-check.ts).
  */
-export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) => Promise<RouteResult<R>>) {
+export interface RouteOptions<R extends RouteDef> {
+  /**
+   * A write whose success describes a state that keeps moving (the sandbox clock's advance): a retry with the
+   * same Idempotency-Key answers it as it stands now, instead of the stored first answer. A stored refusal is
+   * replayed as ever.
+   */
+  replaysCurrent?: (input: RouteInput<R>) => Promise<RouteResult<R>>;
+}
+
+export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) => Promise<RouteResult<R>>, options: RouteOptions<R> = {}) {
   return middy<ApiEvent, ApiResult, Error, RouteContext>()
     .use(runtimeRulesCheck())
     .use(captureLambdaHandler(tracer, { captureResponse: false }))
@@ -95,24 +104,25 @@ export function route<R extends RouteDef>(def: R, impl: (input: RouteInput<R>) =
       const state = stateOf(context);
       const input = state.input!;
       const principal = state.principal;
+      const routeInput = () =>
+        ({
+          params: input.params,
+          query: input.query,
+          body: input.body,
+          requestId: state.requestId,
+          tenant: principal ? tenantOf(principal) : undefined,
+          principal,
+          seal: (view) => failAtCommit(event, sealFor(def, state, view)),
+          deadline: Date.now() + context.getRemainingTimeInMillis() - ANSWER_RESERVE_MS,
+        }) as RouteInput<R>;
       const run = async () => {
-        const result = toResult(
-          def,
-          (await impl({
-            params: input.params,
-            query: input.query,
-            body: input.body,
-            requestId: state.requestId,
-            tenant: principal ? tenantOf(principal) : undefined,
-            principal,
-            seal: (view) => failAtCommit(event, sealFor(def, state, view)),
-            deadline: Date.now() + context.getRemainingTimeInMillis() - ANSWER_RESERVE_MS,
-          } as RouteInput<R>)) as RouteResult<RouteDef>,
-        );
+        const result = toResult(def, (await impl(routeInput())) as RouteResult<RouteDef>);
         if (crashAfterCommit(event)) throw new SimulatedCrash();
         await stallAfterCommit(event);
         return result;
       };
-      return def.write && principal ? runIdempotent(event, state, run) : run();
+      const replaysCurrent = options.replaysCurrent;
+      const current = replaysCurrent && (async () => toResult(def, (await replaysCurrent(routeInput())) as RouteResult<RouteDef>));
+      return def.write && principal ? runIdempotent(event, state, run, current) : run();
     });
 }

@@ -8,7 +8,9 @@ interface FieldError {
   field: string;
   location: Location;
   message: string;
-  expected?: unknown;
+  /** In words, always a string (a typed client reads one type); a closed set's values are also in `allowed`. */
+  expected?: string;
+  allowed?: string[];
 }
 
 type RawIssue = z.core.$ZodRawIssue;
@@ -116,7 +118,7 @@ interface Worded {
 
 /** Turns zod issues into `details.errors`, naming each offending field and what was expected. */
 function fieldErrors(issues: z.core.$ZodIssue[], location: Location, worded: Worded): (FieldError & { missing: boolean })[] {
-  return issues.flatMap((issue) => {
+  return issues.flatMap((issue): (FieldError & { missing: boolean })[] => {
     const path = issue.path.map(String);
     const i = issue as unknown as Record<string, unknown>;
     const ours = worded.sentences.has(issue.message);
@@ -134,8 +136,8 @@ function fieldErrors(issues: z.core.$ZodIssue[], location: Location, worded: Wor
     const missing = ours ? worded.sentences.get(issue.message) === true : issue.code === 'custom' && (i.params as { missing?: boolean })?.missing === true;
     // A schema's own wording of a format ("a month YYYY-MM", "HH:MM") says more than its pattern.
     const format = !ours && issue.code === 'invalid_format';
-    const expected =
-      format || (!ours && /^(a|an) /i.test(issue.message)) ? issue.message : issue.code === 'invalid_value' ? issue.values : expectedPhrase(issue);
+    const allowed = issue.code === 'invalid_value' ? issue.values.map(String) : undefined;
+    const expected = format || (!ours && /^(a|an) /i.test(issue.message)) ? issue.message : allowed ? `one of ${allowed.join(', ')}` : expectedPhrase(issue);
     const message = ours
       ? issue.message
       : format && !/^(a|an) /i.test(issue.message)
@@ -147,6 +149,7 @@ function fieldErrors(issues: z.core.$ZodIssue[], location: Location, worded: Wor
         location,
         message,
         ...(expected !== undefined ? { expected } : {}),
+        ...(allowed ? { allowed } : {}),
         missing,
       },
     ];

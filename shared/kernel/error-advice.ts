@@ -99,7 +99,7 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
   },
   'idempotency.request.in_progress': {
     retry: 'wait',
-    todo: 'The first request with this key is still running: send the same request again after `Retry-After`.',
+    todo: 'The first request with this key is still running, or died: send the same request again after `Retry-After` (you get its answer, or your retry runs it).',
   },
   'pagination.limit.invalid': { retry: 'fix', todo: '`limit` is an integer from 1 to 100 (larger values are clamped).' },
   'pagination.cursor.invalid': {
@@ -184,6 +184,10 @@ export const ERROR_ADVICE: Record<ErrorCode, ErrorAdvice> = {
   'webhook.url.refused': { retry: 'fix', todo: 'Register an HTTPS URL whose host resolves to public addresses only.' },
   'webhook.endpoint.limit': { retry: 'fix', todo: 'Delete an endpoint you no longer use, or subscribe one endpoint to several event types.' },
   'webhook.endpoint.disabled': { retry: 'fix', todo: 'Send `"enable": true` with the recover call, once your receiver answers again.' },
+  'webhook.endpoint.deleted': {
+    retry: 'no',
+    todo: 'The endpoint is gone: register the receiver again (POST /webhooks) and read what it missed with GET /events, the source of truth.',
+  },
   'webhook.secret.rotation_open': {
     retry: 'fix',
     todo: 'Wait until `details.previous_secret_expires_at`, or rotate with `overlap_seconds: 0` to revoke every older secret at once (after a leak).',

@@ -1,3 +1,4 @@
+import type { ErrorDetailsInput } from '../http/schemas';
 import { MAX_JSON_DEPTH } from './json-depth';
 
 /**
@@ -64,7 +65,8 @@ export const ERROR_CODES = {
   'idempotency.key.reused': { status: 409, description: 'The Idempotency-Key was already used for a different request (method, path or body).' },
   'idempotency.request.in_progress': {
     status: 409,
-    description: 'A request with this Idempotency-Key is still running; retry shortly with the same key.',
+    description:
+      'A request with this Idempotency-Key is still running, or died and still holds the key; Retry-After is the time until its claim runs out (at most 30 s): retry with the same key then.',
     transient: true,
   },
   'pagination.limit.invalid': { status: 400, description: '`limit` is not an integer of at least 1.' },
@@ -101,7 +103,10 @@ export const ERROR_CODES = {
   'booking.quote.expired': { status: 409, description: 'POST /bookings: the quote is past expires_at; take a new quote.' },
   'booking.quote.already_booked': { status: 409, description: 'POST /bookings: the quote was already used by a booking.' },
   'booking.partner_reference.duplicate': { status: 409, description: 'POST /bookings: partner_reference already used in this environment.' },
-  'booking.travelers.mismatch': { status: 422, description: 'POST /bookings: the travelers do not match the quote (count).' },
+  'booking.travelers.mismatch': {
+    status: 422,
+    description: 'POST /bookings: the travelers do not match the quote (count: `details.travelers_quoted`, `details.travelers_named`).',
+  },
   'booking.slot.unavailable': {
     status: 422,
     description:
@@ -135,6 +140,10 @@ export const ERROR_CODES = {
   'webhook.endpoint.disabled': {
     status: 409,
     description: 'POST /webhooks/{id}/recover on a DISABLED endpoint without "enable": true: nothing would reach it.',
+  },
+  'webhook.endpoint.deleted': {
+    status: 409,
+    description: 'POST /webhooks/deliveries/{id}/replay of a delivery whose endpoint was deleted: nothing would receive it (`details.id`: the endpoint).',
   },
   'webhook.secret.rotation_open': {
     status: 409,
@@ -217,10 +226,10 @@ export function isTransient(err: { code: string; status: number }): boolean {
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
-  readonly details?: Record<string, unknown>;
+  readonly details?: ErrorDetailsInput;
   readonly headers?: Record<string, string>;
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, headers?: Record<string, string>) {
+  constructor(code: ErrorCode, message: string, details?: ErrorDetailsInput, headers?: Record<string, string>) {
     super(message);
     this.name = 'ApiError';
     this.code = code;

@@ -9,7 +9,7 @@ export function describeKey(p: Principal): z.input<typeof Me> {
     environment: p.env,
     test_mode: p.env === 'test',
     via: p.via,
-    key: p.keyId && p.keyCreatedAt ? { id: p.keyId, created_at: p.keyCreatedAt } : null,
+    key: p.keyId && p.keyCreatedAt ? { key_id: p.keyId, id: p.keyId, created_at: p.keyCreatedAt } : null,
     ...(p.authTime === undefined ? {} : { session: { signed_in_at: new Date(p.authTime * 1000).toISOString() } }),
     member: { id: p.memberId, email: p.memberEmail, role: p.role as z.input<typeof Me>['member']['role'] },
     scopes: [...p.scopes].sort(),

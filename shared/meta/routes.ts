@@ -1,7 +1,9 @@
 import * as z from 'zod';
+import { accessPartitions } from '../access/keys';
 import { pub } from '../http/data-class';
 import { defineRoutes } from '../http/route-def';
 import { EmptyBody, pageQuery } from '../http/schemas';
+import { platformPartitions } from '../platform/keys';
 import { AuditEventPage, GuideParams, Health, Me, SignedOut } from './schemas';
 
 /** Meta: service health, this document, the calling key, and the audit trail of writes. */
@@ -92,6 +94,8 @@ export const metaRoutes = defineRoutes({
     responses: { 200: { description: 'The sessions are ended.', schema: SignedOut } },
     endsSessions: true,
     liveKeysOnly: 'Signing out ends console sessions, which act in production too: a sandbox key may not.',
+    // Its member's item: sessions_revoked_at.
+    dynamo: { access: { UpdateItem: [accessPartitions.partner] } },
   },
   listAuditEvents: {
     method: 'GET',
@@ -105,5 +109,6 @@ export const metaRoutes = defineRoutes({
       'Every write made with your keys in the environment of the calling key: time, member, key id, method, path, status, request id, and whether it was an idempotent replay. Never bodies. Keyset-paged.',
     request: { query: pageQuery },
     responses: { 200: { description: 'Audit events, most recent first.', schema: AuditEventPage } },
+    dynamo: { access: { Query: [platformPartitions.audit] } },
   },
 });

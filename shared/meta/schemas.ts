@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Environment, Role } from '../access/schemas';
 import { personal, pub } from '../http/data-class';
-import { page } from '../http/schemas';
+import { KeyId, keyIdAlias, page } from '../http/schemas';
 
 export { Health } from '../http/schemas';
 
@@ -12,7 +12,11 @@ export const Me = z
     test_mode: pub(z.boolean()),
     via: pub(z.enum(['api_key', 'console'])).describe('How the caller authenticated: an API key, or a console session (a signed-in member).'),
     key: z
-      .object({ id: pub(z.string()).describe('Key id: the prefix after sk_live_ / sk_test_'), created_at: pub(z.iso.datetime()) })
+      .object({
+        key_id: KeyId,
+        id: keyIdAlias('key_id'),
+        created_at: pub(z.iso.datetime()),
+      })
       .nullable()
       .describe('The calling key; null for a console session.'),
     session: z
@@ -37,7 +41,8 @@ export const AuditEvent = z
     id: pub(z.string()),
     occurred_at: pub(z.iso.datetime()),
     member_id: pub(z.uuid()),
-    key_prefix: pub(z.string()).nullable().describe('The key that made the write; null when a member made it through the console.'),
+    key_id: KeyId.nullable().describe('The key that made the write (its key id); null when a member made it through the console.'),
+    key_prefix: keyIdAlias('key_id', 'nullable'),
     via: pub(z.enum(['api_key', 'console'])).describe('api_key, or console: a signed-in member through the partner console.'),
     environment: Environment,
     method: pub(z.string()),

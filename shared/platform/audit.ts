@@ -40,6 +40,11 @@ export function auditItem(partnerId: string, e: AuditEvent, table: Table = acces
   return { Put: { TableName: table.name(), Item: auditRecord(partnerId, e) } };
 }
 
+/** An audit line as the API shows it: the key under key_id, and under key_prefix, its older name, as stored. */
+export function auditEventView(e: AuditEvent) {
+  return { ...e, key_id: e.key_prefix, via: e.via ?? 'api_key' };
+}
+
 /** Most recent first; `after` is the sort key of the last row of the previous page. */
 export async function listAudit(partnerId: string, env: Env, limit: number, after?: string, table: Table = accessTable) {
   const { items, next } = await newestFirst(table, { partition: platformKeys.auditPartition(partnerId, env) }, limit, after);

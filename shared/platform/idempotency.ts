@@ -9,7 +9,17 @@ import type { Env } from '../kernel/tenant';
 import { platformKeys } from './keys';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-/** Longer than the function timeout: a record still locked after this was left by a worker that died. */
+/**
+ * How long after a route's function timed out its claim may still be held: Lambda stops an invocation at its
+ * timeout, and a write it sent just before lands a moment later (conditional on the claim's token anyway).
+ */
+export const CLAIM_MARGIN_MS = 1_000;
+/** The claim of a route whose function times out after `timeoutMs`: once it runs out, no request holds it any more. */
+export const claimLifetimeMs = (timeoutMs: number) => timeoutMs + CLAIM_MARGIN_MS;
+/**
+ * The longest claim: the longest route timeout (29 s, under API Gateway's 30 s integration limit) and the margin.
+ * What must outlast any request's claim (an invitation's hold of an address) lasts this long.
+ */
 export const IDEMPOTENCY_LOCK_MS = 30_000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
@@ -50,12 +60,16 @@ export function fingerprint(method: string, pathWithQuery: string, body: string 
     .digest('hex');
 }
 
-const inProgress = (idempotencyKey?: string) =>
+/**
+ * The request holding the key may answer any moment, or may have died (a crash, a timeout): `Retry-After` is the
+ * time until its claim runs out and a retry takes it over, the longest a retry can have to wait.
+ */
+const inProgress = (idempotencyKey?: string, retryAfterMs = 1_000) =>
   new ApiError(
     'idempotency.request.in_progress',
-    'A request with this Idempotency-Key is still being processed; retry in a few seconds.',
+    `A request with this Idempotency-Key is still being processed; retry with the same key after Retry-After (at most ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s: by then its answer is stored, or its claim ran out and the retry runs it).`,
     idempotencyKey === undefined ? undefined : { idempotency_key: idempotencyKey },
-    { 'retry-after': '1' },
+    { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
   );
 
 /**
@@ -75,7 +89,9 @@ export function idempotencyStore(table: Table = accessTable) {
     ExpressionAttributeValues: { ':done': 'COMPLETED', ':inProgress': 'IN_PROGRESS', ':token': token, ':resp': response },
   });
   return {
-    async claim(scope: IdempotencyScope, fp: string, requestId: string, now = Date.now()): Promise<Claim> {
+    /** Claims the key for a request whose function times out after `timeoutMs` (its claim lasts that long, and the margin). */
+    async claim(scope: IdempotencyScope, fp: string, requestId: string, timeoutMs: number, now = Date.now()): Promise<Claim> {
+      const lockMs = claimLifetimeMs(timeoutMs);
       const Key = platformKeys.idempotency(scope.partnerId, scope.env, scope.idempotencyKey);
       const token = randomUUID();
       try {
@@ -87,7 +103,7 @@ export function idempotencyStore(table: Table = accessTable) {
               fingerprint: fp,
               state: 'IN_PROGRESS',
               lock_token: token,
-              locked_until: now + IDEMPOTENCY_LOCK_MS,
+              locked_until: now + lockMs,
               expires_at: now + IDEMPOTENCY_TTL_MS,
               ttl: Math.floor((now + IDEMPOTENCY_TTL_MS) / 1000),
               request_id: requestId,
@@ -110,13 +126,13 @@ export function idempotencyStore(table: Table = accessTable) {
           });
         }
         if (existing.state === 'COMPLETED') return { kind: 'replay', response: existing.response!, requestId: existing.request_id };
-        if (existing.locked_until > now) throw inProgress(scope.idempotencyKey);
-        await this.takeOver(Key, existing.lock_token, token, requestId, now);
+        if (existing.locked_until > now) throw inProgress(scope.idempotencyKey, existing.locked_until - now);
+        await this.takeOver(Key, existing.lock_token, token, requestId, now, lockMs);
         return { kind: 'run', token };
       }
     },
 
-    async takeOver(Key: { pk: string; sk: string }, oldToken: string, token: string, requestId: string, now: number) {
+    async takeOver(Key: { pk: string; sk: string }, oldToken: string, token: string, requestId: string, now: number, lockMs: number) {
       try {
         await table.client.send(
           new UpdateCommand({
@@ -127,17 +143,22 @@ export function idempotencyStore(table: Table = accessTable) {
             ExpressionAttributeNames: { '#s': 'state' },
             ExpressionAttributeValues: {
               ':token': token,
-              ':until': now + IDEMPOTENCY_LOCK_MS,
+              ':until': now + lockMs,
               ':rid': requestId,
               ':inProgress': 'IN_PROGRESS',
               ':old': oldToken,
             },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
         logger.warn('idempotency record taken over from an interrupted request');
       } catch (e) {
-        if (isConditionFailed(e)) throw inProgress();
-        throw e;
+        // Another retry took it over first (or it completed): that one's claim is the wait.
+        const item = conditionFailedItem(e);
+        if (!isConditionFailed(e)) throw e;
+        const other = item ? (unmarshall(item as Parameters<typeof unmarshall>[0]) as IdempotencyRecord) : undefined;
+        // (Completed meanwhile: its answer is stored, the next retry gets it.)
+        throw inProgress(undefined, other?.state === 'COMPLETED' ? 0 : (other?.locked_until ?? now + lockMs) - now);
       }
     },
 

@@ -30,5 +30,12 @@ function rateCounters(keyId: string) {
   return `RATE#${keyId}`;
 }
 
-/** Partition keys the request pipeline may write in the access table (IAM dynamodb:LeadingKeys of keyed routes). */
-export const PLATFORM_LEADING_KEYS = ['RATE#*', 'AUTHFAIL#*', 'SIG#*', 'IDEM#*', 'AUDIT#*', 'CONFIG'];
+/** The pipeline's partitions in the access table, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts). */
+export const platformPartitions = {
+  rateCounters: 'RATE#*',
+  authFailures: 'AUTHFAIL#*',
+  signatures: 'SIG#*',
+  idempotency: 'IDEM#*',
+  audit: 'AUDIT#*',
+  config: 'CONFIG',
+};

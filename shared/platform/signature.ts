@@ -96,7 +96,7 @@ export const unknownSignatureVersion = (announced: string) =>
   new ApiError(
     'auth.signature.invalid',
     `X-Signature-Version must be ${SIGNATURE_VERSIONS.join(' or ')} (1, the spec's signing, when absent); 2 also signs the Idempotency-Key.`,
-    { signature_version: announced.slice(0, 20), supported_versions: SIGNATURE_VERSIONS.map(Number) },
+    { announced_version: announced.slice(0, 20), supported_versions: SIGNATURE_VERSIONS.map(Number) },
   );
 
 export type TimestampCheck = { ok: true } | { ok: false; missing?: true; reason: string };

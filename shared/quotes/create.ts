@@ -5,6 +5,7 @@ import { catalogScopes } from '../catalog/scopes';
 import { bookingWindowDays, checkSlot } from '../catalog/slots';
 import { catalogStore } from '../catalog/store';
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
+import type { ErrorDetailsInput } from '../http/schemas';
 import { tenantNow } from '../kernel/clock';
 import { ApiError } from '../kernel/errors';
 import { countEvent } from '../kernel/metrics';
@@ -21,8 +22,15 @@ export interface CreateQuoteInput {
   travelers: TravelerInput[];
 }
 
-const notSellable = (reason: string, message: string, details: Record<string, unknown> = {}) =>
+const notSellable = (reason: string, message: string, details: ErrorDetailsInput = {}) =>
   new ApiError('quote.slot.not_sellable', message, { reason, ...details });
+
+/** 422: fewer places left than travelers asked for. */
+export const capacityInsufficient = (remaining: number, requested: number) =>
+  new ApiError('quote.capacity.insufficient', `Only ${Math.max(0, remaining)} places are left for this slot.`, {
+    remaining: Math.max(0, remaining),
+    requested,
+  });
 
 /**
  * Prices a party for a slot with the shared pricing engine after checking
@@ -94,10 +102,7 @@ export async function createQuote(t: Tenant, input: CreateQuoteInput, seal: Seal
   if (inv.closed) throw notSellable('slot_closed', 'This slot has been closed by the operator.');
   const remaining = slot.capacity - inv.sold;
   if (remaining < input.travelers.length) {
-    throw new ApiError('quote.capacity.insufficient', `Only ${Math.max(0, remaining)} places are left for this slot.`, {
-      remaining: Math.max(0, remaining),
-      requested: input.travelers.length,
-    });
+    throw capacityInsufficient(remaining, input.travelers.length);
   }
 
   const quote: QuoteRecord = {

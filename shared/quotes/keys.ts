@@ -18,3 +18,9 @@ export const quoteKeys = {
     gsi2sk: `${slotKey}#${id}`,
   }),
 };
+
+/** The quotes' partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts). */
+export const quotePartitions = {
+  quote: 'QUOTE#*',
+  rows: 'QUOTES#*',
+};

@@ -1,5 +1,7 @@
+import { catalogPartitions } from '../catalog/keys';
 import { defineRoutes } from '../http/route-def';
 import { pageQuery } from '../http/schemas';
+import { quotePartitions } from './keys';
 import { CreateQuoteBody, Quote, QuoteIdParams, QuotePage } from './schemas';
 
 /** Quotes: price-locked for 30 minutes, ahead of booking. */
@@ -29,6 +31,8 @@ export const quoteRoutes = defineRoutes({
       'quote.capacity.insufficient',
     ],
     responses: { 201: { description: 'The quote.', schema: Quote } },
+    // The rate pack and the slot's seats; the quote and its row in the partner's list.
+    dynamo: { data: { GetItem: [catalogPartitions.content, catalogPartitions.inventory], PutItem: [quotePartitions.quote, quotePartitions.rows] } },
   },
   listQuotes: {
     method: 'GET',
@@ -41,6 +45,7 @@ export const quoteRoutes = defineRoutes({
     description: 'Quote summaries of the environment of the calling key, most recent first, keyset-paged.',
     request: { query: pageQuery },
     responses: { 200: { description: 'A page of quotes.', schema: QuotePage } },
+    dynamo: { data: { Query: [quotePartitions.rows] } },
   },
   getQuote: {
     method: 'GET',
@@ -54,5 +59,6 @@ export const quoteRoutes = defineRoutes({
       'The full quote: travelers with their age bracket and price, net_amount and cancellation policy; expired is computed now, and booking_number is set once a booking consumed the quote.',
     request: { params: QuoteIdParams },
     responses: { 200: { description: 'The quote; expired is computed now.', schema: Quote } },
+    dynamo: { data: { GetItem: [quotePartitions.quote] } },
   },
 });

@@ -46,6 +46,7 @@ const FieldError = z.object({
   location: pub(z.enum(['body', 'query', 'path', 'header'])),
   message: Sentence,
   expected: Expected,
+  allowed: pub(z.array(z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/))),
   received: Instant,
 });
 
@@ -68,6 +69,11 @@ const ErrorDetails = SignatureDiagnostics.extend({
   min_travelers: Count,
   requested: Count,
   remaining: Count,
+  travelers_quoted: Count,
+  travelers_named: Count,
+  booking_window_days: Count,
+  weekdays: pub(z.array(z.number().int())),
+  announced_version: pub(z.string().regex(/^\d{1,3}$/)),
   required_scope: Token,
   role: Token,
   environment: Token,

@@ -21,5 +21,11 @@ export const requestLogKeys = {
   byId: (partnerId: string, env: Env, requestId: string) => ({ pk: `REQLOGID#${partnerId}#${env}#${requestId}`, sk: 'ID' }),
 };
 
-/** What the request log's consumer may write and its routes may read in the data table (dynamodb:LeadingKeys). */
-export const REQUEST_LOG_LEADING_KEYS = ['REQLOG#*', 'REQLOGID#*'];
+/** The request log's partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts): the day partitions, the pointers by request id. */
+export const requestLogPartitions = {
+  day: 'REQLOG#*',
+  byId: 'REQLOGID#*',
+};
+
+/** What the request log's consumer may write in the data table (dynamodb:LeadingKeys). */
+export const REQUEST_LOG_LEADING_KEYS = [requestLogPartitions.day, requestLogPartitions.byId];

@@ -1,6 +1,6 @@
-import { CLOCK_LEADING_KEYS } from '../clock/keys';
+import { accessPartitions } from '../access/keys';
 import { defineRoutes } from '../http/route-def';
-import { REQUEST_LOG_LEADING_KEYS } from './keys';
+import { requestLogPartitions } from './keys';
 import { RequestLogEntry, RequestLogPage, RequestLogParams, RequestLogQuery } from './schemas';
 
 // A live booking whose body was signed compact and sent pretty-printed: what the entry shows of it.
@@ -67,8 +67,8 @@ export const requestLogRoutes = defineRoutes({
     request: { query: RequestLogQuery },
     examples: { response: { data: [signatureFailure], meta: { count: 1, next_cursor: null, page_size: 25 } } },
     responses: { 200: { description: 'A page of requests, newest first.', schema: RequestLogPage } },
-    // A sandbox request's authentication reads the partner's clock.
-    dataReadLeadingKeys: [...REQUEST_LOG_LEADING_KEYS, ...CLOCK_LEADING_KEYS],
+    // The day partitions of the partner's log; who made each request in words: the partner's members, each key's item.
+    dynamo: { data: { Query: [requestLogPartitions.day] }, access: { Query: [accessPartitions.partner], GetItem: [accessPartitions.key] } },
   },
   getRequestLog: {
     method: 'GET',
@@ -83,7 +83,11 @@ export const requestLogRoutes = defineRoutes({
     request: { params: RequestLogParams },
     examples: { response: signatureFailure },
     responses: { 200: { description: 'The request.', schema: RequestLogEntry } },
-    // A sandbox request's authentication reads the partner's clock.
-    dataReadLeadingKeys: [...REQUEST_LOG_LEADING_KEYS, ...CLOCK_LEADING_KEYS],
+    // The entry through its request id's pointer.
+    dynamo: {
+      data: { GetItem: [requestLogPartitions.byId, requestLogPartitions.day] },
+      // Who made the request in words: the partner's members, the key's item.
+      access: { Query: [accessPartitions.partner], GetItem: [accessPartitions.key] },
+    },
   },
 });

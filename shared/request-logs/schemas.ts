@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { BoundedInstant, singleLine } from '../http/bounds';
 import { personal, pub } from '../http/data-class';
-import { page, pageQuery, RequestId } from '../http/schemas';
+import { KeyId, page, pageQuery, RequestId } from '../http/schemas';
 import { ERROR_CODES } from '../kernel/errors';
 import { MAX_JSON_DEPTH } from '../kernel/json-depth';
 import { isIdempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/idempotency';
@@ -51,7 +51,7 @@ export const RequestLogEntry = z
     idempotent_replayed: pub(z.boolean()).describe('The answer was the stored one of an earlier request with this Idempotency-Key (Idempotent-Replayed: true)'),
     replay_of: pub(z.string()).nullable().describe('For a replay: the request id of the request whose answer was replayed'),
     via: pub(z.enum(['api_key', 'console'])),
-    key_id: pub(z.string()).nullable().describe('The id (prefix) of the API key; null for a console session'),
+    key_id: KeyId.nullable().describe('The key id of the API key; null for a console session'),
     member_id: pub(z.string()).describe('The member the key or console session belongs to'),
     key_name: personal(z.string())
       .nullable()

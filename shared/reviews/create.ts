@@ -24,7 +24,7 @@ export interface NewReview {
   photo_ids?: string[];
 }
 
-const bookingField = (message: string) => ({ errors: [{ field: 'booking_number', location: 'body', message }] });
+const bookingField = (message: string) => ({ errors: [{ field: 'booking_number', location: 'body' as const, message }] });
 
 /**
  * A review of a COMPLETED booking of the tenant, about its adventure

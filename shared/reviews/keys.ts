@@ -37,3 +37,11 @@ export const reviewKeys = {
     sk: `${reviewableId}#${reviewId}#${String(version).padStart(6, '0')}`,
   }),
 };
+
+/** The reviews' partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts). */
+export const reviewPartitions = {
+  review: 'REVIEW#*',
+  bookingReviewable: 'RVWBOOK#*',
+  rating: 'RATING#*',
+  ratingDelta: 'RATINGD#*',
+};

@@ -1,5 +1,19 @@
+import { bookingPartitions } from '../bookings/keys';
+import { catalogPartitions } from '../catalog/keys';
+import { dynamoLine } from '../db/grants';
+import { eventPartitions } from '../events/keys';
+import { filePartitions } from '../files/keys';
 import { defineRoutes } from '../http/route-def';
+import { reviewPartitions } from './keys';
 import { CreateReviewBody, ModerateReviewBody, Review, ReviewIdParams, ReviewListQuery, ReviewPage, UpdateReviewBody } from './schemas';
+
+/**
+ * A review's spaces are its catalog's (catalogScopes), whose sandbox snapshot head and pointer are read once a
+ * process: the local stack runs every function in one process, where another function may have read them first.
+ */
+const SCOPES_CACHED = {
+  [dynamoLine('data', 'GetItem', catalogPartitions.content)]: "a sandbox's catalog snapshot and pointer are read once a process (catalogScopes' cache)",
+};
 
 /** Reviews: read the public reviews, post and edit your customers' reviews, and the sandbox moderation helper. */
 export const reviewRoutes = defineRoutes({
@@ -17,6 +31,8 @@ export const reviewRoutes = defineRoutes({
       'and by minimum rating. Hidden and deleted reviews are never listed.',
     request: { query: ReviewListQuery },
     responses: { 200: { description: 'A page of reviews.', schema: ReviewPage } },
+    // The spaces (the catalog's), an adventure filter's adventure, the visible reviews of a space (gsi1) or of one reviewable (gsi2).
+    dynamo: { data: { GetItem: [catalogPartitions.content], queryIndexes: ['gsi1', 'gsi2'] } },
   },
   getReview: {
     method: 'GET',
@@ -30,6 +46,9 @@ export const reviewRoutes = defineRoutes({
     description: 'A visible review, or a HIDDEN one you posted (moderation_status shows it). Deleted reviews answer 404.',
     request: { params: ReviewIdParams },
     responses: { 200: { description: 'The review.', schema: Review } },
+    // Its copies in the tenant's spaces.
+    dynamo: { data: { GetItem: [catalogPartitions.content], BatchGetItem: [reviewPartitions.review] } },
+    untested: SCOPES_CACHED,
   },
   createReview: {
     method: 'POST',
@@ -56,6 +75,20 @@ export const reviewRoutes = defineRoutes({
       'review.photo.in_use',
       'review.write.conflict',
     ],
+    /*
+     * The booking and its adventure, the photos (FILE#); the review, its once-per-booking marker (RVWBOOK#), its photos
+     * attached and its rating delta (RATINGD#), then the fold of the deltas into the aggregate (RATING#).
+     */
+    dynamo: {
+      data: {
+        GetItem: [bookingPartitions.booking, catalogPartitions.content],
+        BatchGetItem: [filePartitions.file, reviewPartitions.rating],
+        Query: [reviewPartitions.ratingDelta],
+        PutItem: [reviewPartitions.review, reviewPartitions.bookingReviewable, reviewPartitions.ratingDelta],
+        UpdateItem: [filePartitions.file, reviewPartitions.rating],
+        DeleteItem: [reviewPartitions.ratingDelta],
+      },
+    },
   },
   updateReview: {
     method: 'PUT',
@@ -72,6 +105,18 @@ export const reviewRoutes = defineRoutes({
     request: { params: ReviewIdParams, body: UpdateReviewBody },
     responses: { 200: { description: 'The review updated.', schema: Review } },
     errors: ['review.photo.not_found', 'review.photo.wrong_purpose', 'review.photo.not_ready', 'review.photo.in_use', 'review.write.conflict'],
+    // The review over the version read, its photos attached or detached, its rating delta and the fold.
+    dynamo: {
+      data: {
+        GetItem: [catalogPartitions.content],
+        BatchGetItem: [reviewPartitions.review, filePartitions.file, reviewPartitions.rating],
+        Query: [reviewPartitions.ratingDelta],
+        PutItem: [reviewPartitions.review, reviewPartitions.ratingDelta],
+        UpdateItem: [filePartitions.file, reviewPartitions.rating],
+        DeleteItem: [reviewPartitions.ratingDelta],
+      },
+    },
+    untested: SCOPES_CACHED,
   },
   moderateReviewTestHelper: {
     method: 'POST',
@@ -88,5 +133,17 @@ export const reviewRoutes = defineRoutes({
     errors: ['review.moderation.invalid', 'review.write.conflict'],
     sandboxOnly: true,
     publishesEvents: true,
+    // As updateReview, with review.moderated; a deletion detaches the review's photos.
+    dynamo: {
+      data: {
+        GetItem: [catalogPartitions.content],
+        BatchGetItem: [reviewPartitions.review, reviewPartitions.rating],
+        Query: [reviewPartitions.ratingDelta],
+        PutItem: [reviewPartitions.review, reviewPartitions.ratingDelta, eventPartitions.events],
+        UpdateItem: [filePartitions.file, reviewPartitions.rating],
+        DeleteItem: [reviewPartitions.ratingDelta],
+      },
+    },
+    untested: { ...SCOPES_CACHED, [dynamoLine('data', 'UpdateItem', filePartitions.file)]: 'deleting a review with photos detaches them' },
   },
 });

@@ -69,7 +69,7 @@ const alreadyStored = (e: unknown) => s3Status(e) === 412;
  * one part, one PutObject as `storeDocument`; beyond, an S3 multipart upload
  * whose parts leave as they fill, completed with If-None-Match: * (an issued
  * document never changes) or aborted on a failure (s3:AbortMultipartUpload:
- * the writers' bucket access is `readwrite-multipart`). Memory: one part.
+ * the writers' bucket access is `write-multipart`). Memory: one part.
  *
  * Checksums: the bucket's Object Lock makes S3 refuse a part without one, and a part's checksum must be of the
  * algorithm the upload was created with, and listed again for each part on completion (InvalidRequest

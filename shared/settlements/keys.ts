@@ -39,6 +39,13 @@ export const settlementKeys = {
   }),
 };
 
+/** The settlements' partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts): a tenant's settlements, their ledger lines, the number series. */
+export const settlementPartitions = {
+  settlement: 'STL#*',
+  ledger: 'LEDGER#*',
+  series: 'STLSEQ#*',
+};
+
 /** S3 keys of the issued documents (the settlement-documents bucket). */
 export const documentKeys = {
   invoice: (partnerId: string, env: Env, period: string, number: string) => `settlements/${env}/${partnerId}/${period}/${number}/invoice.pdf`,

@@ -1,4 +1,9 @@
+import { accessPartitions } from '../access/keys';
+import { BUCKETS } from '../buckets';
+import { dynamoLine } from '../db/grants';
+import { eventPartitions } from '../events/keys';
 import { defineRoutes } from '../http/route-def';
+import { settlementPartitions } from './keys';
 import {
   PaySettlementBody,
   RunSettlementsBody,
@@ -35,6 +40,8 @@ export const settlementRoutes = defineRoutes({
     description: 'One per month with bookings: the running month is a DRAFT with its running total and no number.',
     request: { query: SettlementListQuery },
     responses: { 200: { description: 'A page of settlements.', schema: SettlementPage } },
+    // The tenant's settlements (STL#); a DRAFT's totals sum its ledger lines.
+    dynamo: { data: { Query: [settlementPartitions.settlement, settlementPartitions.ledger] } },
   },
   getSettlement: {
     method: 'GET',
@@ -47,6 +54,8 @@ export const settlementRoutes = defineRoutes({
     description: 'A settlement of yours: its status (DRAFT, ISSUED, PAID), period, total due and, once issued, its number, dates and document links.',
     request: { params: SettlementIdParams },
     responses: { 200: { description: 'The settlement.', schema: Settlement } },
+    // The tenant's settlements (STL#); a DRAFT's totals sum its ledger lines.
+    dynamo: { data: { Query: [settlementPartitions.settlement, settlementPartitions.ledger] } },
   },
   listSettlementLines: {
     method: 'GET',
@@ -61,6 +70,7 @@ export const settlementRoutes = defineRoutes({
       'with their amounts as Money). Adjustments first, then bookings, each by booking number. A DRAFT shows its running lines. The amounts sum to total_due.',
     request: { params: SettlementIdParams, query: SettlementLinesQuery },
     responses: { 200: { description: 'A page of lines.', schema: SettlementLinePage } },
+    dynamo: { data: { Query: [settlementPartitions.settlement, settlementPartitions.ledger] } },
   },
   getSettlementInvoice: {
     method: 'GET',
@@ -75,6 +85,7 @@ export const settlementRoutes = defineRoutes({
     errors: ['settlement.not_issued', 'settlement.documents.pending'],
     responses: documentResponses('application/pdf', 'PDF invoice', 'invoice-<number>.pdf'),
     buckets: { settlementDocuments: 'read' },
+    dynamo: { data: { Query: [settlementPartitions.settlement, settlementPartitions.ledger] } },
   },
   getSettlementStatement: {
     method: 'GET',
@@ -91,6 +102,7 @@ export const settlementRoutes = defineRoutes({
     errors: ['settlement.not_issued', 'settlement.documents.pending'],
     responses: documentResponses('text/csv', 'CSV statement', 'statement-<number>.csv'),
     buckets: { settlementDocuments: 'read' },
+    dynamo: { data: { Query: [settlementPartitions.settlement, settlementPartitions.ledger] } },
   },
   runSettlementsTestHelper: {
     method: 'POST',
@@ -110,10 +122,26 @@ export const settlementRoutes = defineRoutes({
     responses: { 200: { description: 'The settlements this run issued.', schema: SettlementList } },
     sandboxOnly: true,
     publishesEvents: true,
-    buckets: { settlementDocuments: 'readwrite-multipart' },
+    buckets: { settlementDocuments: 'write-multipart' },
     rendersPdf: true,
     // API Gateway HTTP APIs wait at most 30 s for an integration.
     timeoutSeconds: 29,
+    /*
+     * The partner's legal identity; per DRAFT: its close, the sum of its lines, the next number of the series (its
+     * counter and register, STLSEQ#), the issue; then its documents and settlement.issued.
+     */
+    dynamo: {
+      access: { GetItem: [accessPartitions.partner] },
+      data: {
+        Query: [settlementPartitions.settlement, settlementPartitions.ledger],
+        GetItem: [settlementPartitions.settlement, settlementPartitions.series],
+        UpdateItem: [settlementPartitions.settlement, settlementPartitions.series],
+        PutItem: [settlementPartitions.series, eventPartitions.events],
+      },
+    },
+    untested: {
+      [`s3:AbortMultipartUpload on bucket ${BUCKETS.settlementDocuments!.name}/*`]: "a statement's multipart upload (beyond 8 MB) that fails is aborted",
+    },
   },
   paySettlementTestHelper: {
     method: 'POST',
@@ -129,5 +157,16 @@ export const settlementRoutes = defineRoutes({
     responses: { 200: { description: 'The PAID settlement.', schema: Settlement } },
     sandboxOnly: true,
     publishesEvents: true,
+    dynamo: {
+      data: {
+        Query: [settlementPartitions.settlement, settlementPartitions.ledger],
+        UpdateItem: [settlementPartitions.settlement],
+        PutItem: [eventPartitions.events],
+        GetItem: [settlementPartitions.settlement],
+      },
+    },
+    untested: {
+      [dynamoLine('data', 'GetItem', settlementPartitions.settlement)]: 'a payment refused by a concurrent change reads the settlement again to say why',
+    },
   },
 });

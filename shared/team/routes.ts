@@ -1,5 +1,8 @@
+import { accessPartitions } from '../access/keys';
+import { dynamoLine } from '../db/grants';
 import { defineRoutes } from '../http/route-def';
 import { EmptyBody, pageQuery } from '../http/schemas';
+import { platformPartitions } from '../platform/keys';
 import {
   ApiKey,
   ApiKeyPage,
@@ -24,8 +27,6 @@ const MEMBERSHIP = {
   access: 'key',
   scope: 'team:manage',
   tag: 'Team',
-  changesAccess: true,
-  usesIdentity: 'admin',
   liveOnly: 'A member belongs to the whole partner, live included, so the team changes only with a live key.',
 } as const;
 
@@ -42,7 +43,9 @@ export const teamRoutes = defineRoutes({
     description:
       "Your partner's console members, with their roles and their console status (INVITED until the first sign-in, ACTIVE, DISABLED); is_you marks the member of the calling key. Members are partner-wide: one member holds both its live and its sandbox keys.",
     responses: { 200: { description: 'The members; is_you marks the caller.', schema: TeamMemberList } },
-    usesIdentity: 'read',
+    // The members (the partner's partition), each with its console status.
+    dynamo: { access: { Query: [accessPartitions.partner] } },
+    usesIdentity: ['AdminGetUser'],
   },
   updateTeamMemberRole: {
     method: 'PATCH',
@@ -55,8 +58,18 @@ export const teamRoutes = defineRoutes({
     errors: ['team.role.self_change', 'team.role.last_admin'],
     responses: { 200: { description: 'Role updated.', schema: TeamMember } },
     liveOnly: "A member's role applies to its live keys too, so it changes only with a live key.",
+    // The member (PARTNER#), the partner's admin count and the caller's check; a promotion revokes the keys others issued for it.
+    dynamo: {
+      access: {
+        GetItem: [accessPartitions.partner],
+        Query: [accessPartitions.partner],
+        BatchGetItem: [accessPartitions.key],
+        UpdateItem: [accessPartitions.partner, accessPartitions.key],
+        ConditionCheckItem: [accessPartitions.partner],
+      },
+    },
     // Its answer shows the member's console status; it changes no console user.
-    usesIdentity: 'read',
+    usesIdentity: ['AdminGetUser'],
   },
   inviteTeamMember: {
     method: 'POST',
@@ -70,6 +83,24 @@ export const teamRoutes = defineRoutes({
     errors: ['team.member.exists'],
     responses: { 201: { description: 'The member, INVITED.', schema: TeamMember } },
     effectsOutsideCommit: 'Cognito e-mails the temporary password before the member commits; a rerun would e-mail another one.',
+    /*
+     * The member, its e-mail item, the partner's admin count and the caller's check (PARTNER#), its identity link;
+     * the invitation's names held under the address for the e-mail's trigger while Cognito creates the user (INVITATION#).
+     */
+    dynamo: {
+      access: {
+        GetItem: [accessPartitions.partner, accessPartitions.identity],
+        PutItem: [accessPartitions.partner, accessPartitions.identity, accessPartitions.invitation],
+        UpdateItem: [accessPartitions.partner],
+        DeleteItem: [accessPartitions.invitation],
+        ConditionCheckItem: [accessPartitions.partner],
+      },
+    },
+    usesIdentity: ['AdminCreateUser', 'AdminGetUser', 'AdminDeleteUser'],
+    untested: {
+      'cognito-idp:AdminDeleteUser on user pool':
+        'an invitation whose member cannot be stored (a concurrent one, a caller no longer admin) deletes its console user again, as one replaces a left-over user',
+    },
   },
   updateTeamMember: {
     method: 'PATCH',
@@ -82,6 +113,9 @@ export const teamRoutes = defineRoutes({
     request: { params: UserIdParams, body: UpdateMemberBody },
     errors: ['team.member.self', 'team.role.last_admin'],
     responses: { 200: { description: 'The member, with its new state.', schema: TeamMember } },
+    dynamo: { access: { GetItem: [accessPartitions.partner], UpdateItem: [accessPartitions.partner], ConditionCheckItem: [accessPartitions.partner] } },
+    // Disabling signs the user out; an enable refused by the transaction disables the user again.
+    usesIdentity: ['AdminGetUser', 'AdminEnableUser', 'AdminDisableUser', 'AdminUserGlobalSignOut'],
   },
   resendTeamMemberInvitation: {
     method: 'POST',
@@ -95,6 +129,21 @@ export const teamRoutes = defineRoutes({
     errors: ['team.member.already_active', 'team.member.disabled'],
     responses: { 200: { description: 'The member, INVITED; the e-mail is on its way.', schema: TeamMember } },
     effectsOutsideCommit: 'Cognito e-mails a new temporary password; a rerun would e-mail another one and void the first.',
+    // The invitation's names held for the e-mail's trigger (INVITATION#); a member made before the console gets its console user here: its member item and identity link.
+    dynamo: {
+      access: {
+        GetItem: [accessPartitions.partner],
+        UpdateItem: [accessPartitions.partner],
+        PutItem: [accessPartitions.identity, accessPartitions.invitation],
+        DeleteItem: [accessPartitions.invitation],
+      },
+    },
+    usesIdentity: ['AdminGetUser', 'AdminCreateUser', 'AdminDeleteUser'],
+    untested: {
+      [dynamoLine('access', 'UpdateItem', accessPartitions.partner)]: 'a member made before the console is linked to its new console user',
+      [dynamoLine('access', 'PutItem', accessPartitions.identity)]: 'a member made before the console is linked to its new console user',
+      'cognito-idp:AdminDeleteUser on user pool': 'the console user made for a member made before the console is deleted again when the link fails',
+    },
   },
   removeTeamMember: {
     method: 'DELETE',
@@ -107,6 +156,23 @@ export const teamRoutes = defineRoutes({
     request: { params: UserIdParams },
     errors: ['team.member.self', 'team.role.last_admin'],
     responses: { 200: { description: 'The member as the removal leaves it: REMOVED, disabled, since removed_at.', schema: RemovedTeamMember } },
+    // The member, its e-mail item, identity link and keys; the partner's admin count; keys beyond one transaction one by one.
+    dynamo: {
+      access: {
+        GetItem: [accessPartitions.partner, accessPartitions.key],
+        Query: [accessPartitions.partner, platformPartitions.rateCounters],
+        BatchGetItem: [accessPartitions.key],
+        DeleteItem: [accessPartitions.partner, accessPartitions.identity],
+        UpdateItem: [accessPartitions.partner, accessPartitions.key],
+        ConditionCheckItem: [accessPartitions.partner],
+      },
+    },
+    usesIdentity: ['AdminDeleteUser'],
+    untested: {
+      [dynamoLine('access', 'UpdateItem', accessPartitions.partner)]: "removing an enabled PARTNER_ADMIN lowers the partner's admin count",
+      [dynamoLine('access', 'Query', platformPartitions.rateCounters)]:
+        'a member with more than 90 keys: the rest are revoked one by one after its removal, with their last use',
+    },
   },
   listApiKeys: {
     method: 'GET',
@@ -119,6 +185,8 @@ export const teamRoutes = defineRoutes({
     description: 'The keys of the environment of the calling key, newest first, keyset-paged. Secrets are never shown.',
     request: { query: pageQuery },
     responses: { 200: { description: 'Keys, most recent first; secrets are never shown.', schema: ApiKeyPage } },
+    // The key rows (PARTNER#), the keys, and each one's last use (its rate counters).
+    dynamo: { access: { Query: [accessPartitions.partner, platformPartitions.rateCounters], BatchGetItem: [accessPartitions.key] } },
   },
   createApiKey: {
     method: 'POST',
@@ -134,7 +202,14 @@ export const teamRoutes = defineRoutes({
     errors: ['team.key.other_admin'],
     responses: { 201: { description: 'The key; `key` is shown only here (an idempotent replay returns it as null).', schema: ApiKeyWithSecret } },
     secretFields: ['key'],
-    changesAccess: true,
+    // The member's check, the key and its row in the partner's list (PARTNER#).
+    dynamo: {
+      access: {
+        GetItem: [accessPartitions.partner],
+        ConditionCheckItem: [accessPartitions.partner],
+        PutItem: [accessPartitions.key, accessPartitions.partner],
+      },
+    },
   },
   revokeApiKey: {
     method: 'DELETE',
@@ -147,6 +222,6 @@ export const teamRoutes = defineRoutes({
     description: 'Only keys of the environment of the calling key are found; others answer 404. A revoked key answers 401 from the next request on.',
     request: { params: KeyIdParams },
     responses: { 200: { description: 'The revoked key.', schema: ApiKey } },
-    changesAccess: true,
+    dynamo: { access: { GetItem: [accessPartitions.key], Query: [platformPartitions.rateCounters], UpdateItem: [accessPartitions.key] } },
   },
 });

@@ -3,7 +3,7 @@ import { LAST_USE_RETENTION_DAYS } from '../access/model';
 import { Environment, Role } from '../access/schemas';
 import { label, singleLine } from '../http/bounds';
 import { personal, pub, secret } from '../http/data-class';
-import { page } from '../http/schemas';
+import { KeyId, keyIdAlias, page } from '../http/schemas';
 
 export const MEMBER_STATUSES = ['INVITED', 'ACTIVE', 'DISABLED'] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
@@ -58,7 +58,8 @@ export const KeyName = personal(label(z.string()).trim().min(1).max(64));
 
 export const ApiKey = z
   .object({
-    id: pub(z.string()).describe('Key id, the public prefix of the key'),
+    key_id: KeyId,
+    id: keyIdAlias('key_id'),
     name: personal(z.string()).nullable().describe('What the partner calls the key, for example the system that holds it; null if it gave none'),
     member_id: pub(z.uuid()),
     environment: Environment,

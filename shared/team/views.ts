@@ -29,6 +29,7 @@ export function removedMemberView(m: RemovedMember, t: Tenant): RemovedMemberVie
 
 export function keyView(k: ApiKeyInUse): KeyView {
   return {
+    key_id: k.key_id,
     id: k.key_id,
     name: k.name ?? null,
     member_id: k.member_id,

@@ -9,7 +9,8 @@ import type { Env } from '../kernel/tenant';
 import { envelopeBytes } from './deliveries';
 import { judgeFailingEndpoint } from './health';
 import type { DeliveryRecord, EndpointRecord } from './model';
-import { deferAttempt, queueSettings, scheduleAttempt, sendDeadLetter } from './queue';
+import { deferAttempt, enqueue, queueSettings, scheduleAttempt, sendDeadLetter } from './queue';
+import { resendOnce } from './replay';
 import { signingSecrets } from './rotation';
 import { ATTEMPT_CLAIM_MS, MAX_ATTEMPTS, retryDelayMs } from './schedule';
 import { type AttemptResult, sendAttempt } from './sender';
@@ -118,8 +119,8 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     });
   }
   const delay = retryDelayMs(attempt, queueSettings().WEBHOOK_WAIT_SCALE);
-  const next = !final && delay !== undefined ? new Date(clock.getTime() + delay) : null;
-  const outcome: AttemptOutcome = {
+  let next = !final && delay !== undefined ? new Date(clock.getTime() + delay) : null;
+  let outcome: AttemptOutcome = {
     status: result.delivered ? 'DELIVERED' : final ? 'FAILED' : 'PENDING',
     http_status: result.http_status,
     error: result.error,
@@ -135,7 +136,17 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
           ...(next ? { sweep_at: new Date(finished.getTime() + (next.getTime() - clock.getTime())).toISOString() } : {}),
         }),
   };
-  await webhookStore.recordAttempt(d, attempt, claimed.claim, outcome);
+  // A recover asked, while this attempt was in flight, for the next one at once: a failure's next attempt is due
+  // now rather than after its wait, and a last attempt's event is re-sent, as that recover would have done.
+  const recovered = (await webhookStore.recordAttempt(d, attempt, claimed.claim, outcome, [], true)) === 'recover';
+  if (recovered) {
+    if (next) {
+      next = clock;
+      outcome = { ...outcome, next_attempt_at: at, ...(outcome.sweep_at ? { sweep_at: finished.toISOString() } : {}) };
+    }
+    await webhookStore.recordAttempt(d, attempt, claimed.claim, outcome);
+    if (outcome.status === 'FAILED' && !refused) await resendAfterRecover(d, clock);
+  }
   // Figures and the log line once the outcome is recorded (a retried claim would otherwise count twice).
   const dispatchDelayMs = result.delivered && event ? clock.getTime() - Date.parse(event.created_at) : undefined;
   recordWebhookAttempt(d.env, { delivered: result.delivered, closed: final, dispatchDelayMs });
@@ -166,8 +177,18 @@ export async function runAttempt(deliveryId: string, attempt: number, now = new 
     else await writeEndpointStatus(answer);
   }
   // The schedule fires after the wait in real time; an advance of the sandbox clock may attempt it sooner.
-  if (next) await scheduleAttempt(d.id, attempt + 1, new Date(outcome.sweep_at ?? next));
+  if (next && recovered) await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: attempt + 1 }]);
+  else if (next) await scheduleAttempt(d.id, attempt + 1, new Date(outcome.sweep_at ?? next));
   return 'sent';
+}
+
+/** Best effort: a re-send that fails here is left to the next recover, which finds the delivery FAILED and not re-sent. */
+async function resendAfterRecover(d: DeliveryRecord, now: Date): Promise<void> {
+  try {
+    await resendOnce(d, now);
+  } catch (e) {
+    logger.warn('webhook re-send after a recover failed', { delivery_id: d.id, endpoint_id: d.endpoint_id, error: (e as Error).message });
+  }
 }
 
 interface EndpointAnswer {

@@ -15,7 +15,7 @@ interface Plan {
 }
 
 const refKey = (r: EventRef) => `${r.pk}\n${r.sk}`;
-/** A transaction takes at most 100 items: an event's mark and its deliveries (at most 16) always fit in one. */
+/** A transaction takes at most 100 items: an event's mark and its deliveries (at most 16, each with its endpoint's row) always fit in one. */
 const MAX_ITEMS = 100;
 
 /** The deliveries of one event: one per ACTIVE endpoint of its partner and environment subscribed to its type. */
@@ -38,7 +38,7 @@ function plan(ref: EventRef, record: EventRecord, endpoints: EndpointRecord[], n
 async function commit(plans: Plan[], now: Date, out: Map<string, number>): Promise<void> {
   const items: TransactItem[] = plans.flatMap((p) => [
     eventStore.markDispatched(p.ref, p.deliveries.length, now),
-    ...p.deliveries.map(webhookStore.putDelivery),
+    ...p.deliveries.flatMap((d) => [webhookStore.putDelivery(d), webhookStore.deliveryRow(d)]),
   ]);
   const cancelled = await transact(dataTable.client, {}, items);
   if (cancelled) {
@@ -55,7 +55,7 @@ function chunks(plans: Plan[]): Plan[][] {
   const out: Plan[][] = [];
   let size = MAX_ITEMS;
   for (const p of plans) {
-    const n = 1 + p.deliveries.length;
+    const n = 1 + 2 * p.deliveries.length;
     if (size + n > MAX_ITEMS) {
       out.push([]);
       size = 0;

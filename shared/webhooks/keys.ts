@@ -32,6 +32,16 @@ export const webhookKeys = {
   /** The table key of the delivery whose gsi1 sort key is `gsi1sk` (to resume a page). */
   deliveryFromIndexSort: (gsi1sk: string) => webhookKeys.delivery(gsi1sk.split('#')[1]!),
   /**
+   * The deliveries of one endpoint, newest first: a row per delivery (its id), put in the transaction that
+   * creates the delivery and read strongly consistent by recover, which must find a delivery made a moment
+   * ago (the partner's delivery index may not show it yet). Kept a week (TTL), far longer than a delivery waits.
+   */
+  endpointDeliveriesPartition: (partnerId: string, env: Env, endpointId: string) => `DLVEP#${partnerId}#${env}#${endpointId}`,
+  endpointDeliveryRow: (partnerId: string, env: Env, endpointId: string, createdAt: string, id: string) => ({
+    pk: webhookKeys.endpointDeliveriesPartition(partnerId, env, endpointId),
+    sk: `${createdAt}#${id}`,
+  }),
+  /**
    * The manual sends (replays, test sends) of a partner and environment in one one-minute window: to one endpoint,
    * or (no endpoint) to all of them (TTL).
    */
@@ -42,4 +52,18 @@ export const webhookKeys = {
   /** gsi2 (sparse): deliveries still waiting, by when their next attempt is due, for the sweeper. */
   pendingPartition: 'DLV#PENDING',
   pending: (nextAttemptAt: string, id: string) => ({ gsi2pk: webhookKeys.pendingPartition, gsi2sk: `${nextAttemptAt}#${id}` }),
+};
+
+/**
+ * The webhooks' partitions, as dynamodb:LeadingKeys patterns (the route table's `dynamo`, shared/db/grants.ts): the
+ * endpoints (and their count), subscriptions, deliveries, attempt lookups, an endpoint's delivery rows, the manual
+ * sends' budget windows.
+ */
+export const webhookPartitions = {
+  endpoints: 'WH#*',
+  subscribers: 'WHSUB#*',
+  delivery: 'DLV#*',
+  attempt: 'DLVATT#*',
+  endpointDeliveries: 'DLVEP#*',
+  sendBudget: 'WHSEND#*',
 };

@@ -104,6 +104,11 @@ export interface DeliveryRecord {
   claimed_at?: number;
   /** The attempt id of the live claim: only its holder records the outcome. */
   claim_id?: string;
+  /**
+   * The claim (attempt id) during which a recover asked for the next attempt at once: if that attempt fails,
+   * its next is due now instead of after its wait (a final one's event is re-sent as a recover would).
+   */
+  redrive_claim?: string;
 }
 
 /** The webhook queue's messages: fan out one recorded event, or run one attempt of a delivery. */

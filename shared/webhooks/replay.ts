@@ -1,6 +1,7 @@
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
 import { eventStore } from '../events/store';
 import { tenantNow } from '../kernel/clock';
+import { ApiError } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { newDelivery } from './deliveries';
 import { getDelivery } from './list';
@@ -27,6 +28,8 @@ export async function replay(
 ): Promise<DeliveryRecord> {
   for (let round = 0; ; round++) {
     const original = await getDelivery(t, id);
+    // A deleted endpoint receives nothing: a replay to it would only fail (or reach a URL the partner gave up).
+    if (!(await webhookStore.getEndpoint(t.partnerId, t.env, original.endpoint_id))) throw endpointDeleted(original.endpoint_id);
     // A partner's replay spends its budget of manual sends (an operator's does not), before anything is sent.
     if (round === 0 && budgeted) await spendManualSend(t, original.endpoint_id);
     if (original.status === 'PENDING') {
@@ -40,12 +43,15 @@ export async function replay(
       return redriven;
     }
     const d = await newDeliveryOf(original, now);
-    const cancelled = await transact(dataTable.client, { delivery: webhookStore.putDelivery(d) }, [], seal.items(d));
+    const cancelled = await transact(dataTable.client, { delivery: webhookStore.putDelivery(d), row: webhookStore.deliveryRow(d) }, [], seal.items(d));
     if (cancelled) throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
     await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);
     return d;
   }
 }
+
+const endpointDeleted = (id: string) =>
+  new ApiError('webhook.endpoint.deleted', `Webhook endpoint ${id} was deleted: its deliveries cannot be replayed.`, { id });
 
 /** A new delivery of the original's event to its endpoint, replaying it. */
 async function newDeliveryOf(original: DeliveryRecord, now: Date): Promise<DeliveryRecord> {
@@ -65,11 +71,16 @@ async function newDeliveryOf(original: DeliveryRecord, now: Date): Promise<Deliv
 /**
  * Re-sends a FAILED delivery's event once, whatever the concurrency (a recover): the new delivery is put in the
  * same transaction that claims the failed one (`recovered_by`). Undefined when another call claimed it first.
+ * `now` is the tenant's (a sandbox's clock).
  */
-export async function resendOnce(t: Tenant, failed: DeliveryRecord, now = tenantNow(t)): Promise<DeliveryRecord | undefined> {
+export async function resendOnce(failed: DeliveryRecord, now: Date): Promise<DeliveryRecord | undefined> {
   for (let round = 0; ; round++) {
     const d = await newDeliveryOf(failed, now);
-    const cancelled = await transact(dataTable.client, { claim: webhookStore.claimRecovery(failed.id, d.id), delivery: webhookStore.putDelivery(d) });
+    const cancelled = await transact(dataTable.client, {
+      claim: webhookStore.claimRecovery(failed.id, d.id),
+      delivery: webhookStore.putDelivery(d),
+      row: webhookStore.deliveryRow(d),
+    });
     if (!cancelled) {
       await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);
       return d;
@@ -77,6 +88,6 @@ export async function resendOnce(t: Tenant, failed: DeliveryRecord, now = tenant
     if (cancelled.failed('claim')) return undefined;
     if (!cancelled.conflict || round >= 5) throw new Error(`recover's re-send was cancelled (${cancelled.codes.join(', ')})`);
     // A concurrent recover's transaction: if it claimed the failure, it re-sends it.
-    if ((await getDelivery(t, failed.id)).recovered_by) return undefined;
+    if ((await webhookStore.getDelivery(failed.id))?.recovered_by) return undefined;
   }
 }

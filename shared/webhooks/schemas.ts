@@ -40,7 +40,7 @@ export const WebhookEndpoint = z
     secret_rotation: z
       .object({
         previous_secret_expires_at: pub(z.iso.datetime()).describe(
-          'Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)',
+          'Until then X-Service-Signature stays keyed with the previous secret (also in X-Service-Signature-Previous), the new secret signs X-Service-Signature-Next, and webhook-signature carries both',
         ),
       })
       .nullable()
@@ -121,7 +121,7 @@ export const RecoverWebhookResult = z
     since: pub(z.iso.datetime()),
     resent: pub(z.number().int()).describe('Events that had only failed deliveries to the endpoint since `since` and got a new delivery now'),
     brought_forward: pub(z.number().int()).describe(
-      'Deliveries to the endpoint since `since` that were waiting for a retry (PENDING after a failed attempt): attempted now, once, instead of at their scheduled time',
+      'Deliveries to the endpoint since `since`, not yet DELIVERED, whose next attempt now comes at once, once: one waiting for a retry is attempted now instead of at its scheduled time; one whose attempt is in flight is attempted again as soon as that attempt fails',
     ),
     truncated: pub(z.boolean()).describe('More than one call handles (500 events): call again with the same since; nothing is sent twice'),
   })

@@ -31,15 +31,20 @@ export function standardSignature(secret: string, id: string, timestamp: number,
 
 /**
  * The signature headers of one attempt: the spec's own, and the Standard Webhooks ones beside them.
- * During a secret rotation `X-Service-Signature` stays what the spec defines, with the new secret;
- * `X-Service-Signature-Previous` carries the previous secret's, and `webhook-signature` both, space-separated.
+ * The spec's `X-Service-Signature` is one hex HMAC, which one secret verifies: during a secret rotation it
+ * stays keyed with the previous secret, the one a receiver that follows only the spec still holds (the case
+ * the overlap exists for), until the overlap ends. `X-Service-Signature-Next` carries the new secret's,
+ * `X-Service-Signature-Previous` the previous one's again (kept for receivers written before -Next), and
+ * `webhook-signature` both, space-separated, new first.
  */
 export function signatureHeaders(input: { secret: string; previousSecret?: string; body: string; eventId: string }, now = Date.now()): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   const secrets = input.previousSecret ? [input.secret, input.previousSecret] : [input.secret];
   return {
-    'x-service-signature': signPayload(input.secret, input.body),
-    ...(input.previousSecret ? { 'x-service-signature-previous': signPayload(input.previousSecret, input.body) } : {}),
+    'x-service-signature': signPayload(input.previousSecret ?? input.secret, input.body),
+    ...(input.previousSecret
+      ? { 'x-service-signature-next': signPayload(input.secret, input.body), 'x-service-signature-previous': signPayload(input.previousSecret, input.body) }
+      : {}),
     'webhook-id': input.eventId,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': secrets.map((s) => standardSignature(s, input.eventId, timestamp, input.body)).join(' '),

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dataTable, type Guard, type Seal, type Table, type TransactItem, transact, unsealed } from '../db/client';
 import { isConditionFailed } from '../db/errors';
-import { type Item, indexBefore, inList, newestFirst, queryAll } from '../db/query';
+import { batchGet, type Item, indexBefore, inList, newestFirst, queryAll, queryPage } from '../db/query';
 import { backoff } from '../db/retry';
 import type { EventType } from '../events/types';
 import { notAfterNow } from '../kernel/clock';
@@ -71,6 +71,8 @@ const openEntry = (id: string, number: number, now: Date): AttemptRecord => ({
 /** Webhook endpoints (with their per-environment count) and deliveries. */
 /** The most pending deliveries a list reads to count them (a few pages of the pending index). */
 const PENDING_READ_MAX = 5_000;
+/** How long an endpoint's delivery row is kept: a week, far beyond the 31 h a delivery waits for its retries. */
+const DELIVERY_ROW_TTL_SECONDS = 7 * 86_400;
 
 export function makeWebhookStore(table: Table = dataTable) {
   const TableName = () => table.name();
@@ -389,6 +391,74 @@ export function makeWebhookStore(table: Table = dataTable) {
       return { Put: { TableName: TableName(), Item: deliveryItem(d), ConditionExpression: 'attribute_not_exists(pk)' } };
     },
 
+    /** The endpoint's row of a new delivery (webhookKeys.endpointDeliveryRow), put in the transaction that puts the delivery. */
+    deliveryRow(d: Pick<DeliveryRecord, 'id' | 'partner_id' | 'env' | 'endpoint_id' | 'created_at'>): TransactItem {
+      return {
+        Put: {
+          TableName: TableName(),
+          Item: {
+            ...webhookKeys.endpointDeliveryRow(d.partner_id, d.env, d.endpoint_id, d.created_at, d.id),
+            type: 'endpoint_delivery',
+            delivery_id: d.id,
+            ttl: Math.floor(Date.now() / 1000) + DELIVERY_ROW_TTL_SECONDS,
+          },
+        },
+      };
+    },
+
+    /**
+     * The ids of an endpoint's deliveries created at or after `since`, newest first, from its rows (strongly
+     * consistent: a delivery committed a moment ago is there); `complete` is false when more than `max` were left.
+     */
+    async endpointDeliveryIds(partnerId: string, env: Env, endpointId: string, since: string, max: number): Promise<{ ids: string[]; complete: boolean }> {
+      const { items, hasMore } = await queryPage(
+        table,
+        {
+          KeyConditionExpression: 'pk = :p AND sk >= :since',
+          ExpressionAttributeValues: { ':p': webhookKeys.endpointDeliveriesPartition(partnerId, env, endpointId), ':since': since },
+          ProjectionExpression: 'delivery_id',
+          ScanIndexForward: false,
+          ConsistentRead: true,
+        },
+        max,
+      );
+      return { ids: items.map((i) => i.delivery_id as string), complete: !hasMore };
+    },
+
+    /** Deliveries by id, each read strongly consistent (missing ones left out). */
+    async getDeliveries(ids: string[]): Promise<DeliveryRecord[]> {
+      const out: DeliveryRecord[] = [];
+      for (let i = 0; i < ids.length; i += 100)
+        out.push(...((await batchGet(table, ids.slice(i, i + 100).map(webhookKeys.delivery))) as unknown as DeliveryRecord[]));
+      return out;
+    },
+
+    /**
+     * Asks, for the attempt in flight (the claim as read), that its next attempt come at once if it fails: sets
+     * `redrive_claim` to the claim's id, if the attempt is still in flight under that claim and nobody asked
+     * already. The attempt's outcome is recorded on the same condition (recordAttempt), so either this comes first
+     * and the outcome sees it, or the outcome does and this fails (then read the delivery again). False when refused.
+     */
+    async requestRetryAfterAttempt(d: DeliveryRecord): Promise<boolean> {
+      try {
+        await table.client.send(
+          new UpdateCommand({
+            TableName: TableName(),
+            Key: webhookKeys.delivery(d.id),
+            UpdateExpression: 'SET redrive_claim = :cid',
+            ConditionExpression:
+              '#s = :pending AND attempts = :prev AND claimed_attempt = :a AND claim_id = :cid AND (attribute_not_exists(redrive_claim) OR redrive_claim <> :cid)',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: { ':pending': 'PENDING', ':prev': d.attempts, ':a': d.attempts + 1, ':cid': d.claim_id },
+          }),
+        );
+        return true;
+      } catch (e) {
+        if (isConditionFailed(e)) return false;
+        throw e;
+      }
+    },
+
     /**
      * Claims the first attempt of a delivery never claimed before, in one
      * conditional write and without reading it first: the attempt's id is the
@@ -471,8 +541,18 @@ export function makeWebhookStore(table: Table = dataTable) {
      * Records the outcome of a claimed attempt, in its log entry too; a
      * delivery still PENDING moves to its next due time in the sweeper's
      * index. Only the holder of the claim records. `guards` (a seal) commit with it.
+     * With `heedRecover`, a failed outcome is not recorded if a recover asked during the attempt for the next
+     * one at once (requestRetryAfterAttempt): 'recover' says so, to record it again due now.
      */
-    async recordAttempt(d: DeliveryRecord, attempt: number, claim: AttemptClaim, o: AttemptOutcome, guards: Guard[] = []): Promise<void> {
+    async recordAttempt(
+      d: DeliveryRecord,
+      attempt: number,
+      claim: AttemptClaim,
+      o: AttemptOutcome,
+      guards: Guard[] = [],
+      heedRecover = false,
+    ): Promise<'recorded' | 'recover'> {
+      const heed = heedRecover && !o.delivered;
       const pending = o.status === 'PENDING';
       const at = `attempt_log[${claim.index}]`;
       const update = {
@@ -483,7 +563,7 @@ export function makeWebhookStore(table: Table = dataTable) {
           `${at}.http_status = :h, ${at}.response_time_ms = :rt, ${at}.#err = :e, ${at}.#res = :res, ${at}.#answer = :answer` +
           (o.attempted_at ? `, ${at}.attempted_at = :att` : '') +
           (pending ? ', gsi2sk = :g2' : ' REMOVE gsi2pk, gsi2sk'),
-        ConditionExpression: 'claimed_attempt = :a AND attempts = :prev AND claim_id = :cid',
+        ConditionExpression: `claimed_attempt = :a AND attempts = :prev AND claim_id = :cid${heed ? ' AND (attribute_not_exists(redrive_claim) OR redrive_claim <> :cid)' : ''}`,
         ExpressionAttributeNames: { '#s': 'status', '#err': 'error', '#res': 'result', '#answer': 'response' },
         ExpressionAttributeValues: {
           ':s': o.status,
@@ -504,19 +584,25 @@ export function makeWebhookStore(table: Table = dataTable) {
           ...(o.attempted_at ? { ':att': o.attempted_at } : {}),
         },
       };
-      const refused = (why: string) => new Error(`attempt ${attempt} of delivery ${d.id} could not be recorded (${why})`);
+      const refused = async (why: string) => {
+        if (heed) {
+          const now = await store.getDelivery(d.id);
+          if (now?.claim_id === claim.id && now.attempts === attempt - 1 && now.redrive_claim === claim.id) return 'recover' as const;
+        }
+        throw new Error(`attempt ${attempt} of delivery ${d.id} could not be recorded (${why})`);
+      };
       if (guards.length === 0) {
         // Nothing to commit with it: one conditional write, not a transaction.
         try {
           await table.client.send(new UpdateCommand(update));
-          return;
+          return 'recorded';
         } catch (e) {
-          if (isConditionFailed(e)) throw refused('ConditionalCheckFailed');
+          if (isConditionFailed(e)) return refused('ConditionalCheckFailed');
           throw e;
         }
       }
       const cancelled = await transact(table.client, { delivery: { Update: update } }, [], guards);
-      if (cancelled) throw refused(cancelled.codes.join(', '));
+      return cancelled ? refused(cancelled.codes.join(', ')) : 'recorded';
     },
 
     /** A new delivery created with its first attempt already claimed (a test send), with its attempt lookup. */

@@ -8,7 +8,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CORS } from '../../infra/console-policy';
 import { CONSOLE_DIST_MISSING, CONSOLE_PATH_FUNCTION, ConsoleConstruct, INVITATION_MESSAGE_TRIGGER } from '../../infra/constructs/console';
 import { MailConstruct } from '../../infra/constructs/mail';
-import { IDENTITY_ADMIN_ACTIONS, IDENTITY_READ_ACTIONS } from '../../infra/constructs/service-function';
 import { mailOf } from '../../infra/mail';
 import { INVITATION_LEADING_KEYS } from '../../shared/access/keys';
 import { JOBS, QUEUES } from '../../shared/queues';
@@ -300,10 +299,10 @@ describe('the API and the console', () => {
     for (const [id, f] of others) expect(f.Properties.Environment.Variables, id).not.toHaveProperty('USER_POOL_ID');
   });
 
-  it('lets only the functions of usesIdentity routes reach console users, on that pool, reading or administering as declared', () => {
-    const admins = ROUTE_LIST.filter((r) => r.usesIdentity);
-    expect(admins.filter((r) => r.usesIdentity === 'admin').length).toBeGreaterThan(0);
-    expect(admins.filter((r) => r.usesIdentity === 'read').map((r) => r.id)).toContain('listTeamMembers');
+  it('lets only the functions of usesIdentity routes reach console users, on that pool, with the actions each declares', () => {
+    const admins = ROUTE_LIST.filter((r) => r.usesIdentity?.length);
+    expect(admins.find((r) => r.id === 'listTeamMembers')?.usesIdentity).toEqual(['AdminGetUser']);
+    expect(admins.find((r) => r.id === 'removeTeamMember')?.usesIdentity).toEqual(['AdminDeleteUser']);
     const holders = s
       .everywhere('AWS::IAM::Policy')
       .filter(([, , p]) => (p.Properties.PolicyDocument.Statement as Statement[]).some((st) => actionsOf(st).some((a) => a.startsWith('cognito-idp:'))))
@@ -312,7 +311,7 @@ describe('the API and the console', () => {
     for (const r of admins) {
       const grants = s.routeStatements(r.id).filter((st) => actionsOf(st).some((a) => a.startsWith('cognito-idp:')));
       expect(grants, r.id).toHaveLength(1);
-      expect(actionsOf(grants[0]!).sort(), r.id).toEqual([...(r.usesIdentity === 'admin' ? IDENTITY_ADMIN_ACTIONS : IDENTITY_READ_ACTIONS)].sort());
+      expect(actionsOf(grants[0]!).sort(), r.id).toEqual(r.usesIdentity!.map((a) => `cognito-idp:${a}`).sort());
       expect(render(grants[0]!.Resource)).toMatch(/^\{Ref:referenceto\w*ConsoleUserPool[0-9A-F]{8}Arn\}$/);
     }
   });

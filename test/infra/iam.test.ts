@@ -4,15 +4,18 @@ import { asyncSettingsOf } from '../../infra/local/async-invoke';
 import { Authorizer } from '../../infra/local/iam/enforce';
 import { localResources, userPoolArn } from '../../infra/local/iam/local';
 import { buildIamModel, type IamModel, LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/local/iam/model';
+import { unusedGrants } from '../../infra/local/iam/report';
 import { type IamRequest, iamRequestsFor } from '../../infra/local/iam/requests';
 import { type SynthesizedStack, synthesizeTemplates } from '../../infra/local/iam/templates';
 import { subscriptionsOf } from '../../infra/local/log-subscriptions';
 import { LOCAL_CONFIGURATION_SET, SPECIMEN_MAIL } from '../../infra/mail-address';
-import { accessKeys } from '../../shared/access/keys';
+import { accessKeys, accessPartitions } from '../../shared/access/keys';
 import { ASYNC_INVOCATIONS, onFailureQueueName } from '../../shared/async-invocations';
 import { bookingKeys } from '../../shared/bookings/keys';
 import { BUCKETS } from '../../shared/buckets';
-import { platformKeys } from '../../shared/platform/keys';
+import { dynamoLine } from '../../shared/db/grants';
+import { PLATFORM_UNTESTED } from '../../shared/platform/grants';
+import { platformKeys, platformPartitions } from '../../shared/platform/keys';
 import { JOBS, QUEUES } from '../../shared/queues';
 import { REQUEST_LOG_CONSUMER, REQUEST_LOG_FILTER_PATTERN } from '../../shared/request-logs/entry';
 import { requestLogKeys } from '../../shared/request-logs/keys';
@@ -138,7 +141,7 @@ describe('function roles', () => {
     expect(await allAllowed(routeFunction('getMe'), send(SPECIMEN_MAIL.from))).toBe(false);
   });
 
-  it("the request log's consumer may only BatchWrite the log's partitions; its routes only GetItem and Query them in the data table", async () => {
+  it("the request log's consumer may only BatchWrite the log's partitions; its routes only read them in the data table, the list by Query, the entry by GetItem", async () => {
     const consumer = `function:${REQUEST_LOG_CONSUMER}`;
     const day = requestLogKeys.day('p1', 'live', '2026-11-24');
     const pointer = requestLogKeys.byId('p1', 'live', 'r1').pk;
@@ -154,15 +157,53 @@ describe('function roles', () => {
     ).toBe(false);
     for (const action of ['PutItem', 'GetItem', 'Query']) expect(await allowed(consumer, item(action, TABLE.data, day)), action).toBe(false);
     expect(await allowed(consumer, item('BatchWriteItem', TABLE.access, day))).toBe(false);
+    expect(await allowed(routeFunction('listRequestLogs'), item('Query', TABLE.data, day))).toBe(true);
+    expect(await allowed(routeFunction('listRequestLogs'), item('GetItem', TABLE.data, pointer))).toBe(false);
+    expect(await allowed(routeFunction('getRequestLog'), item('GetItem', TABLE.data, pointer))).toBe(true);
+    expect(await allowed(routeFunction('getRequestLog'), item('GetItem', TABLE.data, day))).toBe(true);
+    expect(await allowed(routeFunction('getRequestLog'), item('Query', TABLE.data, day))).toBe(false);
     for (const id of ['listRequestLogs', 'getRequestLog']) {
       const fn = routeFunction(id);
-      expect(await allowed(fn, item('Query', TABLE.data, day)), id).toBe(true);
-      expect(await allowed(fn, item('GetItem', TABLE.data, pointer)), id).toBe(true);
       expect(await allowed(fn, item('GetItem', TABLE.data, bookingKeys.booking('1').pk)), id).toBe(false);
       expect(await allowed(fn, item('Query', TABLE.data, bookingKeys.booking('1').pk)), id).toBe(false);
       expect(await allowed(fn, { action: 'dynamodb:Query', resource: `${TABLE.data}/index/gsi1`, context: {} }), id).toBe(false);
       expect(await allowed(fn, item('PutItem', TABLE.data, day)), id).toBe(false);
     }
+  });
+
+  it("every grant a route accepts as untested is one of its role's grants, as the least-privilege report names it", () => {
+    // With no usage, the report lists every grant of a function as never used.
+    const lines = new Map(unusedGrants(model, {}).map((u) => [u.principal, new Set(u.unused)]));
+    for (const r of ROUTE_LIST) {
+      const granted = lines.get(routeFunction(r.id))!;
+      for (const line of Object.keys(r.untested ?? {})) expect(granted.has(line), `${r.id}: ${line}`).toBe(true);
+    }
+    // The platform's, for every keyed route that has the grant (a read route has no Idempotency-Key to release).
+    const platform = Object.keys(PLATFORM_UNTESTED);
+    const write = lines.get(routeFunction('cancelBooking'))!;
+    expect(platform.filter((l) => !write.has(l))).toEqual([dynamoLine('access', 'GetItem', 'CONFIG'), dynamoLine('access', 'PutItem', 'CONFIG')]);
+    expect(lines.get(routeFunction('listBookings'))!.has(dynamoLine('access', 'PutItem', 'CONFIG'))).toBe(true);
+  });
+
+  it('records, per allowing statement, the dynamodb:LeadingKeys patterns each call fell under', async () => {
+    const authorizer = new Authorizer(model);
+    const signOut = routeFunction('signOut');
+    const member = accessKeys.member('p1', 'm1').pk;
+    const counter = platformKeys.rateCounter('k1', 0).pk;
+    for (const pk of [member, counter]) expect((await authorizer.authorize(signOut, item('UpdateItem', TABLE.access, pk))).allowed).toBe(true);
+    const used = authorizer.usage[signOut]![`dynamodb:UpdateItem ${TABLE.access}`]!;
+    expect(used.count).toBe(2);
+    const reached = [accessPartitions.partner, platformPartitions.rateCounters].sort();
+    expect(
+      Object.values(used.patterns ?? {})
+        .flat()
+        .sort(),
+    ).toEqual(reached);
+    expect(used.partitions).toEqual(reached);
+    // The report: UpdateItem was used, for those two of its patterns; the others of its statement were not.
+    const report = unusedGrants(model, authorizer.usage).find((u) => u.principal === signOut)!;
+    const updates = report.unused.filter((l) => l.startsWith('dynamodb:UpdateItem on table access'));
+    expect(updates.sort()).toEqual([platformPartitions.authFailures, platformPartitions.idempotency].map((k) => dynamoLine('access', 'UpdateItem', k)).sort());
   });
 
   it('no function may Scan', async () => {

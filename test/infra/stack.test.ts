@@ -5,12 +5,17 @@ import { THROTTLE } from '../../infra/constructs/api';
 import { retryScheduleGroupName } from '../../infra/constructs/webhooks';
 import { appContext, cdkJsonContext } from '../../infra/feature-flags';
 import { ServiceStack } from '../../infra/stack';
+import { bookingPartitions } from '../../shared/bookings/keys';
 import { BUCKETS, SERVED_PHOTO_HEADERS } from '../../shared/buckets';
+import { type DynamoUse, ITEM_ACTIONS } from '../../shared/db/grants';
 import { TABLES } from '../../shared/db/tables';
+import { eventPartitions } from '../../shared/events/keys';
 import { jobLeadingKeys } from '../../shared/jobs/keys';
-import { PLATFORM_LEADING_KEYS } from '../../shared/platform/keys';
+import { FALLBACK_USE, grantsOf } from '../../shared/platform/grants';
+import { platformPartitions } from '../../shared/platform/keys';
 import { JOBS, QUEUES } from '../../shared/queues';
-import { ROUTE_LIST } from '../../shared/routes';
+import { ROUTE_LIST, ROUTES } from '../../shared/routes';
+import { settlementPartitions } from '../../shared/settlements/keys';
 import { actionsOf as actions, isServiceFunction, type Resource, render, type Statement, synthService } from './synth';
 
 /** The service stack (tables, queues, buckets, the API and its routes, consumers, jobs). */
@@ -69,28 +74,61 @@ describe('CDK stack', () => {
 
   const statementsOf = (routeId: string) => service.routeStatements(routeId);
 
-  it('grants least privilege from the route table: no Scan, no writes for reads, platform-only writes to the access table', () => {
+  /**
+   * What a function's DynamoDB statements grant, one line per table, action and partition (`data PutItem BOOKING#*`)
+   * or index query (`data Query index gsi1`); a statement on a table with no partition bound is `... *`.
+   */
+  const dynamoGrants = (statements: Statement[]) =>
+    statements
+      .filter((st) => actions(st).some((a) => a.startsWith('dynamodb:')))
+      .flatMap((st) => {
+        const keys = (st.Condition as { 'ForAllValues:StringLike'?: { 'dynamodb:LeadingKeys'?: string[] } } | undefined)?.['ForAllValues:StringLike']?.[
+          'dynamodb:LeadingKeys'
+        ];
+        return [st.Resource].flat().flatMap((r) => {
+          // From a nested stack, the table's ARN is a parameter named after it (referenceto<stack>DataDataTable...Arn).
+          const text = render(r);
+          const table = /DataDataTable/.test(text) ? 'data' : /DataAccessTable/.test(text) ? 'access' : text;
+          const index = /\/index\/(.+)$/.exec(text)?.[1];
+          return actions(st)
+            .map((a) => a.replace('dynamodb:', ''))
+            .flatMap((a) => (index ? [`${table} ${a} index ${index}`] : (keys ?? ['*']).map((k) => `${table} ${a} ${k}`)));
+        });
+      })
+      .sort();
+  const declared = (use: DynamoUse) =>
+    Object.entries(use)
+      .flatMap(([table, t]) => [
+        ...ITEM_ACTIONS.flatMap((a) => (t?.[a] ?? []).map((k) => `${table} ${a} ${k}`)),
+        ...(t?.queryIndexes ?? []).map((i) => `${table} Query index ${i}`),
+      ])
+      .sort();
+
+  it("grants each route's function exactly what its route declares on the tables (the pipeline's part and its own `dynamo`), and no Scan", () => {
     for (const r of ROUTE_LIST) {
       const statements = statementsOf(r.id);
-      const all = statements.flatMap(actions);
-      expect(all, r.id).not.toContain('dynamodb:Scan');
-      if (r.access === 'public') {
-        expect(
-          all.filter((a) => a.startsWith('dynamodb:')),
-          r.id,
-        ).toEqual([]);
-        continue;
-      }
-      const writes = statements.filter((s) => actions(s).includes('dynamodb:PutItem'));
-      // From a nested stack, the table's ARN is a parameter named after it (referenceto<stack>DataDataTable...Arn).
-      const onData = writes.filter((s) => JSON.stringify(s.Resource).includes('DataDataTable'));
-      const onAccess = writes.filter((s) => JSON.stringify(s.Resource).includes('DataAccessTable'));
-      expect(onData.length > 0, `${r.id} writes to data`).toBe(r.write);
-      expect(onAccess, r.id).toHaveLength(1);
-      const condition = JSON.stringify(onAccess[0]!.Condition ?? null);
-      if (r.changesAccess) expect(condition, r.id).toBe('null');
-      else for (const k of PLATFORM_LEADING_KEYS) expect(condition, r.id).toContain(k);
+      expect(statements.flatMap(actions), r.id).not.toContain('dynamodb:Scan');
+      expect(dynamoGrants(statements), r.id).toEqual(declared(grantsOf(r).dynamo));
+      // Every statement on a table's items is bounded by partitions.
+      expect(
+        dynamoGrants(statements).filter((g) => g.endsWith(' *')),
+        r.id,
+      ).toEqual([]);
     }
+    expect(declared(grantsOf(ROUTES.getHealth).dynamo)).toEqual([]);
+    // The platform's part: every keyed route counts its key's requests; a write claims its Idempotency-Key; a list signs its cursors.
+    const { rateCounters, idempotency, config } = platformPartitions;
+    expect(dynamoGrants(statementsOf('getBooking'))).toContain(`access UpdateItem ${rateCounters}`);
+    expect(dynamoGrants(statementsOf('getBooking'))).not.toContain(`access PutItem ${idempotency}`);
+    expect(dynamoGrants(statementsOf('cancelBooking'))).toContain(`access PutItem ${idempotency}`);
+    expect(dynamoGrants(statementsOf('listBookings'))).toContain(`access GetItem ${config}`);
+    // No write reaches the data table beyond the partitions its route names (the review of issue 39, item 3.8).
+    expect(dynamoGrants(statementsOf('cancelBooking')).filter((g) => g.startsWith('data PutItem'))).toEqual(
+      [bookingPartitions.rows, eventPartitions.events, settlementPartitions.ledger, settlementPartitions.settlement].map((k) => `data PutItem ${k}`).sort(),
+    );
+    // The $default route authenticates and counts, and nothing else.
+    const fallback = Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) => id.startsWith('ApiFallbackRoleDefaultPolicy'))!;
+    expect(dynamoGrants((fallback[1] as Resource).Properties.PolicyDocument.Statement)).toEqual(declared(FALLBACK_USE));
   });
 
   it('lets only the routes that send e-mail call SES, from one sender, on its identity and the configuration set (no wildcard)', () => {
@@ -293,11 +331,11 @@ describe('CDK stack', () => {
     expect(Object.keys(corsRules()).sort()).toEqual(['reviewPhotos', 'settlementDocuments']);
   });
 
-  it('grants the settlement documents least privilege: read routes GetObject, the writers GetObject, PutObject and AbortMultipartUpload, nobody List or Delete', () => {
+  it('grants the settlement documents least privilege: read routes GetObject, the writers PutObject and AbortMultipartUpload, nobody List or Delete', () => {
     expect(s3Actions(statementsOf('getSettlementInvoice'))).toEqual(['s3:GetObject']);
     expect(s3Actions(statementsOf('getSettlementStatement'))).toEqual(['s3:GetObject']);
-    // The writers stream the statement through a multipart upload, which they abort when the write fails.
-    const writer = ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'];
+    // The writers stream the statement through a multipart upload, which they abort when the write fails; they never read a document back.
+    const writer = ['s3:AbortMultipartUpload', 's3:PutObject'];
     expect(s3Actions(statementsOf('runSettlementsTestHelper'))).toEqual(writer);
     const consumer = policyOf('WebhookssettlementsConsumerRole');
     expect(s3Actions(consumer)).toEqual(writer);

@@ -69,7 +69,7 @@ describe('authentication', () => {
     });
     expect(test.body.scopes).toContain('team:manage');
     expect(test.body.rate_limit.limit_per_minute).toBe(600);
-    expect(live.body).toMatchObject({ environment: 'live', test_mode: false, key: { id: p.live_key_id }, member: { id: p.member_id } });
+    expect(live.body).toMatchObject({ environment: 'live', test_mode: false, key: { key_id: p.live_key_id, id: p.live_key_id }, member: { id: p.member_id } });
   });
 });
 

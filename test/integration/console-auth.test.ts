@@ -180,7 +180,7 @@ describe('the API with a console session', () => {
     expect(r.status, r.text).toBe(201);
     const audit = await api('GET', '/audit-events?limit=5', { key: p.live_key });
     const line = audit.body.data.find((e: { request_id: string }) => e.request_id === r.headers.get('x-request-id'));
-    expect(line).toMatchObject({ member_id: memberId, via: 'console', key_prefix: null, method: 'POST', path: '/v1/webhooks', status: 201 });
+    expect(line).toMatchObject({ member_id: memberId, via: 'console', key_id: null, key_prefix: null, method: 'POST', path: '/v1/webhooks', status: 201 });
     // A key's writes say so too.
     const byKey = await write('POST', '/webhooks', p.live_key, { url: 'http://localhost:9/key', event_types: ['booking.confirmed'] });
     const keyLine = (await api('GET', '/audit-events?limit=5', { key: p.live_key })).body.data.find(

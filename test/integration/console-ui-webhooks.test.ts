@@ -147,8 +147,8 @@ describe('the partner console in a real browser: webhooks', () => {
       await page.getByRole('button', { name: 'Send a test event' }).click();
       await page.getByText(/^Delivered: HTTP 200 in \d+ ms\./).waitFor({ timeout: 30_000 });
       const d = receiver.received.at(-1)!;
-      expect(d.headers['x-service-signature']).toBe(signatureOf(secret, d.raw));
-      expect(d.headers['x-service-signature-previous']).toBe(signatureOf(hook.signing_secret, d.raw));
+      expect(d.headers['x-service-signature']).toBe(signatureOf(hook.signing_secret, d.raw));
+      expect(d.headers['x-service-signature-next']).toBe(signatureOf(secret, d.raw));
 
       expect(problems).toEqual([]);
       expect(findings).toEqual([]);

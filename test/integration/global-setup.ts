@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { leastPrivilegeReport, readIamRun } from '../../infra/local/iam/report';
+import { routeExpectations } from '../../infra/local/iam/expectations';
+import { leastPrivilegeReport, readIamRun, unexpectedUnused, unusedGrants } from '../../infra/local/iam/report';
 import { freePort } from '../../infra/local/services';
 import { type LocalTls, makeLocalTls } from '../fixtures/local-tls';
 
@@ -25,9 +26,11 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 let child: ChildProcess | undefined;
 let stateDir: string | undefined;
 let tlsDir: string | undefined;
+let integration: TestProject | undefined;
 
 /** Boots the local stack exactly as `npm start` does, on a free port and a fresh state dir. */
 export default async function setup(project: TestProject) {
+  integration = project;
   const port = await freePort();
   stateDir = mkdtempSync(join(tmpdir(), 'ptbs-it-'));
   tlsDir = mkdtempSync(join(tmpdir(), 'ptbs-tls-'));
@@ -88,27 +91,58 @@ async function teardown() {
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     if (child.exitCode === null) child.kill('SIGKILL');
   }
-  const iam = stateDir ? iamVerdict(stateDir) : undefined;
+  const iam = stateDir ? iamVerdict(stateDir, await partialRun()) : undefined;
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
   if (tlsDir) rmSync(tlsDir, { recursive: true, force: true });
   if (iam) throw new Error(iam);
+}
+
+/**
+ * Why this run cannot judge unused grants, if it cannot: only a run of every integration test, all passing, takes
+ * every path the tests take (`npx vitest run --project integration x.test.ts` takes a few).
+ */
+async function partialRun(): Promise<string | undefined> {
+  if (!integration) return 'no project';
+  const { vitest } = integration;
+  if (vitest.config.testNamePattern) return 'a test name filter';
+  const all = (await integration.globTestFiles()).testFiles.length;
+  const ran = vitest.state.getFiles().filter((f) => f.projectName === integration!.name);
+  if (ran.length < all) return `${ran.length} of ${all} test files`;
+  const failed = ran.filter((f) => f.result?.state === 'fail').length;
+  return failed ? `${failed} test file(s) failed` : undefined;
 }
 
 /** Where the run's least-privilege report goes (docs/operations/permissions.md says how to publish it). */
 export const LEAST_PRIVILEGE_REPORT = join(ROOT, '.local', 'least-privilege.md');
 
 /**
- * The IAM layer's verdict on the run: the least-privilege report is written, and any call the stack refused
- * fails the run (no test expects a deny from the stack: the layer's own tests run it in their process).
+ * The IAM layer's verdict on the run: the least-privilege report is written; any call the stack refused fails the
+ * run (no test expects a deny from the stack: the layer's own tests run it in their process), and so does a grant
+ * that a route the run called never used, unless its route accepts it as untested (infra/local/iam/expectations.ts).
  */
-function iamVerdict(dir: string): string | undefined {
+function iamVerdict(dir: string, partial: string | undefined): string | undefined {
   const { model, usage, denies, stats } = readIamRun(dir);
+  const expected = routeExpectations();
+  const failures: string[] = [];
   if (model) {
     mkdirSync(join(ROOT, '.local'), { recursive: true });
-    writeFileSync(LEAST_PRIVILEGE_REPORT, leastPrivilegeReport(model, usage, denies, stats));
+    writeFileSync(LEAST_PRIVILEGE_REPORT, leastPrivilegeReport(model, usage, denies, stats, expected));
     console.log(`Least-privilege report: ${LEAST_PRIVILEGE_REPORT}`);
+    const unused = unexpectedUnused(unusedGrants(model, usage), expected);
+    if (unused.length && partial) console.log(`Unused grants not checked: a partial run (${partial}) leaves paths untaken.`);
+    if (unused.length && !partial) {
+      failures.push(
+        `Routes the run called were granted what they never used (docs/operations/permissions.md): remove it from the route's \`dynamo\`, or list it in its \`untested\` with the path that needs it.\n${unused
+          .map((u) => `  ${u.label}:\n${u.lines.map((l) => `    ${l}`).join('\n')}`)
+          .join('\n')}`,
+      );
+    }
   }
-  if (denies.length === 0) return undefined;
-  const lines = denies.map((d) => `  ${d.principal}: ${d.action} on ${d.resource} ${JSON.stringify(d.context)} (${d.reason})`);
-  return `The local stack refused ${denies.length} AWS call(s) as AWS would (infra/local/iam): grant what the function needs, least privilege.\n${[...new Set(lines)].join('\n')}`;
+  if (denies.length) {
+    const lines = denies.map((d) => `  ${d.principal}: ${d.action} on ${d.resource} ${JSON.stringify(d.context)} (${d.reason})`);
+    failures.push(
+      `The local stack refused ${denies.length} AWS call(s) as AWS would (infra/local/iam): grant what the function needs, least privilege.\n${[...new Set(lines)].join('\n')}`,
+    );
+  }
+  return failures.length ? failures.join('\n') : undefined;
 }

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AddressInfo } from 'node:net';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { createClient } from '../../sdk/src/index';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { platformKeys } from '../../shared/platform/keys';
 import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
-import { api, newPartner, testDb, write } from './helpers';
+import { api, baseUrl, newPartner, testDb, write } from './helpers';
 
 const keyCount = async (key: string) => (await api('GET', '/api-keys?limit=100', { key })).body.data.length as number;
 
@@ -124,6 +126,72 @@ describe('Idempotency-Key', () => {
     await put(dead, Date.now() - 1);
     const retried = await api('POST', '/api-keys', { key: p.test_key, rawBody: body, headers: { 'idempotency-key': dead } });
     expect(retried.status).toBe(201);
+  });
+
+  it('a claim left by a request that died: 409 with Retry-After until it runs out, and the SDK, waiting that long, gets its retry run', async () => {
+    const p = await newPartner();
+    const { ddb, accessTable } = testDb();
+    const body = { member_id: p.member_id };
+    const { fingerprint } = await import('../../shared/platform/idempotency');
+    const idem = randomUUID();
+    // What a request killed mid-flight leaves: its claim, 6 s from running out.
+    await ddb.send(
+      new PutCommand({
+        TableName: accessTable,
+        Item: {
+          ...platformKeys.idempotency(p.partner_id, 'test', idem),
+          fingerprint: fingerprint('POST', '/v1/api-keys', JSON.stringify(body)),
+          state: 'IN_PROGRESS',
+          lock_token: 'dead-worker',
+          locked_until: Date.now() + 6_000,
+          expires_at: Date.now() + 3_600_000,
+          request_id: 'dead',
+        },
+      }),
+    );
+    const blocked = await api('POST', '/api-keys', { key: p.test_key, rawBody: JSON.stringify(body), headers: { 'idempotency-key': idem } });
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.code).toBe('idempotency.request.in_progress');
+    const retryAfter = Number(blocked.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(5);
+    expect(retryAfter).toBeLessThanOrEqual(6);
+    // The SDK honours it (3 retries of 1 s gave up inside the claim before).
+    const client = createClient({ apiKey: p.test_key, baseUrl: baseUrl() });
+    const started = Date.now();
+    const created = await client.request('createApiKey', { body, idempotencyKey: idem });
+    expect(created.member_id).toBe(p.member_id);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
+  });
+
+  it("a request's claim lasts its function's timeout and a second; a retry meanwhile is told the time left", async () => {
+    const p = await newPartner();
+    // The endpoint holds the test send 4 s: the request (a route of 20 s) is in flight meanwhile.
+    const server = createServer((req, res) => {
+      req.resume();
+      setTimeout(() => res.writeHead(200).end('ok'), 4_000);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const hook = await write('POST', '/webhooks', p.test_key, {
+        url: `http://localhost:${(server.address() as AddressInfo).port}/hold`,
+        event_types: ['booking.confirmed'],
+      });
+      expect(hook.status, hook.text).toBe(201);
+      const idem = randomUUID();
+      const first = write('POST', `/webhooks/${hook.body.id}/test`, p.test_key, {}, { idempotencyKey: idem });
+      await new Promise((r) => setTimeout(r, 1_500));
+      const { ddb, accessTable } = testDb();
+      const claim = (await ddb.send(new GetCommand({ TableName: accessTable, Key: platformKeys.idempotency(p.partner_id, 'test', idem) }))).Item!;
+      expect(claim.state).toBe('IN_PROGRESS');
+      expect(claim.locked_until - Date.parse(claim.created_at)).toBe(21_000);
+      const again = await write('POST', `/webhooks/${hook.body.id}/test`, p.test_key, {}, { idempotencyKey: idem });
+      expect(again.status).toBe(409);
+      const left = Math.ceil((claim.locked_until - Date.now()) / 1000);
+      expect(Math.abs(Number(again.headers.get('retry-after')) - left)).toBeLessThanOrEqual(1);
+      expect((await first).status).toBe(200);
+    } finally {
+      server.close();
+    }
   });
 
   it('forgets a key after 24 hours even before TTL deletes the record', async () => {

@@ -216,9 +216,10 @@ describe('bodies nested 10 000 levels deep (issue 40)', () => {
     const sent: { env: 'test' | 'live'; id: string; label: string }[] = [];
     for (const r of routes) {
       const path = r.path.replace(/^\/v1/, '').replace(/\{[^}]+\}/g, 'x1');
-      // Test helpers answer sandbox keys only, team roles live ones: each route with every credential that reaches it.
+      // Test helpers answer sandbox keys only, team roles (and the sign-out) live ones: each route with every
+      // credential that reaches it.
       const callers = [
-        ...(r.liveOnly ? [] : [{ who: 'sandbox key', env: 'test' as const, headers: { authorization: `Bearer ${p.test_key}` } }]),
+        ...(r.liveOnly || r.liveKeysOnly ? [] : [{ who: 'sandbox key', env: 'test' as const, headers: { authorization: `Bearer ${p.test_key}` } }]),
         ...(r.sandboxOnly ? [] : [{ who: 'signed live key', env: 'live' as const, headers: { authorization: `Bearer ${p.live_key}` } }]),
         { who: 'console session', env: r.liveOnly ? ('live' as const) : ('test' as const), headers: sessionHeaders(session, r.liveOnly ? 'live' : 'sandbox') },
       ];

@@ -97,7 +97,12 @@ describe('errors', () => {
     const bad = await write('PATCH', `/team/members/${p.member_id}/role`, p.live_key, { role: 'KING' });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('validation.field.invalid');
-    expect(bad.body.details.errors[0]).toMatchObject({ field: 'role', location: 'body', expected: ['PARTNER_ADMIN', 'FINANCE', 'DEVELOPER', 'VIEWER'] });
+    expect(bad.body.details.errors[0]).toMatchObject({
+      field: 'role',
+      location: 'body',
+      expected: 'one of PARTNER_ADMIN, FINANCE, DEVELOPER, VIEWER',
+      allowed: ['PARTNER_ADMIN', 'FINANCE', 'DEVELOPER', 'VIEWER'],
+    });
 
     const missing = await write('POST', '/api-keys', p.test_key, {});
     expect(missing.body.code).toBe('validation.required.field');

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { JWK } from 'jose';
 import { expect, inject } from 'vitest';
+import { readRuntime } from '../../infra/local/runtime-info';
 import { freePort } from '../../infra/local/services';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -20,12 +21,18 @@ export class OwnStack {
   /** What the stack printed so far (its terminal: the runtime's lines and the functions' WARN and above). */
   private printed = '';
 
+  private child!: ChildProcess;
+  /** Resolves with the exit code of the run started last (null when a signal ended it). */
+  exited!: Promise<number | null>;
+
   private constructor(
+    readonly name: string,
     readonly port: number,
     readonly stateDir: string,
-    private readonly child: ChildProcess,
+    private readonly env: Record<string, string>,
   ) {}
 
+  /** What the run started last printed so far. */
   output(): string {
     return this.printed;
   }
@@ -35,38 +42,86 @@ export class OwnStack {
   }
 
   static async start(name: string, env: Record<string, string>): Promise<OwnStack> {
-    const port = await freePort();
-    const stateDir = mkdtempSync(join(tmpdir(), `ptbs-${name}-`));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--reset'], {
-      cwd: ROOT,
-      // A dozen adventures are enough for one file's tests, and import in a quarter of the time.
-      env: { ...process.env, PORT: String(port), LOCAL_STATE_DIR: stateDir, WEBHOOK_WAIT_SCALE: '0.0001', LOCAL_CATALOG_ADVENTURES: '12', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const stack = new OwnStack(port, stateDir, child);
-    await new Promise<void>((ready, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} stack not ready in 150 s:\n${stack.printed}`)), 150_000);
-      child.stdout!.on('data', (d: Buffer) => {
-        stack.printed += d.toString();
-        if (stack.printed.includes('Ready in')) {
-          clearTimeout(timer);
-          ready();
-        }
-      });
-      child.stderr!.on('data', (d: Buffer) => (stack.printed += d.toString()));
-      child.once('exit', (code) => reject(new Error(`${name} stack exited with ${code}:\n${stack.printed}`)));
-    }).catch(async (e: unknown) => {
+    const stack = new OwnStack(name, await freePort(), mkdtempSync(join(tmpdir(), `ptbs-${name}-`)), env);
+    await stack.launch(['--reset']).catch(async (e: unknown) => {
       await stack.stop();
       throw e;
     });
     return stack;
   }
 
+  /** `npm start` on the stack's port and state directory, until it says it is ready. */
+  private async launch(args: string[]) {
+    this.printed = '';
+    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', ...args], {
+      cwd: ROOT,
+      // A dozen adventures are enough for one file's tests, and import in a quarter of the time.
+      env: {
+        ...process.env,
+        PORT: String(this.port),
+        LOCAL_STATE_DIR: this.stateDir,
+        WEBHOOK_WAIT_SCALE: '0.0001',
+        LOCAL_CATALOG_ADVENTURES: '12',
+        ...this.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
+    await new Promise<void>((ready, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.name} stack not ready in 150 s:\n${this.printed}`)), 150_000);
+      child.stdout!.on('data', (d: Buffer) => {
+        this.printed += d.toString();
+        if (this.printed.includes('Ready in')) {
+          clearTimeout(timer);
+          ready();
+        }
+      });
+      child.stderr!.on('data', (d: Buffer) => (this.printed += d.toString()));
+      child.once('exit', (code) => reject(new Error(`${this.name} stack exited with ${code}:\n${this.printed}`)));
+    }).catch((e: unknown) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      throw e;
+    });
+  }
+
+  /**
+   * A crash: SIGKILL to the stack's node process and to its DynamoDB Local, as docs/operations/local-stack.md's
+   * "After a crash" describes (nothing of the run gets to clean up).
+   */
+  async crash() {
+    const javaPid = readRuntime(this.stateDir, this.port)?.javaPid;
+    this.child.kill('SIGKILL');
+    if (javaPid) process.kill(javaPid, 'SIGKILL');
+    await this.exited;
+  }
+
+  /**
+   * `npm start` again after a crash or a stop: the same port and state directory, no reset. The port the dead run
+   * listened on came from the ephemeral range, and the OS may have lent it meanwhile to an outgoing connection
+   * (seen twice in 6 restarts on a loaded machine: EADDRINUSE): then it is tried again once that connection is gone.
+   */
+  async restart() {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.launch([]);
+      } catch (e) {
+        if (attempt >= 5 || !(e as Error).message.includes('EADDRINUSE')) throw e;
+        await this.exited;
+        await new Promise((r) => setTimeout(r, 3_000));
+      }
+    }
+  }
+
+  /** The environment the running stack gives its functions (endpoints, queue URLs), from its runtime file. */
+  runtimeEnv(): Record<string, string> {
+    return readRuntime(this.stateDir, this.port)!.env;
+  }
+
   async stop() {
-    if (this.child.exitCode === null) {
-      const exited = new Promise((r) => this.child.once('exit', r));
+    if (this.child.exitCode === null && this.child.signalCode === null) {
       this.child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      await Promise.race([this.exited, new Promise((r) => setTimeout(r, 10_000))]);
       if (this.child.exitCode === null) this.child.kill('SIGKILL');
     }
     this.handOverIam();
@@ -107,7 +162,7 @@ export class OwnStack {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
   }
 
   /** A new partner with a sandbox payment key, and a FLEXIBLE pack of its sandbox catalog for single adult travelers. */

@@ -213,6 +213,24 @@ describe('request log (GET /request-logs)', () => {
     expect(e!.response_body).toMatchObject({ bytes: Buffer.byteLength(r.text), sha256: sha(r.text), content_form: 'reserialized_redacted' });
   });
 
+  it('logs the 404 of a test helper asked with a live key (the key is yours), not a path no operation has, as request-logs.md says', async () => {
+    const p = await newPartner();
+    const helper = await api('GET', '/test-helpers/clock', { key: p.live_key });
+    expect(helper.status).toBe(404);
+    expect(helper.body.code).toBe('request.route.not_found');
+    const nowhere = await api('GET', '/no-such-operation', { key: p.live_key });
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.body.code).toBe('request.route.not_found');
+    const marker = (await api('GET', '/me', { key: p.live_key })).headers.get('x-request-id')!;
+    const logged = await entries(p.live_key, holding(helper.body.request_id, marker));
+    expect(logged.find((e) => e.request_id === helper.body.request_id)).toMatchObject({
+      status: 404,
+      error_code: 'request.route.not_found',
+      path: '/v1/test-helpers/clock',
+    });
+    expect(ids(logged)).not.toContain(nowhere.body.request_id);
+  });
+
   it('refuses unknown filters and filter values with a 400 in the error shape', async () => {
     const p = await newPartner();
     for (const [query, code] of [

@@ -129,7 +129,7 @@ describe('signature version 2 (X-Signature-Version: 2, the Idempotency-Key signe
       },
     });
     expect(res.status).toBe(401);
-    expect(res.body).toMatchObject({ code: 'auth.signature.invalid', details: { signature_version: '3', supported_versions: [1, 2] } });
+    expect(res.body).toMatchObject({ code: 'auth.signature.invalid', details: { announced_version: '3', supported_versions: [1, 2] } });
   });
 });
 

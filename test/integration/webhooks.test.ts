@@ -430,6 +430,23 @@ describe('event delivery', () => {
     expect((await api('GET', '/webhooks/deliveries?endpoint_id=nope', { key: p.test_key })).status).toBe(400);
   });
 
+  it('refuses to replay a delivery whose endpoint was deleted (409 webhook.endpoint.deleted), and sends nothing', async () => {
+    const p = await newPartner();
+    const path = `/ok/deleted-${randomUUID().slice(0, 8)}`;
+    const e = await endpoint(p.test_key, path);
+    await book(p);
+    const delivered = await until(
+      async () => (await api('GET', '/webhooks/deliveries?status=DELIVERED', { key: p.test_key })).body.data,
+      (x) => x.length === 1,
+    );
+    expect((await write('DELETE', `/webhooks/${e.id}`, p.test_key)).status).toBe(200);
+    const replay = await write('POST', `/webhooks/deliveries/${delivered[0].id}/replay`, p.test_key);
+    expect(`${replay.status} ${replay.body.code}`).toBe('409 webhook.endpoint.deleted');
+    expect(replay.body.details).toEqual({ id: e.id });
+    expect((await api('GET', '/webhooks/deliveries', { key: p.test_key })).body.data).toHaveLength(1);
+    expect(at(path)).toHaveLength(1);
+  });
+
   it('a receiver always failing ends FAILED after 6 attempts, dead-lettered and listed under status=FAILED; replay then delivers it', async () => {
     const p = await newPartner();
     const tag = randomUUID().slice(0, 8);
@@ -820,7 +837,9 @@ describe('signing secret rotation', () => {
 
     expect((await write('POST', `/webhooks/${a.id}/test`, p.test_key)).body.delivered).toBe(true);
     const both = at('/ok/rotate').at(-1)!;
-    expect(both.headers['x-service-signature']).toBe(hmacHex(b, both.raw));
+    // A receiver that follows only the spec and still holds the previous secret keeps verifying; the new one is -Next.
+    expect(both.headers['x-service-signature']).toBe(hmacHex(a.signing_secret, both.raw));
+    expect(both.headers['x-service-signature-next']).toBe(hmacHex(b, both.raw));
     expect(both.headers['x-service-signature-previous']).toBe(hmacHex(a.signing_secret, both.raw));
     expect(both.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     for (const secret of [a.signing_secret, b]) {
@@ -840,6 +859,7 @@ describe('signing secret rotation', () => {
     const only = at('/ok/rotate').at(-1)!;
     expect(only.headers['x-service-signature']).toBe(hmacHex(c, only.raw));
     expect(only.headers['x-service-signature-previous']).toBeUndefined();
+    expect(only.headers['x-service-signature-next']).toBeUndefined();
     expect(only.headers['webhook-signature']!.split(' ')).toHaveLength(1);
     expect(new StandardWebhook(c).verify(only.raw, only.headers)).toMatchObject({ type: 'booking.confirmed' });
     for (const old of [a.signing_secret, b]) expect(() => new StandardWebhook(old).verify(only.raw, only.headers)).toThrow(/signature/i);

@@ -69,3 +69,13 @@ describe('docs/guides/idempotency.md', () => {
     expect(guide).toContain(`${['Zero', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven'][outside.length]} writes act outside that commit`);
   });
 });
+
+describe('docs/guides/request-logs.md', () => {
+  it("says which 404 request.route.not_found are in the log: a live key's test helper is (test/integration/request-logs.test.ts), a path no operation has is not", () => {
+    const guide = readFileSync(resolve(import.meta.dirname, '..', '..', 'docs', 'guides', 'request-logs.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(guide).toMatch(/path that no operation has \(404 `request\.route\.not_found`, 405/);
+    expect(guide).toMatch(
+      /test helper \(`\/test-helpers\/\.\.\.`\) asked with a live key answers the same 404 `request\.route\.not_found`, but the key is yours: that request is in your live log/,
+    );
+  });
+});

@@ -100,6 +100,7 @@ describe('the OpenAPI document (shared/openapi.ts)', () => {
       expect(headers.every((h: any) => h.in === 'header' && h.description)).toBe(true);
       expect(Object.fromEntries(headers.map((h: any) => [h.name, h.required]))).toEqual({
         'X-Service-Signature': true,
+        'X-Service-Signature-Next': false,
         'X-Service-Signature-Previous': false,
         'X-Service-Event-Id': true,
         'X-Service-Delivery-Id': true,

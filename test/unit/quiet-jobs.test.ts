@@ -37,6 +37,7 @@ describe('the local cron runner is quiet by default', () => {
 });
 
 vi.mock('../../shared/webhooks/sweep', () => ({ sweep: vi.fn(async () => ({ events: 0, deliveries: 0 })) }));
+vi.mock('../../shared/clock/advance', () => ({ ADVANCE_STALE_MS: 120_000, resumeIdleAdvances: vi.fn(async () => 0) }));
 // The job's run record (the watchdog's) is written to DynamoDB; here only the logging is under test.
 vi.mock('../../shared/jobs/store', () => ({
   jobStore: { started: vi.fn(async () => ({})), succeeded: vi.fn(async () => ({})), failed: vi.fn(async () => ({})) },
@@ -48,18 +49,22 @@ describe('the webhook sweeper job', () => {
   it('says nothing at the default level (WARN) when nothing was overdue, and what it re-drove at INFO', async () => {
     const { logger } = await import('../../shared/kernel/logger');
     const { sweep } = await import('../../shared/webhooks/sweep');
+    const { resumeIdleAdvances } = await import('../../shared/clock/advance');
     const { handler } = await import('../../functions/jobs/webhook-sweeper');
     const [debug, info, warn, error] = (['debug', 'info', 'warn', 'error'] as const).map((level) =>
       vi.spyOn(logger, level).mockImplementation(() => undefined),
     );
     const event = { time: new Date().toISOString() } as Parameters<typeof handler>[0];
     const context = {} as Parameters<typeof handler>[1];
-    expect(await handler(event, context)).toEqual({ events: 0, deliveries: 0 });
+    expect(await handler(event, context)).toEqual({ events: 0, deliveries: 0, advances: 0 });
     for (const c of [warn, error]) expect(c).not.toHaveBeenCalled();
     expect(info).not.toHaveBeenCalledWith('re-driven', expect.anything());
     vi.mocked(sweep).mockResolvedValueOnce({ events: 1, deliveries: 2 });
     await handler(event, context);
-    expect(info).toHaveBeenCalledWith('re-driven', { events: 1, deliveries: 2 });
+    expect(info).toHaveBeenCalledWith('re-driven', { events: 1, deliveries: 2, advances: 0 });
+    vi.mocked(resumeIdleAdvances).mockResolvedValueOnce(1);
+    await handler(event, context);
+    expect(info).toHaveBeenCalledWith('re-driven', { events: 0, deliveries: 0, advances: 1 });
     for (const c of [warn, error]) expect(c).not.toHaveBeenCalled();
     void debug;
   });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { jsonPatternMatcher } from '../../infra/local/log-subscriptions';
 import { bookingRoutes } from '../../shared/bookings/routes';
 import { errorBody } from '../../shared/http/respond';
+import type { ErrorDetailsInput } from '../../shared/http/schemas';
 import { ApiError } from '../../shared/kernel/errors';
 import { signatureInvalid } from '../../shared/platform/signature';
 import { REQUEST_LOG_FILTER_PATTERN, type RequestLogEntry } from '../../shared/request-logs/entry';
@@ -135,7 +136,7 @@ describe('request log redaction by data class', () => {
       ],
       email: 'ZINEB@example.com',
       surprise: `abc_${fakeKey('live')}`,
-    });
+    } as ErrorDetailsInput);
     const out = redactErrorBody(errorBody(error, 'r-1'), createBooking, w) as Record<string, any>;
     const name = marker('unknown', 'firstName');
     expect(out).toEqual({

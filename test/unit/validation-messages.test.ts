@@ -13,7 +13,11 @@ function refusal(schema: Parameters<typeof parseWith>[0], value: unknown, locati
     parseWith(schema, value, location);
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    return { code: e.code, message: e.message, details: e.details as { errors: { field: string; location: string; message: string; expected?: unknown }[] } };
+    return {
+      code: e.code,
+      message: e.message,
+      details: e.details as { errors: { field: string; location: string; message: string; expected?: unknown; allowed?: string[] }[] },
+    };
   }
   throw new Error('accepted');
 }
@@ -69,7 +73,12 @@ describe('validation messages read as sentences, codes and shapes unchanged', ()
     expect(refusal(UpdateWebhookBody, { description: 'x'.repeat(201) }, 'body').message).toBe('description must be at most 200 characters long.');
     expect(refusal(UpdateWebhookBody, { event_types: [] }, 'body').message).toBe('event_types must have at least 1 item.');
     const status = refusal(UpdateWebhookBody, { status: 'PAUSED' }, 'body');
-    expect([status.message, status.details.errors[0]!.expected]).toEqual(['status must be one of ACTIVE, DISABLED.', ['ACTIVE', 'DISABLED']]);
+    // `expected` is always words (a typed client reads one type); the closed set's values are in `allowed`.
+    expect([status.message, status.details.errors[0]!.expected, status.details.errors[0]!.allowed]).toEqual([
+      'status must be one of ACTIVE, DISABLED.',
+      'one of ACTIVE, DISABLED',
+      ['ACTIVE', 'DISABLED'],
+    ]);
     expect(refusal(UpdateWebhookBody, {}, 'body').message).toBe('Give at least one of url, event_types, status, description.');
     expect(refusal(CreateQuoteBody, { rate_pack_id: 5 }, 'body').message).toBe('rate_pack_id must be a string.');
   });

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { call } from '../api';
 import { href, navigate, useApiQuery, useCursorPages, useEnv, useWrite } from '../hooks';
 import { Checks, DataTable, FilterForm, FindForm, PagedTable, QueryTable, QueryView, useFilters } from '../lists';
@@ -237,15 +237,20 @@ function CancelFlow({ bookingNumber, confirmed }: { bookingNumber: string; confi
           <Details
             items={[
               ['Paid', money(cq.amount_paid)],
-              ['Refund if cancelled now', `${money(cq.refundable_amount)} (${cq.refund_percent}%)`],
-              ['Fee', money(cq.fee_amount)],
-              [
-                'Rule applied',
-                cq.applied_rule
-                  ? `${cq.applied_rule.refund_percent}% refund when cancelled ${cq.applied_rule.hours_before} h or more before the start`
-                  : 'No refund rule applies',
-              ],
-              ['Holds until', cq.valid_until ? <DateTime key="v" value={cq.valid_until} /> : 'the start of the adventure'],
+              // A booking that cannot be cancelled has no refund figures (the quote gives them as null).
+              ...(cq.cancellable
+                ? ([
+                    ['Refund if cancelled now', `${money(cq.refundable_amount)} (${cq.refund_percent}%)`],
+                    ['Fee', money(cq.fee_amount)],
+                    [
+                      'Rule applied',
+                      cq.applied_rule
+                        ? `${cq.applied_rule.refund_percent}% refund when cancelled ${cq.applied_rule.hours_before} h or more before the start`
+                        : 'No refund rule applies',
+                    ],
+                    ['Holds until', cq.valid_until ? <DateTime key="v" value={cq.valid_until} /> : 'the start of the adventure'],
+                  ] satisfies [string, ReactNode][])
+                : []),
             ]}
           />
           {cq.cancellable ? (

@@ -26,8 +26,38 @@ export interface DenyRecord {
   at: string;
 }
 
-/** The usage of one principal: per `action resource`, how often it was allowed and by which statements. */
-export type Usage = Record<string, Record<string, { count: number; allowedBy: string[] }>>;
+/** How one principal used one `action resource`. */
+export interface UsedCall {
+  count: number;
+  /** `policy#statement index` of every statement that allowed a call. */
+  allowedBy: string[];
+  /** DynamoDB: the partitions reached, each as the prefix of its kind (partitionOf), for the report's reader. */
+  partitions?: string[];
+  /** DynamoDB: per allowing statement with dynamodb:LeadingKeys patterns, the patterns the calls' partition keys fell under. */
+  patterns?: Record<string, string[]>;
+}
+
+/** The usage of one principal: per `action resource`, how it was used. */
+export type Usage = Record<string, Record<string, UsedCall>>;
+
+/** A partition key as the prefix of its kind: its text up to the first `#`, then `*`; one without `#` as it is. */
+export const partitionOf = (key: string) => (key.includes('#') ? `${key.slice(0, key.indexOf('#') + 1)}*` : key);
+
+/** A StringLike or ARN pattern as a regular expression (`*` any run of characters, `?` one). */
+export const likePattern = (p: string) =>
+  new RegExp(
+    `^${p
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+    's',
+  );
+
+/** Adds the values to a sorted list of distinct values, in place; returns the list. */
+function addAll(list: string[], values: Iterable<string>): string[] {
+  for (const v of values) if (!list.includes(v)) list.push(v);
+  return list.sort();
+}
 
 const statements = (d: PolicyDocument): Statement[] => [d.Statement].flat();
 
@@ -48,6 +78,8 @@ export class Authorizer {
   private readonly statementIds = new Map<string, string>();
   private readonly cache = new Map<string, Promise<Decision>>();
   private readonly leadingKeyPatterns: RegExp[] | undefined;
+  /** The dynamodb:LeadingKeys patterns of each statement that has some, by statement id. */
+  private readonly statementPatterns = new Map<string, { text: string; re: RegExp }[]>();
   readonly usage: Usage = {};
   /** Authorizations decided, evaluations run (cache misses), and the milliseconds the evaluations took. */
   readonly stats = { authorizations: 0, evaluations: 0, evaluationMs: 0 };
@@ -70,6 +102,14 @@ export class Authorizer {
       for (const p of role.policies) {
         statements(p.document).forEach((s, j) => {
           this.statementIds.set(`${role.principal}\0${JSON.stringify(s)}`, `${p.name}#${j}`);
+          const keys = Object.values(s.Condition ?? {}).flatMap((c) =>
+            Object.entries(c).flatMap(([k, v]) => (k.toLowerCase() === 'dynamodb:leadingkeys' ? [v].flat().map(String) : [])),
+          );
+          if (keys.length)
+            this.statementPatterns.set(
+              `${p.name}#${j}`,
+              keys.map((text) => ({ text, re: likePattern(text) })),
+            );
         });
         scan(p.document);
       }
@@ -80,18 +120,7 @@ export class Authorizer {
       });
       for (const d of docs) scan(d);
     }
-    this.leadingKeyPatterns = exact
-      ? undefined
-      : [...patterns].map(
-          (p) =>
-            new RegExp(
-              `^${p
-                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-                .replace(/\*/g, '.*')
-                .replace(/\?/g, '.')}$`,
-              's',
-            ),
-        );
+    this.leadingKeyPatterns = exact ? undefined : [...patterns].map(likePattern);
   }
 
   /** A principal's identity policies, validated at their first use (a CLI process uses a handful of the model's). */
@@ -158,13 +187,31 @@ export class Authorizer {
       this.cache.set(key, p);
     }
     const d = await p;
-    if (d.allowed) {
-      this.usage[principal] ??= {};
-      const used = `${r.action} ${r.resource}`;
-      this.usage[principal][used] ??= { count: 0, allowedBy: d.allowedBy };
-      this.usage[principal][used].count++;
-    }
+    if (d.allowed) this.record(principal, r, d);
     return d;
+  }
+
+  /** Counts an allowed call in the usage: the statements that allowed it and, for DynamoDB, the partitions it reached. */
+  private record(principal: string, r: IamRequest, d: Decision) {
+    this.usage[principal] ??= {};
+    const used = `${r.action} ${r.resource}`;
+    this.usage[principal][used] ??= { count: 0, allowedBy: [] };
+    const u = this.usage[principal][used];
+    u.count++;
+    addAll(u.allowedBy, d.allowedBy);
+    const keys = r.context['dynamodb:LeadingKeys'];
+    if (!keys) return;
+    const values = [keys].flat();
+    u.partitions = addAll(u.partitions ?? [], values.map(partitionOf));
+    for (const id of d.allowedBy) {
+      const patterns = this.statementPatterns.get(id);
+      if (!patterns) continue;
+      u.patterns ??= {};
+      u.patterns[id] = addAll(
+        u.patterns[id] ?? [],
+        patterns.filter((p) => values.some((v) => p.re.test(v))).map((p) => p.text),
+      );
+    }
   }
 
   private async evaluate(principal: string, r: IamRequest): Promise<Decision> {

@@ -75,7 +75,10 @@ that may be reworded) and keep \`request_id\` in your logs.
   (\`Idempotent-Replayed: true\`) keeps the request id of the request that produced it.
 - \`details\`: structured, where a code says so. Validation errors list each offending
   field in \`details.errors\` (\`field\`, \`location\`: \`body\`, \`query\` or \`path\`,
-  \`message\`, \`expected\`).
+  \`message\`, \`expected\`: always a sentence, and \`allowed\`: the values of a closed set).
+  Every key of \`details\` has one type whatever the code (the OpenAPI document's
+  \`ErrorDetails\`: counts are numbers, amounts Money objects), so a typed client, a
+  generated Java one included, reads every error as its typed exception.
 
 Dates and text are bounded, each with a 400 \`validation.field.invalid\` that names the
 field and the range:

@@ -15,7 +15,7 @@ export interface webhooks {
          * @description Recorded with the booking itself, in the same transaction, when POST /bookings confirms a quote.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -43,7 +43,7 @@ export interface webhooks {
          * @description Recorded with the cancellation, in the same transaction: by you (POST /bookings/{booking_number}/cancel, the policy refund) or by the service (an operator, or the sandbox test helper; a full refund). The seats are freed and the settlement line changed in the same transaction.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -71,7 +71,7 @@ export interface webhooks {
          * @description Recorded with the change to COMPLETED, in the same transaction: by the daily job (00:30 UTC) for CONFIRMED bookings whose travel date has passed (it looks back 7 days), or at once by the sandbox test helper POST /test-helpers/bookings/{booking_number}/complete.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -99,7 +99,7 @@ export interface webhooks {
          * @description Recorded once the settlement has its number and its documents are stored: fetch GET /settlements/{id}/statement.csv to reconcile, and pay the total due by the due date quoting the number.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -127,7 +127,7 @@ export interface webhooks {
          * @description Recorded when the service records your transfer (an operator; the sandbox test helper): the settlement is closed.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -155,7 +155,7 @@ export interface webhooks {
          * @description Recorded with each moderation of a review tied to one of your bookings, in the same transaction, for you only (never for consumer-site reviews): drop or refresh your cached display of it.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -183,7 +183,7 @@ export interface webhooks {
          * @description Recorded, one per recipient, with the catalog change that causes it. Live: every partner subscribed in live, whether or not it holds quotes on it. Sandbox: the tenant whose slot sold out or whose catalog the weekly refresh changed. The event's id derives from the occasion, so an announcement made twice is delivered once.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -578,9 +578,11 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+        /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
         WebhookSignature: string;
-        /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+        /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+        WebhookSignatureNext: string;
+        /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
         WebhookSignaturePrevious: string;
         /** @description The envelope's id: deduplicate on it. */
         WebhookEventId: string;
@@ -605,9 +607,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -678,9 +682,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -754,9 +760,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -825,9 +833,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -904,9 +914,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -979,9 +991,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -1053,9 +1067,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];

@@ -823,7 +823,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret; the new one is shown only here
-         * @description Mints a new signing secret and returns it once (null in an idempotent replay). The previous secret keeps signing every delivery beside the new one for overlap_seconds (default 24 h, at most 7 days): X-Service-Signature uses the new secret, X-Service-Signature-Previous the previous one, and webhook-signature carries both. overlap_seconds 0 revokes every older secret at once, even during an open rotation; any other rotation while one is open is refused with 409 webhook.secret.rotation_open.
+         * @description Mints a new signing secret and returns it once (null in an idempotent replay). The previous secret keeps signing every delivery beside the new one for overlap_seconds (default 24 h, at most 7 days): X-Service-Signature stays keyed with the previous secret until the overlap ends (a receiver that follows only the spec keeps verifying), X-Service-Signature-Next carries the new secret's signature, X-Service-Signature-Previous the previous secret's again, and webhook-signature both. overlap_seconds 0 revokes every older secret at once, even during an open rotation; any other rotation while one is open is refused with 409 webhook.secret.rotation_open.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -843,7 +843,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send every event the endpoint failed to receive since a time (and re-enable it if asked)
-         * @description Each event whose deliveries to this endpoint since `since` all FAILED gets one new delivery, attempted now (like a replay); an event already re-sent or delivered is skipped, so calling again sends nothing twice. At most 500 events per call (`truncated`: call again). With "enable": true a DISABLED endpoint is set ACTIVE first; without it, a DISABLED endpoint is a 409 webhook.endpoint.disabled.
+         * @description Each event whose deliveries to this endpoint since `since` all FAILED gets one new delivery, attempted now (like a replay); an event already re-sent or delivered is skipped, so calling again sends nothing twice. Every delivery not yet DELIVERED gets its next attempt at once (`brought_forward`): one waiting for a retry now, one whose attempt is in flight as soon as that attempt fails; deliveries are read as they are now, a moment-old one included. At most 500 events per call (`truncated`: call again). With "enable": true a DISABLED endpoint is set ACTIVE first; without it, a DISABLED endpoint is a 409 webhook.endpoint.disabled.
          */
         post: operations["recoverWebhook"];
         delete?: never;
@@ -1096,7 +1096,7 @@ export interface webhooks {
          * @description Recorded with the booking itself, in the same transaction, when POST /bookings confirms a quote.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1124,7 +1124,7 @@ export interface webhooks {
          * @description Recorded with the cancellation, in the same transaction: by you (POST /bookings/{booking_number}/cancel, the policy refund) or by the service (an operator, or the sandbox test helper; a full refund). The seats are freed and the settlement line changed in the same transaction.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1152,7 +1152,7 @@ export interface webhooks {
          * @description Recorded with the change to COMPLETED, in the same transaction: by the daily job (00:30 UTC) for CONFIRMED bookings whose travel date has passed (it looks back 7 days), or at once by the sandbox test helper POST /test-helpers/bookings/{booking_number}/complete.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1180,7 +1180,7 @@ export interface webhooks {
          * @description Recorded once the settlement has its number and its documents are stored: fetch GET /settlements/{id}/statement.csv to reconcile, and pay the total due by the due date quoting the number.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1208,7 +1208,7 @@ export interface webhooks {
          * @description Recorded when the service records your transfer (an operator; the sandbox test helper): the settlement is closed.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1236,7 +1236,7 @@ export interface webhooks {
          * @description Recorded with each moderation of a review tied to one of your bookings, in the same transaction, for you only (never for consumer-site reviews): drop or refresh your cached display of it.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1264,7 +1264,7 @@ export interface webhooks {
          * @description Recorded, one per recipient, with the catalog change that causes it. Live: every partner subscribed in live, whether or not it holds quotes on it. Sandbox: the tenant whose slot sold out or whose catalog the weekly refresh changed. The event's id derives from the occasion, so an announcement made twice is delivered once.
          *
          *     **Verify before trusting it**, over the raw body bytes exactly as received (before any JSON parsing), comparing in constant time:
-         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation a receiver still on the previous secret checks `X-Service-Signature-Previous` instead.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body keyed with the endpoint's whole `signing_secret` (`whsec_...`). During a secret rotation, until its overlap ends, `X-Service-Signature` stays keyed with the previous secret (a receiver that has not switched keeps verifying) and `X-Service-Signature-Next` is keyed with the new one: a receiver that holds the new secret checks it.
          *     - Or, with any Standard Webhooks library (`new Webhook(signing_secret).verify(rawBody, headers)`): `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (two signatures, space-separated, during a rotation).
          *
          *     **Replay protection**: refuse a delivery whose `webhook-timestamp` is more than 5 minutes from your clock (the signature covers it), and deduplicate on the event id (`X-Service-Event-Id`, `webhook-id`, the envelope's `id`): one event can arrive more than once. The SDK's `verifyWebhook` does all of this.
@@ -1286,10 +1286,132 @@ export interface components {
             message: string;
             /** @description Unique request id, also in the X-Request-Id header */
             request_id: string;
-            /** @description Structured details: offending field, expected value */
-            details?: {
-                [key: string]: unknown;
-            };
+            /** @description Structured details, where a code says so: the offending fields (errors[]), the limit, the expected value */
+            details?: components["schemas"]["ErrorDetails"];
+        };
+        ErrorDetails: {
+            /** @description Validation errors: one entry per offending field */
+            errors?: components["schemas"]["FieldError"][];
+            field?: string;
+            header?: string;
+            /** @description The header value received (auth.session.environment_required) */
+            received?: string;
+            /** @description Byte offset in the body (request.body.*) */
+            position?: number;
+            max_bytes?: number;
+            length?: number;
+            limit?: number;
+            /**
+             * Format: int64
+             * @description Unix time in seconds
+             */
+            reset?: number;
+            max?: number;
+            attempts?: number;
+            max_seconds?: number;
+            signed_in_seconds_ago?: number;
+            max_travelers?: number;
+            min_travelers?: number;
+            requested?: number;
+            remaining?: number;
+            /** @description booking.travelers.mismatch: travelers of the quote */
+            travelers_quoted?: number;
+            /** @description booking.travelers.mismatch: travelers the request named */
+            travelers_named?: number;
+            booking_window_days?: number;
+            /** @description request.body.too_deep: the deepest nesting taken */
+            max_depth?: number;
+            limit_per_minute?: number;
+            retry_after_seconds?: number;
+            /** @description webhook.send.budget_exceeded: endpoint or environment */
+            scope?: string;
+            endpoint_id?: string;
+            /** @description ISO weekdays, 1 = Monday */
+            weekdays?: number[];
+            required_scope?: string;
+            role?: string;
+            environment?: string;
+            status?: string;
+            allowed_from?: string[];
+            allowed_methods?: string[];
+            action?: string;
+            purpose?: string;
+            reason?: string;
+            rejection_reason?: string;
+            period?: string;
+            running_period?: string;
+            latest_closable_period?: string;
+            amount_received?: components["schemas"]["Money"];
+            total_due?: components["schemas"]["Money"];
+            difference?: components["schemas"]["Money"];
+            /** @description payment.amount.mismatch: the amount the payment confirmation signed */
+            confirmed?: components["schemas"]["Money"];
+            /** @description payment.amount.mismatch: the quote's amount */
+            expected?: components["schemas"]["Money"];
+            user_id?: string;
+            member_id?: string;
+            rate_pack_id?: string;
+            quote_id?: string;
+            signed_quote_id?: string;
+            reviewable_id?: string;
+            file_id?: string;
+            booking_number?: string;
+            start_date?: string;
+            today?: string;
+            booking_mode?: string;
+            start_times?: string[];
+            travelers?: {
+                index: number;
+                age: number;
+            }[];
+            age_brackets?: {
+                code: string;
+                min_age: number;
+                max_age: number;
+            }[];
+            starts_at?: string;
+            now?: string;
+            to?: string;
+            latest_to?: string;
+            advancing_to?: string | null;
+            expires_at?: string;
+            previous_secret_expires_at?: string | null;
+            alg?: string | null;
+            kid?: string;
+            id?: string;
+            email?: string;
+            partner_reference?: string;
+            url?: string;
+            signature_version?: number;
+            /** @description An X-Signature-Version the service does not know, as received */
+            announced_version?: string;
+            supported_versions?: number[];
+            timestamp?: string;
+            method?: string;
+            path?: string;
+            idempotency_key?: string;
+            body_length?: number;
+            body_sha256?: string;
+            string_to_sign?: string;
+        };
+        FieldError: {
+            /** @description The field, dotted for a nested one (travelers.0.age), or (body) / (root) */
+            field: string;
+            /** @enum {string} */
+            location?: "body" | "query" | "path" | "header";
+            /** @description English sentence about the field */
+            message: string;
+            /** @description What the field takes, in words */
+            expected?: string;
+            /** @description The values the field takes, when it takes a closed set */
+            allowed?: string[];
+            /** @description What was received, when the error quotes it */
+            received?: string;
+        };
+        Money: {
+            amount: string;
+            /** @constant */
+            currency: "MAD";
         };
         Health: {
             /** @constant */
@@ -1310,7 +1432,12 @@ export interface components {
             via: "api_key" | "console";
             /** @description The calling key; null for a console session. */
             key: {
-                /** @description Key id: the prefix after sk_live_ / sk_test_ */
+                /** @description Key id: the 12 characters after sk_live_ / sk_test_ (the key's public prefix) */
+                key_id: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated alias of key_id, same value: kept for integrations that read it; read key_id.
+                 */
                 id: string;
                 /** Format: date-time */
                 created_at: string;
@@ -1367,7 +1494,12 @@ export interface components {
             occurred_at: string;
             /** Format: uuid */
             member_id: string;
-            /** @description The key that made the write; null when a member made it through the console. */
+            /** @description The key that made the write (its key id); null when a member made it through the console. */
+            key_id: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated alias of key_id, same value: kept for integrations that read it; read key_id.
+             */
             key_prefix: string | null;
             /**
              * @description api_key, or console: a signed-in member through the partner console.
@@ -1421,7 +1553,7 @@ export interface components {
             replay_of: string | null;
             /** @enum {string} */
             via: "api_key" | "console";
-            /** @description The id (prefix) of the API key; null for a console session */
+            /** @description The key id of the API key; null for a console session */
             key_id: string | null;
             /** @description The member the key or console session belongs to */
             member_id: string;
@@ -1527,7 +1659,12 @@ export interface components {
             meta: components["schemas"]["PageMeta"];
         };
         ApiKey: {
-            /** @description Key id, the public prefix of the key */
+            /** @description Key id: the 12 characters after sk_live_ / sk_test_ (the key's public prefix) */
+            key_id: string;
+            /**
+             * @deprecated
+             * @description Deprecated alias of key_id, same value: kept for integrations that read it; read key_id.
+             */
             id: string;
             /** @description What the partner calls the key, for example the system that holds it; null if it gave none */
             name: string | null;
@@ -1545,7 +1682,12 @@ export interface components {
             last_used_at: string | null;
         };
         ApiKeyWithSecret: {
-            /** @description Key id, the public prefix of the key */
+            /** @description Key id: the 12 characters after sk_live_ / sk_test_ (the key's public prefix) */
+            key_id: string;
+            /**
+             * @deprecated
+             * @description Deprecated alias of key_id, same value: kept for integrations that read it; read key_id.
+             */
             id: string;
             /** @description What the partner calls the key, for example the system that holds it; null if it gave none */
             name: string | null;
@@ -1608,11 +1750,6 @@ export interface components {
             bookable: boolean;
             /** @description From lat/lng, when given */
             distance_km?: number;
-        };
-        Money: {
-            amount: string;
-            /** @constant */
-            currency: "MAD";
         };
         /**
          * @description SCHEDULED: dated departures at fixed times. FLEXIBLE: any time on a day, against a daily capacity.
@@ -1918,13 +2055,17 @@ export interface components {
         CancellationQuote: {
             booking_number: string;
             status: components["schemas"]["BookingStatus"];
+            /** @description Whether POST /bookings/{booking_number}/cancel would cancel it now: false once CANCELLED or COMPLETED, or once the adventure has started */
             cancellable: boolean;
             /** @constant */
             currency: "MAD";
             amount_paid: components["schemas"]["Money"];
-            refundable_amount: components["schemas"]["Money"];
-            fee_amount: components["schemas"]["Money"];
-            refund_percent: number;
+            /** @description What cancelling now refunds; null when cancellable is false (nothing can be cancelled, no refund is available) */
+            refundable_amount: components["schemas"]["Money"] | null;
+            /** @description What cancelling now keeps; null when cancellable is false */
+            fee_amount: components["schemas"]["Money"] | null;
+            /** @description null when cancellable is false */
+            refund_percent: number | null;
             hours_before_start: number;
             policy: {
                 code: string;
@@ -1934,11 +2075,12 @@ export interface components {
                     refund_percent: number;
                 }[];
             };
+            /** @description The rule of the policy that applies now; null when cancellable is false, or when no rule applies */
             applied_rule: {
                 hours_before: number;
                 refund_percent: number;
             } | null;
-            /** @description The preview holds until then (the next threshold of the policy) */
+            /** @description The preview holds until then (the next threshold of the policy); null when cancellable is false, or when no threshold is left before the start */
             valid_until: string | null;
             /** Format: date-time */
             computed_at: string;
@@ -2083,7 +2225,7 @@ export interface components {
             secret_rotation: {
                 /**
                  * Format: date-time
-                 * @description Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)
+                 * @description Until then X-Service-Signature stays keyed with the previous secret (also in X-Service-Signature-Previous), the new secret signs X-Service-Signature-Next, and webhook-signature carries both
                  */
                 previous_secret_expires_at: string;
             } | null;
@@ -2131,7 +2273,7 @@ export interface components {
             secret_rotation: {
                 /**
                  * Format: date-time
-                 * @description Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)
+                 * @description Until then X-Service-Signature stays keyed with the previous secret (also in X-Service-Signature-Previous), the new secret signs X-Service-Signature-Next, and webhook-signature carries both
                  */
                 previous_secret_expires_at: string;
             } | null;
@@ -2289,7 +2431,7 @@ export interface components {
             secret_rotation: {
                 /**
                  * Format: date-time
-                 * @description Until then deliveries are also signed with the previous secret (X-Service-Signature-Previous, a second webhook-signature)
+                 * @description Until then X-Service-Signature stays keyed with the previous secret (also in X-Service-Signature-Previous), the new secret signs X-Service-Signature-Next, and webhook-signature carries both
                  */
                 previous_secret_expires_at: string;
             } | null;
@@ -2325,7 +2467,7 @@ export interface components {
             since: string;
             /** @description Events that had only failed deliveries to the endpoint since `since` and got a new delivery now */
             resent: number;
-            /** @description Deliveries to the endpoint since `since` that were waiting for a retry (PENDING after a failed attempt): attempted now, once, instead of at their scheduled time */
+            /** @description Deliveries to the endpoint since `since`, not yet DELIVERED, whose next attempt now comes at once, once: one waiting for a retry is attempted now instead of at its scheduled time; one whose attempt is in flight is attempted again as soon as that attempt fails */
             brought_forward: number;
             /** @description More than one call handles (500 events): call again with the same since; nothing is sent twice */
             truncated: boolean;
@@ -2936,9 +3078,11 @@ export interface components {
         XSignature: string;
         /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
         XSignatureVersion: "1" | "2";
-        /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+        /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
         WebhookSignature: string;
-        /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+        /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+        WebhookSignatureNext: string;
+        /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
         WebhookSignaturePrevious: string;
         /** @description The envelope's id: deduplicate on it. */
         WebhookEventId: string;
@@ -3423,6 +3567,7 @@ export interface operations {
                      *       "test_mode": true,
                      *       "via": "api_key",
                      *       "key": {
+                     *         "key_id": "k3v9x2m7p4q8",
                      *         "id": "k3v9x2m7p4q8",
                      *         "created_at": "2026-11-21T09:27:45.000Z"
                      *       },
@@ -3890,6 +4035,7 @@ export interface operations {
                      *           "id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15",
                      *           "occurred_at": "2026-11-21T09:27:45.000Z",
                      *           "member_id": "3ad09fef-96c7-468a-8bc6-e23ae339855d",
+                     *           "key_id": "k3v9x2m7p4q8",
                      *           "key_prefix": "k3v9x2m7p4q8",
                      *           "via": "api_key",
                      *           "environment": "test",
@@ -6250,6 +6396,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
+                     *           "key_id": "k3v9x2m7p4q8",
                      *           "id": "k3v9x2m7p4q8",
                      *           "name": "payments-prod-eu1",
                      *           "member_id": "2cb05481-8472-4eaa-84ba-03585f7b4325",
@@ -6467,6 +6614,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "key_id": "k3v9x2m7p4q8",
                      *       "id": "k3v9x2m7p4q8",
                      *       "name": "payments-prod-eu1",
                      *       "member_id": "14861315-2c92-4c52-8da0-a5d841f57ce5",
@@ -6729,6 +6877,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "key_id": "k3v9x2m7p4q8",
                      *       "id": "k3v9x2m7p4q8",
                      *       "name": "payments-prod-eu1",
                      *       "member_id": "2cb05481-8472-4eaa-84ba-03585f7b4325",
@@ -9127,7 +9276,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "booking.travelers.mismatch",
-                     *       "message": "POST /bookings: the travelers do not match the quote (count).",
+                     *       "message": "POST /bookings: the travelers do not match the quote (count: `details.travelers_quoted`, `details.travelers_named`).",
                      *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
                      *     }
                      */
@@ -13918,7 +14067,7 @@ export interface operations {
             /**
              * @description Idempotency-Key reused with another request or still in progress, or a conflict of the operation.
              *
-             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`.
+             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`, `webhook.endpoint.deleted`.
              */
             409: {
                 headers: {
@@ -13941,7 +14090,7 @@ export interface operations {
                          * @description Stable code of the form domain.subdomain.detail
                          * @enum {string}
                          */
-                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress" | "webhook.endpoint.deleted";
                     };
                 };
             };
@@ -19063,9 +19212,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19136,9 +19287,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19212,9 +19365,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19283,9 +19438,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19362,9 +19519,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19437,9 +19596,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
@@ -19511,9 +19672,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, keyed with the new secret. */
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the endpoint's whole signing_secret (the whsec_... string). During a secret rotation, until its overlap ends, keyed with the previous secret: a receiver that has not switched keeps verifying. */
                 "X-Service-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, for a receiver that has not switched yet. Absent otherwise. */
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the new secret, for a receiver that has switched already. Absent otherwise. */
+                "X-Service-Signature-Next"?: components["parameters"]["WebhookSignatureNext"];
+                /** @description Only during a secret rotation (POST /webhooks/{id}/rotate-secret, until its overlap ends): the same HMAC keyed with the previous secret, as X-Service-Signature then (kept for receivers that check it). Absent otherwise. */
                 "X-Service-Signature-Previous"?: components["parameters"]["WebhookSignaturePrevious"];
                 /** @description The envelope's id: deduplicate on it. */
                 "X-Service-Event-Id": components["parameters"]["WebhookEventId"];
