@@ -204,12 +204,14 @@ export const webhookRoutes = defineRoutes({
     publishesEvents: true,
     timeoutSeconds: 29,
     /*
-     * The endpoint (enabled with its subscriptions, if asked), its deliveries since `since` (gsi1); each failed event
-     * re-sent once (the failed delivery claimed with the new one), each waiting retry brought forward.
+     * The endpoint (enabled with its subscriptions, if asked), its deliveries since `since` (gsi1, and its rows of
+     * them read strongly consistent, then the deliveries themselves); each failed event re-sent once (the failed
+     * delivery claimed with the new one), each waiting retry brought forward.
      */
     dynamo: {
       data: {
         GetItem: [webhookPartitions.endpoints, eventPartitions.events, webhookPartitions.delivery, webhookPartitions.attempt],
+        BatchGetItem: [webhookPartitions.delivery],
         UpdateItem: [webhookPartitions.endpoints, webhookPartitions.delivery],
         PutItem: [webhookPartitions.subscribers, webhookPartitions.delivery, webhookPartitions.endpointDeliveries],
         Query: [webhookPartitions.endpointDeliveries],
