@@ -215,7 +215,6 @@ export const webhookRoutes = defineRoutes({
         UpdateItem: [webhookPartitions.endpoints, webhookPartitions.delivery],
         PutItem: [webhookPartitions.subscribers, webhookPartitions.delivery, webhookPartitions.endpointDeliveries],
         Query: [webhookPartitions.endpointDeliveries],
-        BatchGetItem: [webhookPartitions.delivery],
         queryIndexes: ['gsi1'],
       },
     },
