@@ -648,11 +648,11 @@ export const COMMANDS: Record<string, Command> = {
     async run(f) {
       const { webhookStore } = await import('../../shared/webhooks/store');
       const { replay } = await import('../../shared/webhooks/replay');
-      const { operatorTenant } = await import('../../shared/kernel/tenant');
+      const { operatorTenantOnClock } = await import('../../shared/clock/store');
       const d = await webhookStore.getDelivery(f.delivery as string);
       if (!d) throw new UsageError(`no webhook delivery ${f.delivery as string}`);
-      // An operator's replay spends nothing of the partner's budget of manual sends.
-      const r = await replay(operatorTenant(d.partner_id, d.env), d.id, undefined, { budgeted: false });
+      // An operator's replay spends nothing of the partner's budget of manual sends; a sandbox's is made at its clock's time.
+      const r = await replay(await operatorTenantOnClock(d.partner_id, d.env), d.id, undefined, { budgeted: false });
       return {
         json: { delivery_id: r.id, replay_of: r.replay_of, partner_id: r.partner_id, environment: r.env, status: r.status },
         text: `Delivery ${d.id} replayed as ${r.id} (partner ${r.partner_id}, ${r.env}).`,

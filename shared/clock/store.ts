@@ -3,7 +3,7 @@ import { dataTable, type Table } from '../db/client';
 import { isConditionFailed } from '../db/errors';
 import { clean, indexBefore } from '../db/query';
 import { clockMs } from '../kernel/clock';
-import type { Env } from '../kernel/tenant';
+import { type Env, operatorTenant, type Tenant } from '../kernel/tenant';
 import { clockKeys } from './keys';
 import type { ClockRecord } from './model';
 
@@ -139,4 +139,14 @@ export const clockStore = makeClockStore();
 /** The time of a tenant read outside a request (workers, jobs): its sandbox clock's, `real` itself in live. */
 export async function tenantTime(partnerId: string, env: Env, real = new Date()): Promise<Date> {
   return env === 'test' ? new Date(clockMs(await clockStore.get(partnerId), real.getTime())) : real;
+}
+
+/**
+ * An operator acting on a partner's objects (the admin CLI), on that partner's clock: a sandbox whose clock runs
+ * ahead gets what the operator makes at its time, with the lead a partner's own call carries (authenticate.ts).
+ */
+export async function operatorTenantOnClock(partnerId: string, env: Env): Promise<Tenant> {
+  const real = new Date();
+  const lead = (await tenantTime(partnerId, env, real)).getTime() - real.getTime();
+  return { ...operatorTenant(partnerId, env), ...(lead > 0 ? { clockOffsetMs: lead } : {}) };
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localDate, localToInstant } from '../../shared/kernel/time';
 import { nextPeriod, periodOf } from '../../shared/settlements/period';
 import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
-import { api, newPartner, stageEarlyRetry, startEventReceiver, write } from './helpers';
+import { admin, api, newPartner, stageEarlyRetry, startEventReceiver, write } from './helpers';
 
 /**
  * The sandbox clock through HTTP (issue 34): each test moves its own partner's clock and reads what moved with
@@ -526,5 +526,26 @@ describe('isolation', () => {
     expect(live.test_mode).toBe(false);
     const sandbox = await quoteFor(a.test_key, P.FLEXIBLE, date);
     expect(ms(sandbox.created_at) - Date.now()).toBeGreaterThan(25 * MINUTE);
+  });
+});
+
+describe("operators' commands follow the partner's clock", () => {
+  it("an operator's replay of a sandbox delivery (webhooks:replay) is made at the sandbox clock's time, not real time", async () => {
+    const p = await newPartner();
+    const jwk = await sandboxPaymentKey(p.partner_id);
+    await subscribe(p.test_key, ['booking.confirmed']);
+    await book(p, jwk, addDays(localDate(new Date()), 10));
+    const [first] = await poll(
+      async () => (await api('GET', '/webhooks/deliveries?status=DELIVERED', { key: p.test_key })).body.data as { id: string }[],
+      (d) => d.length === 1,
+    );
+    await advance(p.test_key, Date.now() + 2 * DAY);
+    const { at } = await clockWindow(p.test_key);
+    const r = await admin(['webhooks:replay', '--delivery', first!.id, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const d = (await api('GET', `/webhooks/deliveries/${r.json.delivery_id}`, { key: p.test_key })).body;
+    expect(d.replay_of).toBe(first!.id);
+    // Real time is two days behind the clock.
+    expect(ms(d.created_at)).toBeGreaterThanOrEqual(at - MINUTE);
   });
 });
