@@ -161,8 +161,11 @@ describe('the invitation e-mail', () => {
       m.subject.includes('invitation'),
     );
 
-  it('names the bank and the member who invited, on the first and the resent one; names are text: no HTML, no bidirectional control, no link', async () => {
-    const bank = 'Atlas <b>Bank</b> \u202Ekcab\u202C https://evil.example/login';
+  it('names the bank and the member who invited, on the first and the resent one; names are text: no HTML, no link (no bidirectional control either: partner:create refuses them)', async () => {
+    // partner:create refuses control and bidirectional characters in a name (issue 41, 4): the e-mail's own
+    // neutralisation of them stays, unit-tested; here the name carries HTML and a link.
+    expect((await admin(['partner:create', '--name', 'Atlas \u202Ekcab\u202C', '--json'])).code).toBe(2);
+    const bank = 'Atlas <b>Bank</b> kcab https://evil.example/login';
     const shown = 'Atlas &lt;b&gt;Bank&lt;/b&gt; kcab https[:]//evil[.]example/login';
     const p = await newPartner(bank);
     const inviter = (await members(p)).find((m) => m.id === p.member_id)!;
