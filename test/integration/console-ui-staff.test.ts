@@ -53,13 +53,17 @@ describe('the partner console in a real browser: what operations staff ask', () 
       const hook = (await write('POST', '/webhooks', p.test_key, { url: receiver.url, event_types: ['booking.confirmed', 'booking.cancelled'] })).body;
       const booked = await sandboxBooking(p);
       const other = await sandboxBooking(p, 21);
-      // Every attempt answered 503 (the retries wait milliseconds at the tests' scale): both deliveries FAILED.
+      // Every attempt answered 503 (the retries wait milliseconds at the tests' scale): both deliveries FAILED, their
+      // 6 attempts made (FAILED is final; an empty PENDING list could be the index lagging a delivery's creation).
       await expect
-        .poll(async () => (await api('GET', `/webhooks/deliveries?endpoint_id=${hook.id}&status=PENDING`, { key: p.test_key })).body.data.length, {
-          timeout: 60_000,
-          interval: 500,
-        })
-        .toBe(0);
+        .poll(
+          async () =>
+            (await api('GET', `/webhooks/deliveries?endpoint_id=${hook.id}`, { key: p.test_key })).body.data.map(
+              (d: { status: string; attempts: number }) => `${d.status} ${d.attempts}`,
+            ),
+          { timeout: 90_000, interval: 500 },
+        )
+        .toEqual(['FAILED 6', 'FAILED 6']);
       const sent = await write('POST', `/webhooks/${hook.id}/test`, p.test_key, { event_type: 'booking.cancelled' });
       expect(sent.status, sent.text).toBe(200);
 
