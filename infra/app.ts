@@ -3,6 +3,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { IssuerError } from './issuer-file';
 import { MailConfigError } from './mail-address';
 import { OncallError } from './oncall';
+import { synthOtherRegions } from './rehearsal/regions';
 import { ServiceStack } from './stack';
 
 /**
@@ -28,6 +29,8 @@ export function boundEnvironment(vars: NodeJS.ProcessEnv): { account: string; re
 
 if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
   try {
+    // `npm run rehearse` only: its other regions, in this process so that each asset is bundled once.
+    synthOtherRegions(process.env, (env) => buildApp(new App(), env).app.synth());
     buildApp().app.synth();
   } catch (e) {
     // What the operator must set, without a stack trace around it.

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { REHEARSAL_REGIONS_VAR } from '../infra/rehearsal/regions';
 import { CONTROLS_BEGIN, CONTROLS_END, checkAssembly, controlsSection, formatRehearsal, type Rehearsal } from '../infra/rehearsal/rehearse';
 
 /**
@@ -134,30 +135,30 @@ async function rehearse(args: string[]): Promise<number> {
   const targets = regions.length ? regions : REHEARSAL.regions;
   const context = Object.entries(REHEARSAL.context).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
   process.stderr.write(
-    `Rehearsing npm run deploy for account ${REHEARSAL.account} in ${targets.join(' and ')} (the synth bundles every function: a minute or two)...\n`,
+    `Rehearsing npm run deploy for account ${REHEARSAL.account} in ${targets.join(' and ')} (the synth bundles every function once: a minute or two)...\n`,
   );
-  const runs = await Promise.all(
-    targets.map(async (region) => {
-      const out = join(ROOT, '.local', 'rehearsal', region);
-      rmSync(out, { recursive: true, force: true });
-      const lines = commandLines('deploy', context, out);
-      const synth = await cdk(lines.synth, rehearsalEnv(region), true);
-      return { region, out, lines, synth };
-    }),
-  );
+  const outs = targets.map((region) => ({ region, out: join(ROOT, '.local', 'rehearsal', region) }));
+  for (const { out } of outs) rmSync(out, { recursive: true, force: true });
+  // One synth: the CLI's, bound to the first region as npm run deploy binds its own; the app synthesizes the
+  // other regions first in the same process (infra/app.ts, synthOtherRegions), so each asset is bundled once.
+  const [first, ...others] = outs as [(typeof outs)[0], ...typeof outs];
+  const lines = commandLines('deploy', context, first.out);
+  const env = { ...rehearsalEnv(first.region), [REHEARSAL_REGIONS_VAR]: JSON.stringify(Object.fromEntries(others.map((o) => [o.region, o.out]))) };
+  const synth = await cdk(lines.synth, env, true);
+  if (!synth.ok) {
+    process.stderr.write(`\n${first.region}: cdk ${lines.synth.join(' ')} failed (${targets.join(', ')}):\n${synth.output}\n`);
+    return 1;
+  }
+  process.stderr.write(`\n${[`cdk ${lines.synth.join(' ')}`, ...new Set(synthWarnings(synth.output))].join('\n')}\n`);
   let failed = 0;
   const rehearsals: Rehearsal[] = [];
-  for (const { region, out, lines, synth } of runs) {
-    if (!synth.ok) {
-      process.stderr.write(`\n${region}: cdk ${lines.synth.join(' ')} failed:\n${synth.output}\n`);
-      failed++;
-      continue;
-    }
+  for (const { region, out } of outs) {
     const r = checkAssembly(out);
     rehearsals.push(r);
-    process.stderr.write(`\n${[`${region}: cdk ${lines.synth.join(' ')}`, ...synthWarnings(synth.output)].join('\n')}\n${formatRehearsal(r)}\n`);
-    process.stderr.write(`  then: cdk ${lines.deploy.join(' ')} (not run: the rehearsal stops before the first call to AWS)\n`);
-    if (r.errors.length) failed++;
+    process.stderr.write(`\n${formatRehearsal(r)}\n`);
+    if (r.region !== region) process.stderr.write(`  FAIL the assembly in ${out} is bound to ${r.region}, not ${region}\n`);
+    process.stderr.write(`  then: cdk ${commandLines('deploy', context, out).deploy.join(' ')} (not run: the rehearsal stops before the first call to AWS)\n`);
+    if (r.errors.length || r.region !== region) failed++;
   }
   if (rehearsals[0] && !failed) failed += checkDocs(rehearsals[0], update);
   const seconds = Math.round((Date.now() - started) / 1000);

@@ -1,7 +1,8 @@
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileSystem } from 'aws-cdk-lib';
+import { Annotations, App, AssetHashType, CfnResource, DockerImage, FileSystem, Stack } from 'aws-cdk-lib';
+import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readAssembly, type Template } from '../../infra/rehearsal/assembly';
 import { checkAssets, elfMachine } from '../../infra/rehearsal/assets';
@@ -11,6 +12,7 @@ import type { CheckResult } from '../../infra/rehearsal/findings';
 import { checkIam } from '../../infra/rehearsal/iam';
 import { checkLambda } from '../../infra/rehearsal/lambda';
 import { checkQuotas } from '../../infra/rehearsal/quotas';
+import { REHEARSAL_REGIONS_VAR, synthOtherRegions } from '../../infra/rehearsal/regions';
 import { checkSchemas } from '../../infra/rehearsal/schema';
 import { commandLines, splitArguments } from '../../scripts/deploy';
 
@@ -324,5 +326,61 @@ describe('the deploy pipeline (scripts/deploy.ts)', () => {
       synth: ['--context=a=b', '--profile=p'],
       deploy: ['--profile=p', '--hotswap'],
     });
+  });
+});
+
+describe('the regions of one rehearsal (infra/rehearsal/regions.ts)', () => {
+  /** An app of one stack whose asset is bundled as the functions' are (output hash), counting its bundlings. */
+  const specimenApp = (outdir: string, source: string, bundlings: string[], error?: string) => (env: { account: string; region: string }) => {
+    const app = new App({ outdir });
+    const stack = new Stack(app, 'S', { env });
+    new Asset(stack, 'Code', {
+      path: source,
+      assetHashType: AssetHashType.OUTPUT,
+      bundling: {
+        image: DockerImage.fromRegistry('unused'),
+        local: {
+          tryBundle(out: string) {
+            bundlings.push(env.region);
+            writeFileSync(join(out, 'index.js'), 'exports.handler = 1');
+            return true;
+          },
+        },
+      },
+    });
+    new CfnResource(stack, 'Queue', { type: 'AWS::SQS::Queue' });
+    if (error) Annotations.of(stack).addError(error);
+    return app.synth();
+  };
+  const workspace = () => {
+    const root = mkdtempSync(join(tmpdir(), 'regions-'));
+    dirs.push(root);
+    mkdirSync(join(root, 'src'));
+    writeFileSync(join(root, 'src', 'handler.ts'), 'export const handler = 1;');
+    return { root, out: join(root, 'eu-west-3'), other: join(root, 'eu-west-1'), source: join(root, 'src') };
+  };
+
+  it("bundles an asset once for every region, each region's assembly in its own directory, bound to it, with its assets", () => {
+    const w = workspace();
+    const bundlings: string[] = [];
+    const synth = specimenApp(w.out, w.source, bundlings);
+    const vars = { CDK_OUTDIR: w.out, CDK_DEFAULT_ACCOUNT: '111122223333', [REHEARSAL_REGIONS_VAR]: JSON.stringify({ 'eu-west-1': w.other }) };
+    synthOtherRegions(vars, synth);
+    synth({ account: '111122223333', region: 'eu-west-3' }); // the bound region, as infra/app.ts then synthesizes it
+    expect(bundlings).toEqual(['eu-west-1']);
+    const [other, bound] = [readAssembly(w.other), readAssembly(w.out)];
+    expect([other.stacks[0]?.region, bound.stacks[0]?.region]).toEqual(['eu-west-1', 'eu-west-3']);
+    expect([other.missingSources, bound.missingSources]).toEqual([[], []]);
+    expect([...other.assets.values()].map((a) => a.hash)).toEqual([...bound.assets.values()].map((a) => a.hash));
+    expect(checkAssets(other).findings).toEqual([]);
+  });
+
+  it('does nothing for a deploy (no other region), and refuses a region whose synth the CLI would refuse', () => {
+    const w = workspace();
+    const bundlings: string[] = [];
+    synthOtherRegions({ CDK_OUTDIR: w.out, CDK_DEFAULT_ACCOUNT: '111122223333' }, specimenApp(w.out, w.source, bundlings));
+    expect(bundlings).toEqual([]);
+    const vars = { CDK_OUTDIR: w.out, CDK_DEFAULT_ACCOUNT: '111122223333', [REHEARSAL_REGIONS_VAR]: JSON.stringify({ 'eu-west-1': w.other }) };
+    expect(() => synthOtherRegions(vars, specimenApp(w.out, w.source, bundlings, 'no oncall topic'))).toThrow(/^eu-west-1:\n\/S: no oncall topic/);
   });
 });
