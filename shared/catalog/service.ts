@@ -21,7 +21,7 @@ const checking = new Map<CatalogScope, Promise<PreparedCatalog>>();
  */
 export const PROD_RECHECK_MS = 5_000;
 
-/** The index of a scope as this container holds it; `fresh`: from META read now, strongly consistent (the one held was replaced). */
+/** The index of a scope as this container holds it; `fresh`: from META read now (the one held was replaced). */
 function prepared(scope: CatalogScope, fresh = false): Promise<PreparedCatalog> {
   const hit = fresh ? undefined : cache.get(scope);
   if (hit && (catalogKeys.isSnapshot(scope) || Date.now() - hit.checkedAt < PROD_RECHECK_MS)) return Promise.resolve(hit.prepared);
@@ -35,9 +35,9 @@ function prepared(scope: CatalogScope, fresh = false): Promise<PreparedCatalog> 
 }
 
 async function check(scope: CatalogScope, fresh: boolean): Promise<PreparedCatalog> {
-  // Timed from before the read: what it answers is never older than this.
+  // Timed from before a strongly consistent read: what it answers is never older than this, so the bound is exact.
   const startedAt = Date.now();
-  const meta = await catalogStore.meta(scope, fresh);
+  const meta = await catalogStore.meta(scope, true);
   if (!meta) return prepare([]);
   // The index id, not the version number, names what was built: two concurrent rebuilds share a version.
   const hit = fresh ? undefined : cache.get(scope);
