@@ -985,7 +985,7 @@ export interface paths {
         };
         /**
          * Publicly visible reviews, newest first
-         * @description Consumer-site reviews and partners’ reviews of your environment, keyset-paginated. Filter by reviewable_type and reviewable_id, by adventure slug, and by minimum rating. Hidden and deleted reviews are never listed.
+         * @description Consumer-site reviews and partners’ reviews of your environment, keyset-paginated. Filter by reviewable_type and reviewable_id, by adventure slug, and by minimum rating. Hidden and deleted reviews are never listed, except with posted_by_you=true: the reviews you posted, HIDDEN ones included.
          */
         get: operations["listReviews"];
         put?: never;
@@ -17554,6 +17554,8 @@ export interface operations {
                 adventure?: string;
                 /** @description Only reviews rated at least this */
                 min_rating?: number;
+                /** @description true: only the reviews you posted (POST /reviews) in this environment, newest first, HIDDEN ones included (their moderation_status says so); the other filters apply too. Leave it out for every visible review. */
+                posted_by_you?: "true";
             };
             header?: never;
             path?: never;
