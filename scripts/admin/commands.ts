@@ -639,6 +639,18 @@ export const COMMANDS: Record<string, Command> = {
       return { json: r, text: `Moved to list rows: ${r.bookings} booking(s), ${r.quotes} quote(s), ${r.keys} key(s).` };
     },
   },
+  'data:own-reviews': {
+    usage: 'data:own-reviews',
+    description:
+      "Give every review a partner posted before GET /reviews?posted_by_you=true existed its row in the partner's own list (the filter reads those rows; without one, a review is missing from it). Run once after deploying the version that introduced the filter; idempotent (Queries only). The local stack runs it at every start.",
+    output: '`{reviews}`: how many rows were added.',
+    flags: z.object({}),
+    async run() {
+      const { addOwnReviewRows } = await import('../../shared/migrations/own-reviews');
+      const r = await addOwnReviewRows();
+      return { json: r, text: `Added the own-list rows of ${r.reviews} review(s).` };
+    },
+  },
   'webhooks:replay': {
     usage: 'webhooks:replay --delivery DELIVERY_ID',
     description:
