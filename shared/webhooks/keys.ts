@@ -9,6 +9,14 @@ export const webhookKeys = {
   /** How many endpoints exist: the limit holds under concurrent creations. */
   endpointCount: (partnerId: string, env: Env) => ({ pk: webhookKeys.endpointsPartition(partnerId, env), sk: 'COUNT' }),
   /**
+   * How many of an endpoint's deliveries are PENDING (`pending`): changed by ±1 in each transaction that changes a
+   * delivery's status, so the list's pending_deliveries is exact. In the endpoints' partition, which the routes that
+   * change a delivery already write. `exact` is set when the endpoint is created: an endpoint older than the counter
+   * has none (its figure comes from the pending index).
+   */
+  pendingCount: (partnerId: string, env: Env, endpointId: string) => ({ pk: webhookKeys.endpointsPartition(partnerId, env), sk: `PENDING#${endpointId}` }),
+  pendingCountPrefix: 'PENDING#',
+  /**
    * The subscription index: one item per ACTIVE endpoint and event type, so the
    * endpoints subscribed to a type in an environment, across partners, are one
    * Query (adventure.unavailable goes to every subscribed partner).

@@ -1,4 +1,5 @@
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
+import { backoff } from '../db/retry';
 import { eventStore } from '../events/store';
 import { tenantNow } from '../kernel/clock';
 import { ApiError } from '../kernel/errors';
@@ -43,8 +44,13 @@ export async function replay(
       return redriven;
     }
     const d = await newDeliveryOf(original, now);
-    const cancelled = await transact(dataTable.client, { delivery: webhookStore.putDelivery(d), row: webhookStore.deliveryRow(d) }, [], seal.items(d));
-    if (cancelled) throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
+    const cancelled = await transact(dataTable.client, {}, webhookStore.createDeliveries([d]), seal.items(d));
+    if (cancelled) {
+      // The endpoint's count of PENDING deliveries is shared with its other deliveries: a concurrent change is retried.
+      if (!cancelled.conflict || round >= 5) throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
+      await backoff(round);
+      continue;
+    }
     await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);
     return d;
   }
@@ -76,11 +82,7 @@ async function newDeliveryOf(original: DeliveryRecord, now: Date): Promise<Deliv
 export async function resendOnce(failed: DeliveryRecord, now: Date): Promise<DeliveryRecord | undefined> {
   for (let round = 0; ; round++) {
     const d = await newDeliveryOf(failed, now);
-    const cancelled = await transact(dataTable.client, {
-      claim: webhookStore.claimRecovery(failed.id, d.id),
-      delivery: webhookStore.putDelivery(d),
-      row: webhookStore.deliveryRow(d),
-    });
+    const cancelled = await transact(dataTable.client, { claim: webhookStore.claimRecovery(failed.id, d.id) }, webhookStore.createDeliveries([d]));
     if (!cancelled) {
       await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);
       return d;

@@ -115,6 +115,16 @@ export function makeWebhookStore(table: Table = dataTable) {
     },
   });
 
+  /** The endpoint's count of PENDING deliveries changed by `n` (webhookKeys.pendingCount). */
+  const pendingDelta = (d: Pick<DeliveryRecord, 'partner_id' | 'env' | 'endpoint_id'>, n: number): TransactItem => ({
+    Update: {
+      TableName: TableName(),
+      Key: webhookKeys.pendingCount(d.partner_id, d.env, d.endpoint_id),
+      UpdateExpression: 'ADD pending :n',
+      ExpressionAttributeValues: { ':n': n },
+    },
+  });
+
   const store = {
     async listEndpoints(partnerId: string, env: Env): Promise<EndpointRecord[]> {
       const r = await table.client.send(
@@ -161,7 +171,16 @@ export function makeWebhookStore(table: Table = dataTable) {
               },
             },
           },
-          subscribedTypes(e).map((type) => subscriptionPut(e, type)),
+          [
+            ...subscribedTypes(e).map((type) => subscriptionPut(e, type)),
+            // Counted from its first delivery on: exact.
+            {
+              Put: {
+                TableName: TableName(),
+                Item: { ...webhookKeys.pendingCount(e.partner_id, e.env, e.id), type: 'webhook_pending_count', endpoint_id: e.id, pending: 0, exact: true },
+              },
+            },
+          ],
           seal.items(e),
         );
         if (!cancelled) return 'created';
@@ -264,7 +283,19 @@ export function makeWebhookStore(table: Table = dataTable) {
               },
             },
           },
-          subscribedTypes(current).map((type) => subscriptionDelete(current, type)),
+          [
+            ...subscribedTypes(current).map((type) => subscriptionDelete(current, type)),
+            // The count goes a week later, not now: an attempt in flight still settles on it (and an ADD would make it anew).
+            {
+              Update: {
+                TableName: TableName(),
+                Key: webhookKeys.pendingCount(partnerId, env, id),
+                UpdateExpression: 'SET #ttl = :ttl',
+                ExpressionAttributeNames: { '#ttl': 'ttl' },
+                ExpressionAttributeValues: { ':ttl': Math.floor(Date.now() / 1000) + DELIVERY_ROW_TTL_SECONDS },
+              },
+            },
+          ],
           seal.items({ id, deleted: true }),
         );
         if (!cancelled) return true;
@@ -563,10 +594,11 @@ export function makeWebhookStore(table: Table = dataTable) {
           `${at}.http_status = :h, ${at}.response_time_ms = :rt, ${at}.#err = :e, ${at}.#res = :res, ${at}.#answer = :answer` +
           (o.attempted_at ? `, ${at}.attempted_at = :att` : '') +
           (pending ? ', gsi2sk = :g2' : ' REMOVE gsi2pk, gsi2sk'),
-        ConditionExpression: `claimed_attempt = :a AND attempts = :prev AND claim_id = :cid${heed ? ' AND (attribute_not_exists(redrive_claim) OR redrive_claim <> :cid)' : ''}`,
+        ConditionExpression: `#s = :was AND claimed_attempt = :a AND attempts = :prev AND claim_id = :cid${heed ? ' AND (attribute_not_exists(redrive_claim) OR redrive_claim <> :cid)' : ''}`,
         ExpressionAttributeNames: { '#s': 'status', '#err': 'error', '#res': 'result', '#answer': 'response' },
         ExpressionAttributeValues: {
           ':s': o.status,
+          ':was': 'PENDING',
           ':answer': o.response ?? null,
           ':a': attempt,
           ':prev': attempt - 1,
@@ -591,7 +623,7 @@ export function makeWebhookStore(table: Table = dataTable) {
         }
         throw new Error(`attempt ${attempt} of delivery ${d.id} could not be recorded (${why})`);
       };
-      if (guards.length === 0) {
+      if (guards.length === 0 && pending) {
         // Nothing to commit with it: one conditional write, not a transaction.
         try {
           await table.client.send(new UpdateCommand(update));
@@ -601,14 +633,52 @@ export function makeWebhookStore(table: Table = dataTable) {
           throw e;
         }
       }
-      const cancelled = await transact(table.client, { delivery: { Update: update } }, [], guards);
-      return cancelled ? refused(cancelled.codes.join(', ')) : 'recorded';
+      // Settled (DELIVERED or FAILED): the endpoint's count of PENDING deliveries goes down with it.
+      const count = pending ? [] : [pendingDelta(d, -1)];
+      for (let round = 0; ; round++) {
+        const cancelled = await transact(table.client, { delivery: { Update: update } }, count, guards);
+        if (!cancelled) return 'recorded';
+        // The count is one item for all the endpoint's deliveries: outcomes recorded at once meet on it.
+        if (!cancelled.conflict || cancelled.failed('delivery') || round >= 10) return refused(cancelled.codes.join(', '));
+        await backoff(round);
+      }
     },
 
     /** A new delivery created with its first attempt already claimed (a test send), with its attempt lookup. */
     putClaimedDelivery(d: DeliveryRecord, claim: AttemptClaim): TransactItem[] {
       // An attempt that carries the delivery's own id needs no lookup: the id finds the delivery.
-      return claim.id === d.id ? [store.putDelivery(d)] : [store.putDelivery(d), attemptLookup(d, claim.id, 1)];
+      const put = [store.putDelivery(d), pendingDelta(d, 1)];
+      return claim.id === d.id ? put : [...put, attemptLookup(d, claim.id, 1)];
+    },
+
+    /**
+     * The items that create new deliveries: each one, its endpoint's row, and each endpoint's count of PENDING
+     * deliveries raised by its new ones (one update per endpoint: a transaction touches an item once). At most
+     * 2 items per delivery and one per endpoint.
+     */
+    createDeliveries(ds: DeliveryRecord[]): TransactItem[] {
+      const perEndpoint = new Map<string, { d: DeliveryRecord; n: number }>();
+      for (const d of ds) {
+        const k = `${d.partner_id}#${d.env}#${d.endpoint_id}`;
+        perEndpoint.set(k, { d, n: (perEndpoint.get(k)?.n ?? 0) + 1 });
+      }
+      return [...ds.flatMap((d) => [store.putDelivery(d), store.deliveryRow(d)]), ...[...perEndpoint.values()].map(({ d, n }) => pendingDelta(d, n))];
+    },
+
+    /**
+     * The endpoints' counts of PENDING deliveries (strongly consistent), by endpoint id; `exact` false for a
+     * count an endpoint older than the counters made by its deliveries' changes alone.
+     */
+    async pendingCounts(partnerId: string, env: Env): Promise<Map<string, { pending: number; exact: boolean }>> {
+      const items = await queryAll(table, {
+        KeyConditionExpression: 'pk = :p AND begins_with(sk, :c)',
+        ExpressionAttributeValues: { ':p': webhookKeys.endpointsPartition(partnerId, env), ':c': webhookKeys.pendingCountPrefix },
+        ConsistentRead: true,
+      });
+      // An endpoint older than the counters got its count item from an ADD: its id is in the sort key only.
+      return new Map(
+        items.map((i) => [(i.sk as string).slice(webhookKeys.pendingCountPrefix.length), { pending: Number(i.pending ?? 0), exact: i.exact === true }]),
+      );
     },
 
     /**
