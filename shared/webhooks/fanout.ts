@@ -7,7 +7,7 @@ import type { EventRef } from '../events/types';
 import { newDelivery } from './deliveries';
 import type { DeliveryRecord, EndpointRecord, FanOutRequest } from './model';
 import { enqueue } from './queue';
-import { MAX_ENDPOINTS, webhookStore } from './store';
+import { COUNT_BACKOFF_CAP_MS, COUNT_RETRIES, MAX_ENDPOINTS, webhookStore } from './store';
 
 /** One pending event and the deliveries it gets. */
 interface Plan {
@@ -48,8 +48,8 @@ async function commit(plans: Plan[], now: Date, out: Map<string, number>, round 
   if (cancelled) {
     if (plans.length > 1) for (const p of plans) await commit([p], now, out);
     // Another fan-out met it on an endpoint's count: tried again. A failed condition: the event was fanned out already.
-    else if (cancelled.conflict && round < 10) {
-      await backoff(round);
+    else if (cancelled.conflict && round < COUNT_RETRIES) {
+      await backoff(round, 10, COUNT_BACKOFF_CAP_MS);
       await commit(plans, now, out, round + 1);
     } else if (cancelled.conflict) throw new Error(`fan-out kept meeting concurrent transactions (${cancelled.codes.join(', ')})`);
     else out.set(refKey(plans[0]!.ref), 0);

@@ -9,7 +9,7 @@ import { getDelivery } from './list';
 import type { DeliveryRecord } from './model';
 import { enqueue } from './queue';
 import { spendManualSend } from './send-budget';
-import { webhookStore } from './store';
+import { COUNT_BACKOFF_CAP_MS, COUNT_RETRIES, webhookStore } from './store';
 
 /**
  * Re-drives one delivery of the tenant, so that one delivery at a time
@@ -47,8 +47,8 @@ export async function replay(
     const cancelled = await transact(dataTable.client, {}, webhookStore.createDeliveries([d]), seal.items(d));
     if (cancelled) {
       // The endpoint's count of PENDING deliveries is shared with its other deliveries: a concurrent change is retried.
-      if (!cancelled.conflict || round >= 5) throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
-      await backoff(round);
+      if (!cancelled.conflict || round >= COUNT_RETRIES) throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
+      await backoff(round, 10, COUNT_BACKOFF_CAP_MS);
       continue;
     }
     await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);
@@ -88,8 +88,10 @@ export async function resendOnce(failed: DeliveryRecord, now: Date): Promise<Del
       return d;
     }
     if (cancelled.failed('claim')) return undefined;
-    if (!cancelled.conflict || round >= 5) throw new Error(`recover's re-send was cancelled (${cancelled.codes.join(', ')})`);
-    // A concurrent recover's transaction: if it claimed the failure, it re-sends it.
+    if (!cancelled.conflict || round >= COUNT_RETRIES) throw new Error(`recover's re-send was cancelled (${cancelled.codes.join(', ')})`);
+    // A concurrent recover's transaction: if it claimed the failure, it re-sends it. Else another change met it on
+    // the endpoint's count of PENDING deliveries: tried again.
     if ((await webhookStore.getDelivery(failed.id))?.recovered_by) return undefined;
+    await backoff(round, 10, COUNT_BACKOFF_CAP_MS);
   }
 }

@@ -71,6 +71,9 @@ const openEntry = (id: string, number: number, now: Date): AttemptRecord => ({
 /** Webhook endpoints (with their per-environment count) and deliveries. */
 /** The most pending deliveries a list reads to count them (a few pages of the pending index). */
 const PENDING_READ_MAX = 5_000;
+/** Retries of a transaction that met another on an endpoint's count of PENDING deliveries, and their widest wait. */
+export const COUNT_RETRIES = 30;
+export const COUNT_BACKOFF_CAP_MS = 1_000;
 /** How long an endpoint's delivery row is kept: a week, far beyond the 31 h a delivery waits for its retries. */
 const DELIVERY_ROW_TTL_SECONDS = 7 * 86_400;
 
@@ -638,9 +641,10 @@ export function makeWebhookStore(table: Table = dataTable) {
       for (let round = 0; ; round++) {
         const cancelled = await transact(table.client, { delivery: { Update: update } }, count, guards);
         if (!cancelled) return 'recorded';
-        // The count is one item for all the endpoint's deliveries: outcomes recorded at once meet on it.
-        if (!cancelled.conflict || cancelled.failed('delivery') || round >= 10) return refused(cancelled.codes.join(', '));
-        await backoff(round);
+        // The count is one item for all the endpoint's deliveries: outcomes recorded at once meet on it (a burst to one
+        // endpoint has dozens in flight), so the retries are many and spread wider than a single item's race.
+        if (!cancelled.conflict || cancelled.failed('delivery') || round >= COUNT_RETRIES) return refused(cancelled.codes.join(', '));
+        await backoff(round, 10, COUNT_BACKOFF_CAP_MS);
       }
     },
 
