@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dataTable, type Guard, type Seal, type Table, type TransactItem, transact, unsealed } from '../db/client';
 import { isConditionFailed } from '../db/errors';
@@ -71,6 +72,12 @@ const openEntry = (id: string, number: number, now: Date): AttemptRecord => ({
 /** Webhook endpoints (with their per-environment count) and deliveries. */
 /** The most pending deliveries a list reads to count them (a few pages of the pending index). */
 const PENDING_READ_MAX = 5_000;
+/**
+ * The shards of an endpoint's count of PENDING deliveries (webhookKeys.pendingShard): a transaction changes one, at
+ * random, so of k changes to one endpoint's deliveries in flight at once about k/16 meet on an item, not all of them.
+ * A list reads all (16 items per endpoint, at most 272 in one strongly consistent Query of the endpoints' partition).
+ */
+export const PENDING_SHARDS = 16;
 /** Retries of a transaction that met another on an endpoint's count of PENDING deliveries, and their widest wait. */
 export const COUNT_RETRIES = 30;
 export const COUNT_BACKOFF_CAP_MS = 1_000;
@@ -118,11 +125,14 @@ export function makeWebhookStore(table: Table = dataTable) {
     },
   });
 
-  /** The endpoint's count of PENDING deliveries changed by `n` (webhookKeys.pendingCount). */
+  /**
+   * One shard of the endpoint's count of PENDING deliveries, picked at random, changed by `n`: a transaction rebuilt
+   * after a conflict picks again. Only the sum of the shards means anything.
+   */
   const pendingDelta = (d: Pick<DeliveryRecord, 'partner_id' | 'env' | 'endpoint_id'>, n: number): TransactItem => ({
     Update: {
       TableName: TableName(),
-      Key: webhookKeys.pendingCount(d.partner_id, d.env, d.endpoint_id),
+      Key: webhookKeys.pendingShard(d.partner_id, d.env, d.endpoint_id, randomInt(PENDING_SHARDS)),
       UpdateExpression: 'ADD pending :n',
       ExpressionAttributeValues: { ':n': n },
     },
@@ -288,22 +298,29 @@ export function makeWebhookStore(table: Table = dataTable) {
           },
           [
             ...subscribedTypes(current).map((type) => subscriptionDelete(current, type)),
-            // The count goes a week later, not now: an attempt in flight still settles on it (and an ADD would make it anew).
-            {
-              Update: {
-                TableName: TableName(),
-                Key: webhookKeys.pendingCount(partnerId, env, id),
-                UpdateExpression: 'SET #ttl = :ttl',
-                ExpressionAttributeNames: { '#ttl': 'ttl' },
-                ExpressionAttributeValues: { ':ttl': Math.floor(Date.now() / 1000) + DELIVERY_ROW_TTL_SECONDS },
-              },
-            },
+            // The count (its marker and shards) goes a week later, not now: an attempt in flight still settles on it (an
+            // ADD would make a shard anew, without its expiry), and every delivery settles within 31 h.
+            ...[
+              webhookKeys.pendingCount(partnerId, env, id),
+              ...Array.from({ length: PENDING_SHARDS }, (_, s) => webhookKeys.pendingShard(partnerId, env, id, s)),
+            ].map(
+              (Key): TransactItem => ({
+                Update: {
+                  TableName: TableName(),
+                  Key,
+                  UpdateExpression: 'SET #ttl = :ttl',
+                  ExpressionAttributeNames: { '#ttl': 'ttl' },
+                  ExpressionAttributeValues: { ':ttl': Math.floor(Date.now() / 1000) + DELIVERY_ROW_TTL_SECONDS },
+                },
+              }),
+            ),
           ],
           seal.items({ id, deleted: true }),
         );
         if (!cancelled) return true;
-        if (attempt >= 10) throw new Error(`endpoint deletion was cancelled (${cancelled.codes.join(', ')})`);
-        await backoff(attempt);
+        // It may meet attempts settling on its count's shards: retried as they are.
+        if (attempt >= COUNT_RETRIES) throw new Error(`endpoint deletion was cancelled (${cancelled.codes.join(', ')})`);
+        await backoff(attempt, 10, COUNT_BACKOFF_CAP_MS);
       }
     },
 
@@ -636,13 +653,13 @@ export function makeWebhookStore(table: Table = dataTable) {
           throw e;
         }
       }
-      // Settled (DELIVERED or FAILED): the endpoint's count of PENDING deliveries goes down with it.
-      const count = pending ? [] : [pendingDelta(d, -1)];
+      // Settled (DELIVERED or FAILED): the endpoint's count of PENDING deliveries goes down with it (a shard picked
+      // afresh in each round).
       for (let round = 0; ; round++) {
-        const cancelled = await transact(table.client, { delivery: { Update: update } }, count, guards);
+        const cancelled = await transact(table.client, { delivery: { Update: update } }, pending ? [] : [pendingDelta(d, -1)], guards);
         if (!cancelled) return 'recorded';
-        // The count is one item for all the endpoint's deliveries: outcomes recorded at once meet on it (a burst to one
-        // endpoint has dozens in flight), so the retries are many and spread wider than a single item's race.
+        // Outcomes recorded at once may meet on a shard of the count (a burst to one endpoint has dozens in flight):
+        // tried again on another shard.
         if (!cancelled.conflict || cancelled.failed('delivery') || round >= COUNT_RETRIES) return refused(cancelled.codes.join(', '));
         await backoff(round, 10, COUNT_BACKOFF_CAP_MS);
       }
@@ -656,9 +673,9 @@ export function makeWebhookStore(table: Table = dataTable) {
     },
 
     /**
-     * The items that create new deliveries: each one, its endpoint's row, and each endpoint's count of PENDING
-     * deliveries raised by its new ones (one update per endpoint: a transaction touches an item once). At most
-     * 2 items per delivery and one per endpoint.
+     * The items that create new deliveries: each one, its endpoint's row, and one shard of each endpoint's count of
+     * PENDING deliveries raised by its new ones (one shard per endpoint and transaction). At most 2 items per
+     * delivery and one per endpoint.
      */
     createDeliveries(ds: DeliveryRecord[]): TransactItem[] {
       const perEndpoint = new Map<string, { d: DeliveryRecord; n: number }>();
@@ -670,8 +687,10 @@ export function makeWebhookStore(table: Table = dataTable) {
     },
 
     /**
-     * The endpoints' counts of PENDING deliveries (strongly consistent), by endpoint id; `exact` false for a
-     * count an endpoint older than the counters made by its deliveries' changes alone.
+     * The endpoints' counts of PENDING deliveries, by endpoint id: the sum of each one's shards, read strongly
+     * consistent in one Query. Each shard is one item, changed whole by the transaction that changes it, so the sum
+     * is exact as of the read. `exact` is false for an endpoint older than the counts (no marker): its shards hold
+     * only the changes made since.
      */
     async pendingCounts(partnerId: string, env: Env): Promise<Map<string, { pending: number; exact: boolean }>> {
       const items = await queryAll(table, {
@@ -679,10 +698,16 @@ export function makeWebhookStore(table: Table = dataTable) {
         ExpressionAttributeValues: { ':p': webhookKeys.endpointsPartition(partnerId, env), ':c': webhookKeys.pendingCountPrefix },
         ConsistentRead: true,
       });
-      // An endpoint older than the counters got its count item from an ADD: its id is in the sort key only.
-      return new Map(
-        items.map((i) => [(i.sk as string).slice(webhookKeys.pendingCountPrefix.length), { pending: Number(i.pending ?? 0), exact: i.exact === true }]),
-      );
+      const counts = new Map<string, { pending: number; exact: boolean }>();
+      for (const i of items) {
+        // PENDING#<endpoint> is the marker, PENDING#<endpoint>#<shard> a shard.
+        const [id, shard] = (i.sk as string).slice(webhookKeys.pendingCountPrefix.length).split('#') as [string, string | undefined];
+        const c = counts.get(id) ?? { pending: 0, exact: false };
+        c.pending += Number(i.pending ?? 0);
+        if (shard === undefined && i.exact === true) c.exact = true;
+        counts.set(id, c);
+      }
+      return counts;
     },
 
     /**

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionLogFile } from '../../infra/local/logs';
 import { readRuntime } from '../../infra/local/runtime-info';
@@ -82,7 +82,11 @@ describe('bookings under the conflict-faithful mode', () => {
       p,
       Array.from({ length: 40 }, (_, i) => addDays(today, 1 + i)),
     );
-    expect(answers.map((a) => a.status)).toEqual(Array(40).fill(201));
+    // A 5xx names its cause: the functions' error lines since the burst.
+    expect(
+      answers.map((a) => a.status),
+      logged(from).errors.join('\n'),
+    ).toEqual(Array(40).fill(201));
     expect(logged(from)).toMatchObject({ conflicts: 0, retries: 0 });
     // One settlement holds them all, summed from their lines.
     const [draft] = (await call('GET', '/settlements', p.key)).body.data;
@@ -126,7 +130,7 @@ describe('bookings under the conflict-faithful mode', () => {
 });
 
 describe('webhook deliveries under the conflict-faithful mode', () => {
-  it('20 deliveries to one endpoint fail and then succeed at once: its count of PENDING deliveries ends exact (0), every conflict on it retried', async () => {
+  it('20 deliveries to one endpoint fail and then succeed at once: its count of PENDING deliveries ends exact (0), its shards seldom meet, every conflict retried', async () => {
     const p = await partner();
     // Each event's first attempt fails (500), its retry succeeds: 20 outcomes settle the endpoint's one count at once.
     const seen = new Map<string, number>();
@@ -162,13 +166,29 @@ describe('webhook deliveries under the conflict-faithful mode', () => {
           credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
         }),
       );
-      const count = await ddb.send(
-        new GetCommand({ TableName: runtime.env.DATA_TABLE!, Key: webhookKeys.pendingCount(p.partnerId, 'test', e.body.id), ConsistentRead: true }),
-      );
-      expect(count.Item).toMatchObject({ pending: 0, exact: true });
+      // The marker and the shards: their sum is 0, and the marker says it is exact.
+      const items =
+        (
+          await ddb.send(
+            new QueryCommand({
+              TableName: runtime.env.DATA_TABLE!,
+              KeyConditionExpression: 'pk = :p AND begins_with(sk, :s)',
+              ExpressionAttributeValues: {
+                ':p': webhookKeys.endpointsPartition(p.partnerId, 'test'),
+                ':s': webhookKeys.pendingCount(p.partnerId, 'test', e.body.id).sk,
+              },
+              ConsistentRead: true,
+            }),
+          )
+        ).Items ?? [];
+      expect(items.reduce((n, i) => n + Number(i.pending ?? 0), 0)).toBe(0);
+      expect(items.some((i) => i.exact === true)).toBe(true);
       const listed = await call('GET', '/webhooks', p.key);
       expect(listed.body.data).toMatchObject([{ id: e.body.id, pending_deliveries: 0 }]);
       expect(logged(from).errors).toEqual([]);
+      // The count is 16 shards, each transaction changing one at random: its changes seldom meet (13 conflicts logged
+      // at a load of 20 on 2 cores; 165 when the count was one item, all of the burst's transactions meeting on it).
+      expect(logged(from).conflicts).toBeLessThanOrEqual(40);
     } finally {
       receiver.closeAllConnections();
       await new Promise<void>((r) => receiver.close(() => r()));
