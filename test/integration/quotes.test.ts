@@ -408,38 +408,6 @@ describe('sandbox catalog and adventure.unavailable', () => {
     expect(liveWatcher.got().filter((e) => e.data.adventure_slug === slug)).toHaveLength(1);
   });
 
-  it("the refresh names a sandbox's open quotes as of its clock: one expired on the clock is not named, and the event is at the clock's time", async () => {
-    const p = await watcher('test');
-    const body = { rate_pack_id: ids.clockPack, start_date: addDays(today, 4), travelers: [{ age: 30 }] };
-    const stale = await quote(p.test_key, body);
-    expect(stale.status, stale.text).toBe(201);
-    // The sandbox clock 2 hours ahead: that quote (valid 30 minutes) has expired on the clock, not in real time.
-    const lead = 2 * 3_600_000;
-    const advanced = await write('POST', '/test-helpers/clock/advance', p.test_key, { to: new Date(Date.now() + lead).toISOString() });
-    expect(advanced.status, advanced.text).toBe(200);
-    const clock = await until(
-      async () => (await api('GET', '/test-helpers/clock', { key: p.test_key })).body,
-      (c) => c.status === 'ready',
-      60_000,
-    );
-    expect(clock.status).toBe('ready');
-    expect((await api('GET', `/quotes/${stale.body.id}`, { key: p.test_key })).body.expired).toBe(true);
-    const open = await quote(p.test_key, body);
-    expect(open.status, open.text).toBe(201);
-    await pastIndexLag(); // the quotes on an adventure and the subscribers are read through indexes
-
-    const slug = open.body.adventure_slug;
-    expect((await admin(['catalog:withdraw', '--slug', slug, '--json'])).code).toBe(0);
-    const refreshed = await admin(['catalog:refresh-sandbox', '--json']);
-    expect(refreshed.code, refreshed.stderr).toBe(0);
-
-    const unavailable = (await eventsOf(p.partner_id, 'test')).filter((e) => e.type === 'adventure.unavailable' && e.data.adventure_slug === slug);
-    expect(unavailable).toHaveLength(1);
-    expect(unavailable[0]!.data).toMatchObject({ reason: 'SANDBOX_REFRESH', quote_ids: [open.body.id], quote_count: 1 });
-    // Recorded at the sandbox's time, as its other events are: about 2 hours ahead of real time.
-    expect(Date.parse((unavailable[0] as unknown as { created_at: string }).created_at)).toBeGreaterThan(Date.now() + lead / 2);
-  });
-
   it('closing a slot reaches every live subscriber, with or without quotes, once; not disabled endpoints, other types or the sandbox', async () => {
     const date = nextWeekday(5, 20);
     const holder = await watcher('live');
@@ -546,5 +514,38 @@ describe('sandbox catalog and adventure.unavailable', () => {
     expect((await quote(p.test_key, { rate_pack_id: ids.weekdayPack, start_date: nextWeekday(1), start_time: '10:00', travelers: [{ age: 30 }] })).status).toBe(
       201,
     );
+  });
+
+  // Last: its withdrawal and refresh write to every partner, which keeps the index copies busy for a while.
+  it("the refresh names a sandbox's open quotes as of its clock: one expired on the clock is not named, and the event is at the clock's time", async () => {
+    const p = await watcher('test');
+    const body = { rate_pack_id: ids.clockPack, start_date: addDays(today, 4), travelers: [{ age: 30 }] };
+    const stale = await quote(p.test_key, body);
+    expect(stale.status, stale.text).toBe(201);
+    // The sandbox clock 2 hours ahead: that quote (valid 30 minutes) has expired on the clock, not in real time.
+    const lead = 2 * 3_600_000;
+    const advanced = await write('POST', '/test-helpers/clock/advance', p.test_key, { to: new Date(Date.now() + lead).toISOString() });
+    expect(advanced.status, advanced.text).toBe(200);
+    const clock = await until(
+      async () => (await api('GET', '/test-helpers/clock', { key: p.test_key })).body,
+      (c) => c.status === 'ready',
+      60_000,
+    );
+    expect(clock.status).toBe('ready');
+    expect((await api('GET', `/quotes/${stale.body.id}`, { key: p.test_key })).body.expired).toBe(true);
+    const open = await quote(p.test_key, body);
+    expect(open.status, open.text).toBe(201);
+    await pastIndexLag(); // the quotes on an adventure and the subscribers are read through indexes
+
+    const slug = open.body.adventure_slug;
+    expect((await admin(['catalog:withdraw', '--slug', slug, '--json'])).code).toBe(0);
+    const refreshed = await admin(['catalog:refresh-sandbox', '--json']);
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+
+    const unavailable = (await eventsOf(p.partner_id, 'test')).filter((e) => e.type === 'adventure.unavailable' && e.data.adventure_slug === slug);
+    expect(unavailable).toHaveLength(1);
+    expect(unavailable[0]!.data).toMatchObject({ reason: 'SANDBOX_REFRESH', quote_ids: [open.body.id], quote_count: 1 });
+    // Recorded at the sandbox's time, as its other events are: about 2 hours ahead of real time.
+    expect(Date.parse((unavailable[0] as unknown as { created_at: string }).created_at)).toBeGreaterThan(Date.now() + lead / 2);
   });
 });
