@@ -10,7 +10,7 @@ import { readRuntime } from '../../infra/local/runtime-info';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { webhookKeys } from '../../shared/webhooks/keys';
 import { bookingBody, paidClaims, signPayment } from './booking-helpers';
-import { OwnStack } from './own-stack';
+import { BOOT_HOOK_MS, OwnStack } from './own-stack';
 
 /**
  * The conflict-faithful mode (DYNAMO_CONFLICTS=aws, shared/db/conflicts.ts):
@@ -23,7 +23,7 @@ let stack: OwnStack;
 
 beforeAll(async () => {
   stack = await OwnStack.start('conflicts', { DYNAMO_CONFLICTS: 'aws', DYNAMO_LATENCY_MS: '5', POWERTOOLS_LOG_LEVEL: 'INFO', LOCAL_CATALOG_ADVENTURES: '0' });
-}, 180_000);
+}, BOOT_HOOK_MS);
 
 afterAll(() => stack?.stop(), 30_000);
 
