@@ -309,7 +309,8 @@ export const COMMANDS: Record<string, Command> = {
   },
   'catalog:refresh-sandbox': {
     usage: 'catalog:refresh-sandbox',
-    description: "Refresh every tenant's sandbox catalog from production now (the weekly job does it Sundays 03:00 UTC).",
+    description:
+      "Refresh every tenant's sandbox catalog from production now (the weekly job does it Sundays 03:00 UTC). A tenant subscribed to adventure.unavailable gets one per adventure its sandbox loses, on its sandbox clock: dated at the clock's time, naming its quotes still open as of the clock.",
     output: '`{snapshot, tenants, events}`; one progress line per tenant on stderr.',
     flags: z.object({}),
     async run() {

@@ -36,11 +36,11 @@ export async function pastIndexLag() {
   if (res.status !== 200) throw new Error(`the GSI lag layer did not settle: ${res.status} ${await res.text()}`);
 }
 
-/** `fn()` once `ok` holds of it, or its last value after `ms`. */
-export const until = async <T>(fn: () => T, ok: (v: T) => boolean, ms = 15_000): Promise<T> => {
+/** `fn()` (awaited) once `ok` holds of it, or its last value after `ms`. */
+export const until = async <T>(fn: () => T | Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> => {
   const end = Date.now() + ms;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (ok(v) || Date.now() > end) return v;
     await new Promise((r) => setTimeout(r, 100));
   }

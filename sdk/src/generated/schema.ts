@@ -2255,7 +2255,7 @@ export interface components {
         };
         WebhookEndpointList: {
             data: components["schemas"]["WebhookEndpointListed"][];
-            /** @description false when more deliveries were pending across the service than one list counts (5 000): each pending_deliveries is then a lower bound */
+            /** @description false when an endpoint counted from the index (created before the service kept exact counts) has more deliveries pending across the service than one list reads (5 000): its pending_deliveries is then a lower bound */
             pending_complete: boolean;
         };
         WebhookEndpointListed: {
@@ -2289,7 +2289,7 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description Deliveries to this endpoint waiting for an attempt (a first one, or a retry); read from an index, so a delivery of the last second may be missed */
+            /** @description Deliveries to this endpoint waiting for an attempt (a first one, or a retry), counted in the same transactions that change their status: exact. An endpoint created before the service kept these counts is counted from an index instead (a delivery of the last second may be missed) */
             pending_deliveries: number;
         };
         WebhookDeliveryPage: {
