@@ -317,7 +317,15 @@ async function stageGoals(): Promise<string> {
     });
     const atGoal = plain.stages <= goal && faithful.stages <= goal;
     if (!atGoal) process.exitCode = 1;
-    lines.push([name, plain.calls.toFixed(2), plain.stages.toFixed(2), faithful.calls.toFixed(2), faithful.stages.toFixed(2), String(goal), atGoal ? 'yes' : 'NO']);
+    lines.push([
+      name,
+      plain.calls.toFixed(2),
+      plain.stages.toFixed(2),
+      faithful.calls.toFixed(2),
+      faithful.stages.toFixed(2),
+      String(goal),
+      atGoal ? 'yes' : 'NO',
+    ]);
   }
   const head = ['request', 'calls', 'stages', 'conflict-faithful calls', 'stages', 'goal', 'at goal'];
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));

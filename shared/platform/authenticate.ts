@@ -114,7 +114,8 @@ async function readKey(
  * key's owners and reads all three in one BatchGetItem in parallel with the
  * shared rate-limit counter: one stage. The first request of a key in a
  * container reads the key first: two stages. Every failure of the key answers
- * the same 401.
+ * the same 401. `alongside` (a write's Idempotency-Key claim) starts with the
+ * last stage's reads, once the presented secret is known genuine.
  */
 export async function authenticate(
   authorization: string | undefined,
