@@ -1,4 +1,4 @@
-import type { UseQueryResult } from '@tanstack/react-query';
+import { type UseQueryResult, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type InputHTMLAttributes, type ReactNode, useState } from 'react';
 import type { useCursorPages } from './hooks';
 import type { PageMeta } from './types';
@@ -109,15 +109,23 @@ export function PagedTable<T>({
   );
 }
 
-/** Filters typed into a draft and applied on submit (so a list is not fetched at each keystroke). */
+/**
+ * Filters typed into a draft and applied on submit (so a list is not fetched at each keystroke). Applying the
+ * filters already shown looks anew: the same query key would otherwise answer from the cache for its stale time,
+ * and a request log or an index that lags is exactly what a reader applies again for.
+ */
 export function useFilters<F>(initial: F) {
+  const client = useQueryClient();
   const [filters, setFilters] = useState<F>(initial);
   const [draft, setDraft] = useState<F>(initial);
   return {
     filters,
     draft,
     set: (patch: Partial<F>) => setDraft((d) => ({ ...d, ...patch })),
-    apply: () => setFilters(draft),
+    apply: () => {
+      if (JSON.stringify(draft) === JSON.stringify(filters)) void client.invalidateQueries({ refetchType: 'active' }, { cancelRefetch: false });
+      else setFilters(draft);
+    },
     clear: () => {
       setDraft(initial);
       setFilters(initial);

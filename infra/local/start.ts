@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import '../../scripts/quiet-sdk';
 import { ensureCatalog, ensureDemoPartner } from './demo';
 import { gsiLagFromEnv } from './gsi-lag';
@@ -31,7 +32,22 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGHUP', () => void shutdown('SIGHUP'));
 
+/** Whether something already listens on the API's port: asked before the minute of booting, not after it. */
+const portTaken = (p: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = createServer();
+    probe.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'EADDRINUSE'));
+    probe.listen(p, '127.0.0.1', () => probe.close(() => resolve(false)));
+  });
+
+const portTakenMessage = (p: number) =>
+  `Port ${p} is already in use (another npm start, or another program): stop it, or start on another port with PORT=<port> npm start.`;
+
 try {
+  if (port !== 0 && (await portTaken(port))) {
+    console.error(portTakenMessage(port));
+    process.exit(1);
+  }
   let catalog = '';
   let demo: Awaited<ReturnType<typeof ensureDemoPartner>> | undefined;
   // On by default, as AWS's indexes are never immediate: a quarter of a second unless LOCAL_GSI_LAG_MS says otherwise (0: off).
@@ -84,6 +100,9 @@ try {
 } catch (e) {
   if (e instanceof MissingJavaError) {
     console.error(e.message);
+  } else if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE' && (e as NodeJS.ErrnoException & { port?: number }).port === port) {
+    // Taken during the boot, after the check above.
+    console.error(portTakenMessage(port));
   } else {
     console.error(`The local stack failed to start: ${(e as Error).message}`);
   }
