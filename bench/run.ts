@@ -22,7 +22,9 @@ if (process.argv.includes('--help')) {
                     prints throughput, p50/p99 and 5xx/429 per operation, webhook dispatch delay, memory every 10 s and its growth per minute
                     (exits non-zero on any 5xx); the full bench runs it too (BENCH_SOAK=0 skips it)
   --only latency    only the request latency tables: calls and sequential DynamoDB stages per request of reads and writes
-                    (sandbox, and live signed with each signature version), and the catalog listings (BENCH_N, BENCH_CATALOG)
+                    (sandbox, and live signed with each signature version), and the catalog listings (BENCH_N, BENCH_CATALOG);
+                    then the stages of the keyed read and each kind of write against their goals, also under the
+                    conflict-faithful mode (exits non-zero over a goal)
   --only cost       only the cost counts: AWS usage of one booking, one webhook delivery and one settlement of BENCH_COST_SETTLEMENT=10000
                     bookings (Lambda invocations and ms, DynamoDB read/write units, SQS, S3, Scheduler, API requests, log bytes)
 Environment: BENCH_N, BENCH_CATALOG, BENCH_BOOKINGS, BENCH_EVENTS, BENCH_SETTLEMENT_BOOKINGS, BENCH_BUNDLES=0,
