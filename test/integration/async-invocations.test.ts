@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InvocationRecord } from '../../infra/local/async-invoke';
 import { readRuntime } from '../../infra/local/runtime-info';
 import { REQUEST_LOG_CONSUMER } from '../../shared/request-logs/entry';
-import { OwnStack } from './own-stack';
+import { BOOT_HOOK_MS, OwnStack } from './own-stack';
 
 /**
  * CloudWatch Logs invokes the request log's consumer asynchronously: on a stack of its own (a failing delivery
@@ -27,7 +27,7 @@ beforeAll(async () => {
   const env = readRuntime(stack.stateDir, stack.port)!.env;
   sqs = new SQSClient({ region: 'us-east-1', endpoint: env.AWS_ENDPOINT_URL_SQS, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   queueUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'requestLog-failures' }))).QueueUrl!;
-}, 200_000);
+}, BOOT_HOOK_MS);
 afterAll(async () => {
   await stack?.stop();
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { RETRY_WAITS_SECONDS } from '../../shared/webhooks/schedule';
 import { bookingBody, paidClaims, signPayment } from './booking-helpers';
-import { OwnStack } from './own-stack';
+import { BOOT_HOOK_MS, OwnStack } from './own-stack';
 
 /**
  * The sandbox clock and webhooks, in a stack of its own whose retries wait their real times
@@ -33,7 +33,7 @@ beforeAll(async () => {
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
-}, 180_000);
+}, BOOT_HOOK_MS);
 
 afterAll(async () => {
   await down?.close();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionLogFile } from '../../infra/local/logs';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { bookingBody, paidClaims, signPayment } from './booking-helpers';
-import { OwnStack } from './own-stack';
+import { BOOT_HOOK_MS, OwnStack } from './own-stack';
 
 /**
  * The conflict-faithful mode (DYNAMO_CONFLICTS=aws, shared/db/conflicts.ts):
@@ -17,7 +17,7 @@ let stack: OwnStack;
 
 beforeAll(async () => {
   stack = await OwnStack.start('conflicts', { DYNAMO_CONFLICTS: 'aws', DYNAMO_LATENCY_MS: '5', POWERTOOLS_LOG_LEVEL: 'INFO', LOCAL_CATALOG_ADVENTURES: '0' });
-}, 180_000);
+}, BOOT_HOOK_MS);
 
 afterAll(() => stack?.stop(), 30_000);
 

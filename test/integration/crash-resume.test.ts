@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clockKeys } from '../../shared/clock/keys';
 import { addDays, localDate, localToInstant } from '../../shared/kernel/time';
 import { bookingBody, paidClaims, signPayment } from './booking-helpers';
-import { OwnStack } from './own-stack';
+import { BOOT_HOOK_MS, OwnStack } from './own-stack';
 
 /**
  * After a crash, everything resumes by itself (issue 41, 6): a stack of its own is killed as a crash kills it
@@ -34,7 +34,7 @@ const receiverUrl = (path: string) => `http://localhost:${(receiver.address() as
 beforeAll(async () => {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   stack = await OwnStack.start('crash-resume', {});
-}, 180_000);
+}, BOOT_HOOK_MS);
 afterAll(async () => {
   await stack?.stop();
   receiver.close();

@@ -54,8 +54,9 @@ export default async function setup(project: TestProject) {
   });
   let out = '';
   const booting = new Promise<string>((resolveReady, reject) => {
-    // Ready in 15-25 s on CI's quiet 2 cores (the IAM layer's first synth included); far longer on a loaded machine.
-    const timer = setTimeout(() => reject(new Error(`local stack not ready in 300 s:\n${out}`)), 300_000);
+    // Ready in 15-25 s on CI's quiet 2 cores (the IAM layer's first synth included); far longer on a loaded machine:
+    // a guard against a hang, not a performance bound (own-stack.ts's BOOT_GUARD_MS).
+    const timer = setTimeout(() => reject(new Error(`local stack not ready in 600 s:\n${out}`)), 600_000);
     const onData = (d: Buffer) => {
       out += d.toString();
       const m = /Sandbox key\s+(sk_test_\S+)/.exec(out);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOBS } from '../../shared/queues';
-import { OwnStack } from './own-stack';
+import { BOOT_HOOK_MS, OwnStack } from './own-stack';
 
 /**
  * Every scheduled job, run as its own role (the narrowed grants of infra/constructs/jobs.ts: its run record, the
@@ -16,7 +16,7 @@ beforeAll(async () => {
   stack = await OwnStack.start('jobs-iam', {});
   // One partner with a sandbox, so that the refresh moves a partner's catalog and the settlement run has tenants.
   await stack.admin(['partner:create', '--name', 'Jobs Bank']);
-}, 180_000);
+}, BOOT_HOOK_MS);
 
 afterAll(() => stack?.stop(), 30_000);
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRuntime } from '../../infra/local/runtime-info';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { bookingBody, paidClaims, signPayment } from './booking-helpers';
-import { OwnStack } from './own-stack';
+import { BOOT_HOOK_MS, OwnStack } from './own-stack';
 
 /**
  * The local SES in the sandbox (LOCAL_SES_SANDBOX=true), in a stack of its own: only verified identities
@@ -16,7 +16,7 @@ let stack: OwnStack;
 
 beforeAll(async () => {
   stack = await OwnStack.start('ses-sandbox', { LOCAL_SES_SANDBOX: 'true', LOCAL_SES_VERIFIED: VERIFIED });
-}, 180_000);
+}, BOOT_HOOK_MS);
 
 afterAll(() => stack?.stop(), 30_000);
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { bookingBody, paidClaims, signPayment } from './booking-helpers';
-import { OwnStack } from './own-stack';
+import { BOOT_HOOK_MS, OwnStack } from './own-stack';
 
 /**
  * Recover while the storm is on (issue 41, 1), in a stack of its own whose retries wait their real times
@@ -15,7 +15,7 @@ const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   stack = await OwnStack.start('recover', { WEBHOOK_WAIT_SCALE: '1', LOCAL_GSI_LAG_MS: '750' });
-}, 180_000);
+}, BOOT_HOOK_MS);
 
 afterAll(async () => {
   for (const close of closers) await close();
