@@ -351,9 +351,13 @@ export function makeAccessStore(table: Table = accessTable) {
      * of enabled admins (never below 1) and re-checks that the caller is still
      * an enabled admin. Retries when a concurrent change moved the member.
      */
-    async changeRole(partnerId: string, callerId: string, memberId: string, role: Role, seal: Seal<Member> = unsealed): Promise<Member> {
+    async changeRole(partnerId: string, callerId: string, memberId: string, role: Role, seal: Seal<Member> = unsealed, read?: Member): Promise<Member> {
+      // `read`: the member as the caller just read it (strongly consistent), for the first attempt; its
+      // transaction is pinned to that role and enabled flag, and a retry after a concurrent change reads again.
+      let known = read;
       return retryingMemberChange('role change', async () => {
-        const member = await store.getMember(partnerId, memberId);
+        const member = known ?? (await store.getMember(partnerId, memberId));
+        known = undefined;
         if (!member) throw new AccessError('not_found', `member ${memberId} does not exist`);
         if (member.role === role) return member;
         const delta = !member.enabled ? 0 : member.role === 'PARTNER_ADMIN' ? -1 : role === 'PARTNER_ADMIN' ? 1 : 0;
