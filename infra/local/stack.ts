@@ -369,7 +369,10 @@ export async function startLocalStack(opts: LocalStackOptions) {
       // A state directory from before the list rows gets them, as the operator's data:list-rows would (nothing to do after that).
       const { moveListsToRows } = await import('../../shared/migrations/list-rows');
       const listRows = await runAs('operator', () => moveListsToRows());
-      return { ...swept, advances, settlements: settled.length, listRows };
+      // And the rows of the partners' own reviews (GET /reviews?posted_by_you=true), as data:own-reviews would.
+      const { addOwnReviewRows } = await import('../../shared/migrations/own-reviews');
+      const ownReviews = await runAs('operator', () => addOwnReviewRows());
+      return { ...swept, advances, settlements: settled.length, listRows, ownReviews };
     });
 
     const scheduler = await startScheduler({

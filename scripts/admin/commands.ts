@@ -309,7 +309,8 @@ export const COMMANDS: Record<string, Command> = {
   },
   'catalog:refresh-sandbox': {
     usage: 'catalog:refresh-sandbox',
-    description: "Refresh every tenant's sandbox catalog from production now (the weekly job does it Sundays 03:00 UTC).",
+    description:
+      "Refresh every tenant's sandbox catalog from production now (the weekly job does it Sundays 03:00 UTC). A tenant subscribed to adventure.unavailable gets one per adventure its sandbox loses, on its sandbox clock: dated at the clock's time, naming its quotes still open as of the clock.",
     output: '`{snapshot, tenants, events}`; one progress line per tenant on stderr.',
     flags: z.object({}),
     async run() {
@@ -637,6 +638,18 @@ export const COMMANDS: Record<string, Command> = {
       const { moveListsToRows } = await import('../../shared/migrations/list-rows');
       const r = await moveListsToRows();
       return { json: r, text: `Moved to list rows: ${r.bookings} booking(s), ${r.quotes} quote(s), ${r.keys} key(s).` };
+    },
+  },
+  'data:own-reviews': {
+    usage: 'data:own-reviews',
+    description:
+      "Give every review a partner posted before GET /reviews?posted_by_you=true existed its row in the partner's own list (the filter reads those rows; without one, a review is missing from it). Run once after deploying the version that introduced the filter; idempotent (Queries only). The local stack runs it at every start.",
+    output: '`{reviews}`: how many rows were added.',
+    flags: z.object({}),
+    async run() {
+      const { addOwnReviewRows } = await import('../../shared/migrations/own-reviews');
+      const r = await addOwnReviewRows();
+      return { json: r, text: `Added the own-list rows of ${r.reviews} review(s).` };
     },
   },
   'webhooks:replay': {

@@ -70,7 +70,7 @@ function newKeyItem(partnerId: string, memberId: string, env: Env, now: string, 
   };
 }
 
-/** A key's row in the partner's list of keys: what never changes (its name among it), and what unrevokedKeys filters on. */
+/** A key's row in the partner's list of keys: what never changes, its name (which renameKey changes with the key), and what unrevokedKeys filters on. */
 function keyRowItem(k: ApiKeyRecord) {
   return {
     ...accessKeys.keyRow(k.partner_id, k.env, k.created_at, k.key_id),
@@ -141,6 +141,49 @@ export function makeAccessStore(table: Table = accessTable) {
       for (const item of items) found.set(item.key_id as string, strip<ApiKeyRecord>(item)!);
     }
     return rows.map((r) => found.get(r.key_id as string)).filter((k): k is ApiKeyRecord => k !== undefined);
+  };
+  /**
+   * One change to a key (its revocation, its name), with what else commits with it: the key read with its last use
+   * (found only for `owner` when given), written pinned to the revocation state read, so the answer is what was
+   * written; read again and retried when a concurrent change moved it.
+   */
+  const changeKey = async (
+    keyId: string,
+    owner: { partnerId: string; env: Env } | undefined,
+    what: string,
+    seal: Seal<ApiKeyInUse>,
+    change: (key: ApiKeyRecord) => {
+      changed: ApiKeyRecord;
+      update: { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> };
+      also?: Record<string, TransactItem>;
+    },
+  ): Promise<ApiKeyInUse> => {
+    for (let attempt = 0; ; attempt++) {
+      // Its last use is read alongside the key: no stage of its own.
+      const [key, lastUsed] = await Promise.all([store.getKey(keyId), lastUsedAt(keyId, table)]);
+      if (!key || (owner && (key.partner_id !== owner.partnerId || key.env !== owner.env))) throw new AccessError('not_found', `key ${keyId} does not exist`);
+      const { changed, update, also } = change(key);
+      const result: ApiKeyInUse = { ...changed, ...(lastUsed ? { last_used_at: lastUsed } : {}) };
+      const cancelled = await transact(
+        table.client,
+        {
+          key: {
+            Update: {
+              TableName: TableName(),
+              Key: accessKeys.apiKey(keyId),
+              ConditionExpression: key.revoked_at ? 'revoked_at = :was' : 'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
+              ...update,
+              ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...(key.revoked_at ? { ':was': key.revoked_at } : {}) },
+            },
+          },
+          ...also,
+        },
+        [],
+        seal.items(result),
+      );
+      if (!cancelled) return result;
+      if (attempt >= 3) throw new Error(`key ${what} was cancelled (${cancelled.codes.join(', ')})`);
+    }
   };
   const store = {
     /** `sandboxCatalog`: the snapshot the new tenant's sandbox starts on (the current one), so its clone exists at once. */
@@ -265,31 +308,20 @@ export function makeAccessStore(table: Table = accessTable) {
      * and environment. Revoking a revoked key keeps its first revocation time.
      */
     async revokeKey(keyId: string, owner?: { partnerId: string; env: Env }, seal: Seal<ApiKeyInUse> = unsealed, now = new Date()): Promise<ApiKeyInUse> {
-      for (let attempt = 0; ; attempt++) {
-        // Its last use is read alongside the key: no stage of its own.
-        const [key, lastUsed] = await Promise.all([store.getKey(keyId), lastUsedAt(keyId, table)]);
-        if (!key || (owner && (key.partner_id !== owner.partnerId || key.env !== owner.env))) throw new AccessError('not_found', `key ${keyId} does not exist`);
-        const revoked: ApiKeyInUse = { ...key, revoked_at: key.revoked_at ?? now.toISOString(), ...(lastUsed ? { last_used_at: lastUsed } : {}) };
-        const cancelled = await transact(
-          table.client,
-          {
-            key: {
-              Update: {
-                TableName: TableName(),
-                Key: accessKeys.apiKey(keyId),
-                // Pinned to the state read, so the answer is what was written.
-                ConditionExpression: key.revoked_at ? 'revoked_at = :at' : 'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
-                UpdateExpression: 'SET revoked_at = :at',
-                ExpressionAttributeValues: { ':at': revoked.revoked_at },
-              },
-            },
-          },
-          [],
-          seal.items(revoked),
-        );
-        if (!cancelled) return revoked;
-        if (attempt >= 3) throw new Error(`key revocation was cancelled (${cancelled.codes.join(', ')})`);
-      }
+      return changeKey(keyId, owner, 'revocation', seal, (key) => {
+        const at = key.revoked_at ?? now.toISOString();
+        return { changed: { ...key, revoked_at: at }, update: { UpdateExpression: 'SET revoked_at = :at', ExpressionAttributeValues: { ':at': at } } };
+      });
+    },
+
+    /** Renames a key of the partner and environment: the key and its list row (which shows the name) in one transaction. */
+    async renameKey(keyId: string, owner: { partnerId: string; env: Env }, name: string, seal: Seal<ApiKeyInUse> = unsealed): Promise<ApiKeyInUse> {
+      return changeKey(keyId, owner, 'rename', seal, (key) => ({
+        changed: { ...key, name },
+        update: { UpdateExpression: 'SET #n = :n', ExpressionAttributeNames: { '#n': 'name' }, ExpressionAttributeValues: { ':n': name } },
+        // The row as the renamed record makes it (a key from before the rows gets its row here, as data:list-rows gives it).
+        also: { row: { Put: { TableName: TableName(), Item: keyRowItem({ ...key, name }) } } },
+      }));
     },
 
     /** Keys listed through gsi1 before their rows: their rows, and out of the index (data:list-rows). */
@@ -319,9 +351,13 @@ export function makeAccessStore(table: Table = accessTable) {
      * of enabled admins (never below 1) and re-checks that the caller is still
      * an enabled admin. Retries when a concurrent change moved the member.
      */
-    async changeRole(partnerId: string, callerId: string, memberId: string, role: Role, seal: Seal<Member> = unsealed): Promise<Member> {
+    async changeRole(partnerId: string, callerId: string, memberId: string, role: Role, seal: Seal<Member> = unsealed, read?: Member): Promise<Member> {
+      // `read`: the member as the caller just read it (strongly consistent), for the first attempt; its
+      // transaction is pinned to that role and enabled flag, and a retry after a concurrent change reads again.
+      let known = read;
       return retryingMemberChange('role change', async () => {
-        const member = await store.getMember(partnerId, memberId);
+        const member = known ?? (await store.getMember(partnerId, memberId));
+        known = undefined;
         if (!member) throw new AccessError('not_found', `member ${memberId} does not exist`);
         if (member.role === role) return member;
         const delta = !member.enabled ? 0 : member.role === 'PARTNER_ADMIN' ? -1 : role === 'PARTNER_ADMIN' ? 1 : 0;

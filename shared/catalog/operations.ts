@@ -1,4 +1,5 @@
 import { accessStore } from '../access/store';
+import { tenantTime } from '../clock/store';
 import { dataTable, type TransactItem, transact } from '../db/client';
 import type { RecordedEvent } from '../events/record';
 import { cloneConsumerReviews } from '../reviews/seed';
@@ -127,7 +128,8 @@ function sellableIds(adventures: AdventureInput[]) {
  * subscribed to adventure.unavailable in the sandbox gets one per adventure
  * that is no longer sellable for it, committed with its move (the move last,
  * so a run that fails half-way is redone whole, and the event ids, derived
- * from the catalog the tenant leaves, record nothing twice).
+ * from the catalog the tenant leaves, record nothing twice). The events are
+ * at the tenant's sandbox clock, which judges its open quotes.
  */
 export async function refreshSandboxes(progress: Progress = () => undefined, now = new Date()) {
   // Tenants without a pointer of their own browse the snapshot that was current until now.
@@ -150,9 +152,11 @@ export async function refreshSandboxes(progress: Progress = () => undefined, now
       const recorded: RecordedEvent[] = [];
       const tenant = { inventory: inventoryKeys.sandbox(partner.partner_id), env: 'test' as const, tenant: partner.partner_id };
       const recipients = gone.length ? await recipientsOf(tenant) : [];
+      // On the tenant's sandbox clock: its open quotes are those not expired as of the clock, and the events carry its time.
+      const at = recipients.length ? await tenantTime(partner.partner_id, 'test', now) : now;
       for (const a of gone) {
         const u: Unavailability = { ...tenant, adventure: a, ratePackId: null, slot: null, reason: 'SANDBOX_REFRESH' };
-        recorded.push(...(await unavailableEvents(u, recipients, previous!, now)));
+        recorded.push(...(await unavailableEvents(u, recipients, previous!, at)));
       }
       const r = await commitAnnouncement([], recorded, [fixedUnit('move', [accessStore.sandboxCatalogItem(partner.partner_id, snapshot, now)])]);
       if (r.failed) throw new Error(`the ${r.failed} was refused`);

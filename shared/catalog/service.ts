@@ -2,7 +2,7 @@ import { tenantNow } from '../kernel/clock';
 import { ApiError, notFound } from '../kernel/errors';
 import type { Tenant } from '../kernel/tenant';
 import { addDays, daysBetween, localDate } from '../kernel/time';
-import { withRatings } from '../reviews/ratings';
+import { withRatings, withRecentRatings } from '../reviews/ratings';
 import { inventoryStore } from './inventory';
 import type { CatalogScope } from './keys';
 import { catalogKeys, inventoryKeys } from './keys';
@@ -13,24 +13,41 @@ import { type CatalogMeta, catalogStore, IndexPartMissing } from './store';
 import { type AvailabilityView, adventureView, summaryView } from './views';
 
 const cache = new Map<CatalogScope, { indexId: string; prepared: PreparedCatalog; checkedAt: number }>();
-/** Production changes are picked up within this delay; snapshots never change. */
-const PROD_RECHECK_MS = 5_000;
+/** The check (and load) under way per scope: the requests a container serves at once share one META read. */
+const checking = new Map<CatalogScope, Promise<PreparedCatalog>>();
+/**
+ * How stale a listing may be: production changes (an import, a withdrawal) are picked up within this delay, and
+ * the ratings a page shows are at most this old (snapshots never change). Within it a warm page reads nothing.
+ */
+export const PROD_RECHECK_MS = 5_000;
 
-/** The index of a scope as this container holds it; `fresh`: from META read now, strongly consistent (the one held was replaced). */
-async function prepared(scope: CatalogScope, fresh = false): Promise<PreparedCatalog> {
+/** The index of a scope as this container holds it; `fresh`: from META read now (the one held was replaced). */
+function prepared(scope: CatalogScope, fresh = false): Promise<PreparedCatalog> {
   const hit = fresh ? undefined : cache.get(scope);
-  const immutable = catalogKeys.isSnapshot(scope);
-  if (hit && (immutable || Date.now() - hit.checkedAt < PROD_RECHECK_MS)) return hit.prepared;
-  const meta = await catalogStore.meta(scope, fresh);
+  if (hit && (catalogKeys.isSnapshot(scope) || Date.now() - hit.checkedAt < PROD_RECHECK_MS)) return Promise.resolve(hit.prepared);
+  if (fresh) return check(scope, true);
+  let p = checking.get(scope);
+  if (!p) {
+    p = check(scope, false).finally(() => checking.delete(scope));
+    checking.set(scope, p);
+  }
+  return p;
+}
+
+async function check(scope: CatalogScope, fresh: boolean): Promise<PreparedCatalog> {
+  // Timed from before a strongly consistent read: what it answers is never older than this, so the bound is exact.
+  const startedAt = Date.now();
+  const meta = await catalogStore.meta(scope, true);
   if (!meta) return prepare([]);
   // The index id, not the version number, names what was built: two concurrent rebuilds share a version.
+  const hit = fresh ? undefined : cache.get(scope);
   if (hit && hit.indexId === meta.index_id) {
-    hit.checkedAt = Date.now();
+    hit.checkedAt = startedAt;
     return hit.prepared;
   }
   const p = await loadPrepared(scope, meta);
   if (cache.size > 8) cache.delete(cache.keys().next().value!);
-  cache.set(scope, { indexId: meta.index_id, prepared: p, checkedAt: Date.now() });
+  cache.set(scope, { indexId: meta.index_id, prepared: p, checkedAt: startedAt });
   return p;
 }
 
@@ -49,9 +66,11 @@ export async function listAdventures(t: Tenant, query: ListingQuery, now = tenan
     return find(await prepared(content, true), query, today);
   });
   return {
-    items: await withRatings(
+    // Ratings as recent as the index: a warm page reads nothing beyond its authentication.
+    items: await withRecentRatings(
       [content, inventory],
       items.map((i) => summaryView(i.adventure, i.distance_km)),
+      PROD_RECHECK_MS,
     ),
     total,
   };

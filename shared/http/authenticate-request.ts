@@ -1,7 +1,7 @@
 import { ApiError } from '../kernel/errors';
 import { logger } from '../kernel/logger';
 import { countFailedAuthentication } from '../platform/auth-failures';
-import { type Authenticated, authenticate } from '../platform/authenticate';
+import { type Alongside, type Authenticated, authenticate } from '../platform/authenticate';
 import { type RateLimitState, rateHeaders } from '../platform/rate-limit';
 import { headerValue } from './headers';
 import type { ApiEvent } from './types';
@@ -23,12 +23,13 @@ export async function authenticateRequest(
   event: ApiEvent,
   headers: Record<string, string>,
   nowMs = Date.now(),
-  opts: { clock?: boolean } = {},
+  /** `alongside`: what a write starts in the authentication's own stage (shared/http/early-claim.ts). */
+  opts: { clock?: boolean; alongside?: Alongside } = {},
 ): Promise<Authenticated> {
   const authorization = headerValue(event, 'authorization');
   let auth: Authenticated;
   try {
-    auth = await authenticate(authorization, nowMs, headerValue(event, 'x-environment'), opts.clock ?? true);
+    auth = await authenticate(authorization, nowMs, headerValue(event, 'x-environment'), opts.clock ?? true, opts.alongside);
   } catch (e) {
     if (!(e instanceof ApiError) || e.status !== 401) throw e;
     const keyId = keyIdIn(authorization);

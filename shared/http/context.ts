@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import type { Tenant } from '../kernel/tenant';
-import type { IdempotencyScope } from '../platform/idempotency';
+import type { Claim, IdempotencyScope } from '../platform/idempotency';
+import type { SignatureRecord } from '../platform/signature-replay';
 import type { RouteDef } from './route-def';
 import type { ApiResult } from './types';
 
@@ -36,6 +37,20 @@ export function tenantOf(p: Principal): Tenant {
   };
 }
 
+/**
+ * A write's Idempotency-Key claimed in the authentication's own stage, and a version 1 live signature recorded
+ * beside it: `state.early` (shared/http/early-claim.ts; docs/performance.md, "The stages of each write").
+ */
+export interface EarlyClaim {
+  scope: IdempotencyScope;
+  fingerprint: string;
+  claim: Promise<Claim>;
+  /** A version 1 signature that the presented secret makes, recorded as accepted once. */
+  signature?: { keyId: string; value: string; recorded: Promise<SignatureRecord> };
+  /** Taken by runIdempotent (which completes or releases it), or given back by giveBackEarly. */
+  settled: boolean;
+}
+
 export interface ParsedInput {
   params: unknown;
   query: unknown;
@@ -62,6 +77,8 @@ export interface RequestState {
   input?: ParsedInput;
   /** Writes still in flight that must land before the response leaves (idempotency result). */
   pending: Promise<unknown>[];
+  /** A write's Idempotency-Key claimed beside its authentication reads, until runIdempotent takes it or a refusal gives it back. */
+  early?: EarlyClaim;
   /** The claimed Idempotency-Key of a write, while its operation runs. */
   idempotency?: { scope: IdempotencyScope; token: string };
   /** The response the operation's own transaction stored as the key's outcome. */

@@ -6,6 +6,7 @@ import { fingerprint, idempotency, lockLost, type StoredResponse } from '../plat
 import { signatureReplayed } from '../platform/signature-replay';
 import { auditEventOf } from './audit-event';
 import type { RequestState } from './context';
+import { takeEarlyClaim } from './early-claim';
 import { SimulatedCrash } from './fault';
 import { pathWithQuery } from './headers';
 import { errorResult, jsonResult, toApiError } from './respond';
@@ -92,10 +93,10 @@ export async function runIdempotent(
   const p = state.principal!;
   const scope = { partnerId: p.partnerId, env: p.env, idempotencyKey: state.idempotencyKey! };
   const fp = fingerprint(event.requestContext.http.method, pathWithQuery(event), state.bodyBytes);
-  // The key is claimed while the live signature is recorded (see platform): the operation runs only if both hold.
+  // Claimed beside the authentication reads (early-claim.ts), with the live signature's record: the operation runs only if both hold.
   const [accepted, claimed] = await Promise.allSettled([
     state.signatureAccepted ?? true,
-    idempotency.claim(scope, fp, state.requestId, routeTimeoutMs(state.route)),
+    takeEarlyClaim(state, scope, fp) ?? idempotency.claim(scope, fp, state.requestId, routeTimeoutMs(state.route)),
   ]);
   if (accepted.status === 'rejected' || accepted.value === false) {
     // Refused before running: the request leaves no claim behind, so the key stays free for a correct request.

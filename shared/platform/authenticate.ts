@@ -26,6 +26,20 @@ export const KEY_OWNERS_CACHED = 10_000;
 type KeyOwner = Pick<ApiKeyRecord, 'partner_id' | 'member_id' | 'env' | 'secret_hash'>;
 
 /**
+ * Whom a genuine key (its secret matches) or a verified session acts for, known before the reads that decide
+ * whether it may: a write claims its Idempotency-Key in that same stage (shared/http/early-claim.ts). `secret`
+ * is the presented key's ('' for a session).
+ */
+export interface Claimant {
+  partnerId: string;
+  env: Env;
+  keyId: string | null;
+  secret: string;
+}
+/** Called once the claimant is known, right before the reads (never for a wrong secret). */
+export type Alongside = (c: Claimant) => void;
+
+/**
  * Key id -> whose key it is (partner, member, environment) and its secret's
  * hash. None of these ever changes for a key (a key is never moved or given
  * a new secret, only revoked), so this cache cannot go stale: it holds nothing
@@ -65,9 +79,11 @@ async function readKey(
   live: (key: ApiKeyRecord) => boolean,
   nowMs: number,
   withClock: boolean,
+  alongside: ((owner: { partner_id: string; env: Env }) => void) | undefined,
 ): Promise<KeyRead> {
   const owner = keyOwners.get(keyId);
   if (owner && genuine(owner)) {
+    alongside?.(owner);
     const [read, count, clock] = await Promise.all([
       accessStore.getMemberAndPartner(owner.partner_id, owner.member_id, keyId),
       countRequest(keyId, nowMs),
@@ -81,6 +97,7 @@ async function readKey(
   }
   const key = await accessStore.getKey(keyId);
   if (!key || !genuine(key) || !live(key)) return { key };
+  alongside?.(key);
   const [read, count, clock] = await Promise.all([
     accessStore.getMemberAndPartner(key.partner_id, key.member_id),
     countRequest(key.key_id, nowMs),
@@ -97,19 +114,35 @@ async function readKey(
  * key's owners and reads all three in one BatchGetItem in parallel with the
  * shared rate-limit counter: one stage. The first request of a key in a
  * container reads the key first: two stages. Every failure of the key answers
- * the same 401.
+ * the same 401. `alongside` (a write's Idempotency-Key claim) starts with the
+ * last stage's reads, once the presented secret is known genuine.
  */
-export async function authenticate(authorization: string | undefined, nowMs = Date.now(), environment?: string, withClock = true): Promise<Authenticated> {
+export async function authenticate(
+  authorization: string | undefined,
+  nowMs = Date.now(),
+  environment?: string,
+  withClock = true,
+  alongside?: Alongside,
+): Promise<Authenticated> {
   if (!authorization || authorization.trim() === '') {
     throw new ApiError('auth.api_key.missing', 'The Authorization header is missing; send Authorization: Bearer <API key>.');
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (m && isSessionToken(m[1]!)) return authenticateSession(m[1]!, environment, nowMs, withClock);
+  if (m && isSessionToken(m[1]!)) return authenticateSession(m[1]!, environment, nowMs, withClock, alongside);
   const parsed = m ? parseKey(m[1]!) : undefined;
   if (!parsed) throw invalid();
   const genuine = (k: KeyOwner) => k.env === parsed.env && secretMatches(parsed.secret, k.secret_hash);
   const live = (k: ApiKeyRecord) => !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= nowMs);
-  const { key, member, partner, count, clock } = await readKey(parsed.prefix, genuine, live, nowMs, withClock);
+  // Once: a wrong cached owner (never expected) reads the key again, and the claim made stays with the first.
+  let started = false;
+  const claim =
+    alongside &&
+    ((o: { partner_id: string; env: Env }) => {
+      if (started) return;
+      started = true;
+      alongside({ partnerId: o.partner_id, env: o.env, keyId: parsed.prefix, secret: parsed.secret });
+    });
+  const { key, member, partner, count, clock } = await readKey(parsed.prefix, genuine, live, nowMs, withClock, claim);
   if (!key || !genuine(key)) throw invalid();
   rememberOwner(key);
   if (!live(key)) throw invalid();
@@ -191,12 +224,19 @@ const ENVIRONMENTS: Record<string, Env> = { live: 'live', sandbox: 'test', test:
  * Its requests count against the partner's limit under their own counter (one
  * per member).
  */
-async function authenticateSession(token: string, environment: string | undefined, nowMs: number, withClock: boolean): Promise<Authenticated> {
+async function authenticateSession(
+  token: string,
+  environment: string | undefined,
+  nowMs: number,
+  withClock: boolean,
+  alongside: Alongside | undefined,
+): Promise<Authenticated> {
   const claims = await verifySessionToken(token, nowMs);
   const env = environment === undefined ? undefined : ENVIRONMENTS[environment.trim().toLowerCase()];
   const link = identityLinks.get(claims.sub) ?? (await accessStore.getIdentity(claims.sub));
   if (!link) throw sessionInvalid();
   rememberLink(claims.sub, link);
+  if (env) alongside?.({ partnerId: link.partner_id, env, keyId: null, secret: '' });
   const [{ member, partner }, count, clock] = await Promise.all([
     accessStore.getMemberAndPartner(link.partner_id, link.member_id),
     countRequest(`console#${link.member_id}`, nowMs),

@@ -22,13 +22,15 @@ export const KEYED_USE: DynamoUse = {
 
 /**
  * What the pipeline adds for a write (shared/platform/idempotency.ts, audit.ts, signature-replay.ts): the
- * Idempotency-Key's claim, take-over, completion and release, the audit line, a version 1 live signature.
+ * Idempotency-Key's claim, take-over, completion and release, the audit line, a version 1 live signature (and its
+ * removal when its request is refused).
  */
 export const WRITE_USE: DynamoUse = {
   access: {
     PutItem: [platformPartitions.idempotency, platformPartitions.audit, platformPartitions.signatures],
     UpdateItem: [platformPartitions.idempotency],
-    DeleteItem: [platformPartitions.idempotency],
+    // A refused request gives back what it claimed beside its authentication (shared/http/early-claim.ts).
+    DeleteItem: [platformPartitions.idempotency, platformPartitions.signatures],
   },
 };
 
@@ -59,7 +61,9 @@ export const PLATFORM_UNTESTED: Record<string, string> = {
   [dynamoLine('access', 'PutItem', platformPartitions.signatures)]:
     'a live write signed with version 1 (its signature is accepted once): the tests sign most live writes with version 2',
   [dynamoLine('access', 'DeleteItem', platformPartitions.idempotency)]:
-    'the Idempotency-Key is released after a transient failure (contention, 5xx) or a refused signature, so that a retry runs again',
+    'the Idempotency-Key is released after a transient failure (contention, 5xx), a refused signature, or a refusal after its early claim (authentication, scope, validation), so that a retry runs again',
+  [dynamoLine('access', 'DeleteItem', platformPartitions.signatures)]:
+    'a live write signed with version 1 and refused after its signature was recorded (scope, validation) forgets the record',
   [dynamoLine('access', 'GetItem', platformPartitions.config)]:
     'the cursor-signing key is read once a process (in AWS, per function): locally by the first list only',
   [dynamoLine('access', 'PutItem', platformPartitions.config)]: 'the first list of a deployment creates the cursor-signing key, whichever list it is',

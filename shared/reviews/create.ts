@@ -94,7 +94,7 @@ export async function createReview(t: Tenant, input: NewReview, seal: Seal<Revie
   const attach = photoChanges([], photos, id, files, now);
   await commitWithRetry(async () => ({
     named: { review: reviewStore.create(review), once: reviewStore.once(booking.booking_number, reviewable.id, id), ...photoNames(attach) },
-    extra: rating ? [rating] : [],
+    extra: [reviewStore.ownRow(review), ...(rating ? [rating] : [])],
     guards: seal.items(review),
     onRefused: (failed) => {
       if (failed('once')) {

@@ -1,3 +1,5 @@
+import type { Env } from '../kernel/tenant';
+
 /**
  * Keys of reviews in the data table (docs/architecture.md, "Data model and access patterns", rows "review" to
  * "rating aggregate"). A review lives in a space: the catalog content scope
@@ -21,6 +23,13 @@ export const reviewKeys = {
     gsi2pk: reviewKeys.reviewablePartition(space, reviewableId),
     gsi2sk: reviewKeys.sort(createdAt, id),
   }),
+  /**
+   * A partner's own reviews in one environment, newest first: a row per review (its id and space), put in the
+   * review's own transaction, so GET /reviews?posted_by_you=true reads its own writes (strongly consistent) and finds
+   * the HIDDEN ones, which the indexes above leave out. Never changes: the review's record says its status.
+   */
+  ownPartition: (partnerId: string, env: Env) => `RVWOWN#${partnerId}#${env}`,
+  ownRow: (partnerId: string, env: Env, createdAt: string, id: string) => ({ pk: reviewKeys.ownPartition(partnerId, env), sk: reviewKeys.sort(createdAt, id) }),
   /** One review per booking and reviewable. */
   bookingReviewable: (bookingNumber: string, reviewableId: string) => ({ pk: `RVWBOOK#${bookingNumber}#${reviewableId}`, sk: 'RVWBOOK' }),
   /** The rating aggregate (sum and count of visible reviews) of a reviewable in a space. */
@@ -44,4 +53,5 @@ export const reviewPartitions = {
   bookingReviewable: 'RVWBOOK#*',
   rating: 'RATING#*',
   ratingDelta: 'RATINGD#*',
+  own: 'RVWOWN#*',
 };

@@ -26,6 +26,8 @@ export interface ReviewListQuery {
   reviewable_id?: string;
   adventure?: string;
   min_rating?: number;
+  /** 'true': only the reviews the tenant posted, HIDDEN ones included. */
+  posted_by_you?: 'true';
 }
 
 const invalid = (field: string, message: string, expected?: string) =>
@@ -52,12 +54,15 @@ async function filterOf(content: string, q: ReviewListQuery): Promise<ReviewFilt
 /**
  * The publicly visible reviews of the tenant's spaces, newest first: one
  * keyset Query per space (consumer-site and partners' reviews), merged. The
- * cursor is the sort key of the last review shown.
+ * cursor is the sort key of the last review shown. posted_by_you: the
+ * tenant's own reviews instead, from their rows, hidden ones included.
  */
 export async function listReviews(t: Tenant, q: ReviewListQuery, after?: string): Promise<{ items: ReviewRecord[]; next?: string }> {
   const spaces = await reviewSpaces(t);
   const f = await filterOf(spaces.content, q);
-  const pages = await Promise.all(spaces.all.map((s) => reviewStore.page(s, f, q.limit, after)));
+  const pages = q.posted_by_you
+    ? [await reviewStore.ownPage(t.partnerId, t.env, f, q.limit, after)]
+    : await Promise.all(spaces.all.map((s) => reviewStore.page(s, f, q.limit, after)));
   const sortOf = (r: ReviewRecord) => reviewKeys.sort(r.created_at, r.id);
   const merged = pages.flatMap((p) => p.items).sort((a, b) => (sortOf(a) < sortOf(b) ? 1 : -1));
   const items = merged.slice(0, q.limit);

@@ -28,11 +28,16 @@ export const reviewRoutes = defineRoutes({
     summary: 'Publicly visible reviews, newest first',
     description:
       'Consumer-site reviews and partners’ reviews of your environment, keyset-paginated. Filter by reviewable_type and reviewable_id, by adventure slug, ' +
-      'and by minimum rating. Hidden and deleted reviews are never listed.',
+      'and by minimum rating. Hidden and deleted reviews are never listed, except with posted_by_you=true: the reviews you posted, HIDDEN ones included.',
     request: { query: ReviewListQuery },
     responses: { 200: { description: 'A page of reviews.', schema: ReviewPage } },
-    // The spaces (the catalog's), an adventure filter's adventure, the visible reviews of a space (gsi1) or of one reviewable (gsi2).
-    dynamo: { data: { GetItem: [catalogPartitions.content], queryIndexes: ['gsi1', 'gsi2'] } },
+    /*
+     * The spaces (the catalog's), an adventure filter's adventure, the visible reviews of a space (gsi1) or of one reviewable (gsi2);
+     * posted_by_you: the partner's own rows (RVWOWN#) and their reviews.
+     */
+    dynamo: {
+      data: { GetItem: [catalogPartitions.content], Query: [reviewPartitions.own], BatchGetItem: [reviewPartitions.review], queryIndexes: ['gsi1', 'gsi2'] },
+    },
   },
   getReview: {
     method: 'GET',
@@ -76,15 +81,15 @@ export const reviewRoutes = defineRoutes({
       'review.write.conflict',
     ],
     /*
-     * The booking and its adventure, the photos (FILE#); the review, its once-per-booking marker (RVWBOOK#), its photos
-     * attached and its rating delta (RATINGD#), then the fold of the deltas into the aggregate (RATING#).
+     * The booking and its adventure, the photos (FILE#); the review, its once-per-booking marker (RVWBOOK#), its row in
+     * the partner's own list (RVWOWN#), its photos attached and its rating delta (RATINGD#), then the fold of the deltas into the aggregate (RATING#).
      */
     dynamo: {
       data: {
         GetItem: [bookingPartitions.booking, catalogPartitions.content],
         BatchGetItem: [filePartitions.file, reviewPartitions.rating],
         Query: [reviewPartitions.ratingDelta],
-        PutItem: [reviewPartitions.review, reviewPartitions.bookingReviewable, reviewPartitions.ratingDelta],
+        PutItem: [reviewPartitions.review, reviewPartitions.bookingReviewable, reviewPartitions.ratingDelta, reviewPartitions.own],
         UpdateItem: [filePartitions.file, reviewPartitions.rating],
         DeleteItem: [reviewPartitions.ratingDelta],
       },

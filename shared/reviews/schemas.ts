@@ -79,6 +79,11 @@ export const ReviewListQuery = pageQuery.extend({
         .optional(),
     ).describe('Only reviews rated at least this'),
   ),
+  posted_by_you: pub(z.enum(['true'], 'true, or leave it out'))
+    .optional()
+    .describe(
+      'true: only the reviews you posted (POST /reviews) in this environment, newest first, HIDDEN ones included (their moderation_status says so); the other filters apply too. Leave it out for every visible review.',
+    ),
 });
 
 export const ReviewIdParams = z.object({ id: pub(z.uuid()) });

@@ -1,7 +1,9 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite } from '../db/batch';
 import { dataTable, type Table, type TransactItem, transact } from '../db/client';
-import { batchGet, clean, type Item, queryAll, queryPage } from '../db/query';
+import { isConditionFailed } from '../db/errors';
+import { batchGet, clean, type Item, queryAll, queryPage, queryPages } from '../db/query';
+import type { Env } from '../kernel/tenant';
 import { reviewKeys } from './keys';
 import type { ReviewRecord } from './model';
 
@@ -11,6 +13,12 @@ export interface ReviewFilter {
   minRating?: number;
 }
 
+/** Whether a review passes a list's filters (the own reviews' rows are filtered on their records). */
+const passes = (r: ReviewRecord, f: ReviewFilter) =>
+  (f.reviewableId === undefined || r.reviewable_id === f.reviewableId) &&
+  (f.reviewableType === undefined || r.reviewable_type === f.reviewableType) &&
+  (f.minRating === undefined || r.rating >= f.minRating);
+
 /** Reviews, their once-per-booking markers, the rating aggregates and the changes' deltas not folded into them yet. */
 export function makeReviewStore(table: Table = dataTable) {
   const TableName = () => table.name();
@@ -19,6 +27,14 @@ export function makeReviewStore(table: Table = dataTable) {
     type: 'review',
     ...r,
     ...(r.status === 'VISIBLE' ? reviewKeys.visible(r.space, r.reviewable_id, r.created_at, r.id) : {}),
+  });
+
+  /** A partner review's row in its partner's own list (what ownPage reads). */
+  const ownRowItem = (r: ReviewRecord): Item => ({
+    ...reviewKeys.ownRow(r.partner_id!, r.env!, r.created_at, r.id),
+    type: 'review_row',
+    review_id: r.id,
+    space: r.space,
   });
 
   const store = {
@@ -52,6 +68,54 @@ export function makeReviewStore(table: Table = dataTable) {
       return {
         Put: { TableName: TableName(), Item: itemOf(r), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': readVersion } },
       };
+    },
+
+    /** A new partner review's row in its partner's own list, in the review's transaction. */
+    ownRow(r: ReviewRecord): TransactItem {
+      return { Put: { TableName: TableName(), Item: ownRowItem(r), ConditionExpression: 'attribute_not_exists(pk)' } };
+    },
+
+    /** The row of a partner review written before the rows (data:own-reviews): true if it was missing. */
+    async addOwnRow(r: ReviewRecord): Promise<boolean> {
+      try {
+        await table.client.send(new PutCommand({ TableName: TableName(), Item: ownRowItem(r), ConditionExpression: 'attribute_not_exists(pk)' }));
+        return true;
+      } catch (e) {
+        if (isConditionFailed(e)) return false;
+        throw e;
+      }
+    },
+
+    /**
+     * A keyset page of a partner's own reviews in one environment, newest first, HIDDEN ones included, DELETED
+     * ones left out: its rows before `before` (strongly consistent), each read with its record, which the
+     * filters apply to. Reads on until it holds limit + 1, so hasMore is exact.
+     */
+    async ownPage(partnerId: string, env: Env, f: ReviewFilter, limit: number, before?: string): Promise<{ items: ReviewRecord[]; hasMore: boolean }> {
+      const out: ReviewRecord[] = [];
+      const pages = queryPages(table, {
+        KeyConditionExpression: `pk = :p${before !== undefined ? ' AND sk < :b' : ''}`,
+        ExpressionAttributeValues: { ':p': reviewKeys.ownPartition(partnerId, env), ...(before !== undefined ? { ':b': before } : {}) },
+        ConsistentRead: true,
+        ScanIndexForward: false,
+        Limit: limit + 1,
+      });
+      for await (const rows of pages) {
+        const records = new Map<string, ReviewRecord>();
+        for (let i = 0; i < rows.length; i += 100) {
+          const items = await batchGet(
+            table,
+            rows.slice(i, i + 100).map((row) => reviewKeys.review(row.review_id as string, row.space as string)),
+          );
+          for (const item of items) records.set(item.id as string, clean<ReviewRecord>(item));
+        }
+        for (const row of rows) {
+          const r = records.get(row.review_id as string);
+          if (r && r.status !== 'DELETED' && passes(r, f)) out.push(r);
+        }
+        if (out.length > limit) break;
+      }
+      return { items: out.slice(0, limit), hasMore: out.length > limit };
     },
 
     /** Marks the booking and reviewable as reviewed: fails if it already was. */

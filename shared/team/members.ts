@@ -46,7 +46,8 @@ export async function changeRole(t: Tenant, userId: string, role: Role, seal: Se
   if (!member) throw notFound('Team member', userId);
   const { status } = await withStatus(member);
   try {
-    const changed = await accessStore.changeRole(t.partnerId, t.memberId, userId, role, { items: (m: Member) => seal.items({ ...m, status }) });
+    // The member just read is the change's first attempt's: no second read before its transaction.
+    const changed = await accessStore.changeRole(t.partnerId, t.memberId, userId, role, { items: (m: Member) => seal.items({ ...m, status }) }, member);
     return { ...changed, status };
   } catch (e) {
     throw teamRefusal(e, userId, 'role');

@@ -11,6 +11,7 @@ import {
   InviteMemberBody,
   KeyIdParams,
   RemovedTeamMember,
+  RenameApiKeyBody,
   TeamMember,
   TeamMemberList,
   UpdateMemberBody,
@@ -208,6 +209,28 @@ export const teamRoutes = defineRoutes({
         GetItem: [accessPartitions.partner],
         ConditionCheckItem: [accessPartitions.partner],
         PutItem: [accessPartitions.key, accessPartitions.partner],
+      },
+    },
+  },
+  renameApiKey: {
+    method: 'PATCH',
+    path: '/v1/api-keys/{key_id}',
+    handler: 'functions/keys/rename.ts',
+    access: 'key',
+    scope: 'keys:manage',
+    tag: 'Team',
+    summary: 'Rename an API key',
+    description:
+      'Any key of the environment of the calling key, the one issued with your partner and revoked ones included; others answer 404. The key itself does not change: it keeps working as before.',
+    request: { params: KeyIdParams, body: RenameApiKeyBody },
+    responses: { 200: { description: 'The key, with its new name.', schema: ApiKey } },
+    // The key and its last use (rate counters); the key and its row in the partner's list (PARTNER#), in one transaction.
+    dynamo: {
+      access: {
+        GetItem: [accessPartitions.key],
+        Query: [platformPartitions.rateCounters],
+        UpdateItem: [accessPartitions.key],
+        PutItem: [accessPartitions.partner],
       },
     },
   },

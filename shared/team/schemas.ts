@@ -81,11 +81,15 @@ export const CreateApiKeyBody = z
   .object({
     member_id: pub(z.uuid()).describe('Member who will own the key; the key acts in the environment of the key that creates it'),
     name: KeyName.optional().describe(
-      'What you call the key, for example the system that will hold it ("payments-prod-eu1"): shown in the key list and the console. Optional; one line of 1 to 64 characters, without bidirectional controls; never changes.',
+      'What you call the key, for example the system that will hold it ("payments-prod-eu1"): shown in the key list and the console. Optional; one line of 1 to 64 characters, without bidirectional controls; PATCH /api-keys/{key_id} renames it.',
     ),
   })
   .strict()
   .meta({ id: 'CreateApiKeyRequest' });
+export const RenameApiKeyBody = z
+  .object({ name: KeyName.describe('The new name: one line of 1 to 64 characters, without bidirectional controls, as when the key is issued') })
+  .strict()
+  .meta({ id: 'RenameApiKeyRequest' });
 export const KeyIdParams = z.object({
   key_id: pub(z.string().regex(/^[a-z0-9]{12}$/)).describe('Key id (12 characters)'),
 });

@@ -36,4 +36,14 @@ export async function revokeKey(t: Tenant, keyId: string, seal: Seal<ApiKeyInUse
   }
 }
 
+/** Names a key of the caller's environment anew (the demo key and revoked keys included). */
+export async function renameKey(t: Tenant, keyId: string, name: string, seal: Seal<ApiKeyInUse> = unsealed): Promise<ApiKeyInUse> {
+  try {
+    return await accessStore.renameKey(keyId, { partnerId: t.partnerId, env: t.env }, name, seal);
+  } catch (e) {
+    if (e instanceof AccessError) throw notFound('API key', keyId);
+    throw e;
+  }
+}
+
 export const listKeys = (t: Tenant, limit: number, after?: string) => accessStore.listKeys(t.partnerId, t.env, limit, after);

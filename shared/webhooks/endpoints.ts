@@ -53,14 +53,22 @@ export async function getEndpoint(t: Tenant, id: string): Promise<EndpointRecord
   return e;
 }
 
-/** The endpoints, oldest first, each with how many of its deliveries are pending (one bounded Query of the pending index). */
+/**
+ * The endpoints, oldest first, each with how many of its deliveries are PENDING: its count, kept in the transactions
+ * that change its deliveries' status (exact, read strongly consistent). An endpoint created before the counts has no
+ * exact one: its figure comes from the pending index (one bounded Query, read only then), as before.
+ */
 export async function listEndpoints(t: Tenant) {
-  const [endpoints, pending] = await Promise.all([webhookStore.listEndpoints(t.partnerId, t.env), webhookStore.pendingByEndpoint(t.partnerId, t.env)]);
+  const [endpoints, counts] = await Promise.all([webhookStore.listEndpoints(t.partnerId, t.env), webhookStore.pendingCounts(t.partnerId, t.env)]);
+  const uncounted = endpoints.some((e) => !counts.get(e.id)?.exact);
+  const index = uncounted ? await webhookStore.pendingByEndpoint(t.partnerId, t.env) : { counts: new Map<string, number>(), complete: true };
+  const pendingOf = (id: string) => {
+    const c = counts.get(id);
+    return c?.exact ? Math.max(0, c.pending) : (index.counts.get(id) ?? 0);
+  };
   return {
-    data: endpoints
-      .sort((a, b) => a.created_at.localeCompare(b.created_at))
-      .map((e) => ({ ...endpointView(e), pending_deliveries: pending.counts.get(e.id) ?? 0 })),
-    pending_complete: pending.complete,
+    data: endpoints.sort((a, b) => a.created_at.localeCompare(b.created_at)).map((e) => ({ ...endpointView(e), pending_deliveries: pendingOf(e.id) })),
+    pending_complete: index.complete,
   };
 }
 

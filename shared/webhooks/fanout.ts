@@ -1,12 +1,13 @@
 import { tenantTime } from '../clock/store';
 import { dataTable, type TransactItem, transact } from '../db/client';
 import { batchGet } from '../db/query';
+import { backoff } from '../db/retry';
 import { type EventRecord, eventStore } from '../events/store';
 import type { EventRef } from '../events/types';
 import { newDelivery } from './deliveries';
 import type { DeliveryRecord, EndpointRecord, FanOutRequest } from './model';
 import { enqueue } from './queue';
-import { MAX_ENDPOINTS, webhookStore } from './store';
+import { COUNT_BACKOFF_CAP_MS, COUNT_RETRIES, MAX_ENDPOINTS, webhookStore } from './store';
 
 /** One pending event and the deliveries it gets. */
 interface Plan {
@@ -15,8 +16,11 @@ interface Plan {
 }
 
 const refKey = (r: EventRef) => `${r.pk}\n${r.sk}`;
-/** A transaction takes at most 100 items: an event's mark and its deliveries (at most 16, each with its endpoint's row) always fit in one. */
-const MAX_ITEMS = 100;
+/**
+ * A transaction takes at most 100 items: an event's mark and its deliveries (at most 16, each with its endpoint's row)
+ * always fit in one, beside the count of PENDING deliveries of each endpoint (at most 16: store.createDeliveries).
+ */
+const MAX_ITEMS = 100 - MAX_ENDPOINTS;
 
 /** The deliveries of one event: one per ACTIVE endpoint of its partner and environment subscribed to its type. */
 function plan(ref: EventRef, record: EventRecord, endpoints: EndpointRecord[], now: Date): Plan {
@@ -35,15 +39,20 @@ function plan(ref: EventRef, record: EventRecord, endpoints: EndpointRecord[], n
  * way), each event is tried alone, so one event never holds the others back.
  * The deliveries queued per event.
  */
-async function commit(plans: Plan[], now: Date, out: Map<string, number>): Promise<void> {
-  const items: TransactItem[] = plans.flatMap((p) => [
-    eventStore.markDispatched(p.ref, p.deliveries.length, now),
-    ...p.deliveries.flatMap((d) => [webhookStore.putDelivery(d), webhookStore.deliveryRow(d)]),
-  ]);
+async function commit(plans: Plan[], now: Date, out: Map<string, number>, round = 0): Promise<void> {
+  const items: TransactItem[] = [
+    ...plans.map((p) => eventStore.markDispatched(p.ref, p.deliveries.length, now)),
+    ...webhookStore.createDeliveries(plans.flatMap((p) => p.deliveries)),
+  ];
   const cancelled = await transact(dataTable.client, {}, items);
   if (cancelled) {
-    if (plans.length === 1) out.set(refKey(plans[0]!.ref), 0);
-    else for (const p of plans) await commit([p], now, out);
+    if (plans.length > 1) for (const p of plans) await commit([p], now, out);
+    // Another fan-out met it on an endpoint's count: tried again. A failed condition: the event was fanned out already.
+    else if (cancelled.conflict && round < COUNT_RETRIES) {
+      await backoff(round, 10, COUNT_BACKOFF_CAP_MS);
+      await commit(plans, now, out, round + 1);
+    } else if (cancelled.conflict) throw new Error(`fan-out kept meeting concurrent transactions (${cancelled.codes.join(', ')})`);
+    else out.set(refKey(plans[0]!.ref), 0);
     return;
   }
   await enqueue(plans.flatMap((p) => p.deliveries.map((d) => ({ kind: 'attempt' as const, delivery_id: d.id, attempt: 1 }))));

@@ -9,6 +9,20 @@ export const webhookKeys = {
   /** How many endpoints exist: the limit holds under concurrent creations. */
   endpointCount: (partnerId: string, env: Env) => ({ pk: webhookKeys.endpointsPartition(partnerId, env), sk: 'COUNT' }),
   /**
+   * How many of an endpoint's deliveries are PENDING, kept in shards (`pending`): each transaction that creates
+   * deliveries or settles one adds its +n or -1 to one shard of the endpoint, picked at random (another on a retry),
+   * so concurrent changes to one endpoint's deliveries seldom meet on one item; the figure is the shards' sum (a
+   * shard may be negative, the sum never is). In the endpoints' partition, which the routes that change a delivery
+   * already write. `pendingCount` is the endpoint's marker, put with it (`exact`): an endpoint older than the counts
+   * has none, and its figure comes from the pending index.
+   */
+  pendingCount: (partnerId: string, env: Env, endpointId: string) => ({ pk: webhookKeys.endpointsPartition(partnerId, env), sk: `PENDING#${endpointId}` }),
+  pendingShard: (partnerId: string, env: Env, endpointId: string, shard: number) => ({
+    pk: webhookKeys.endpointsPartition(partnerId, env),
+    sk: `PENDING#${endpointId}#${shard}`,
+  }),
+  pendingCountPrefix: 'PENDING#',
+  /**
    * The subscription index: one item per ACTIVE endpoint and event type, so the
    * endpoints subscribed to a type in an environment, across partners, are one
    * Query (adventure.unavailable goes to every subscribed partner).

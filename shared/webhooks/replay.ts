@@ -1,4 +1,5 @@
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
+import { backoff } from '../db/retry';
 import { eventStore } from '../events/store';
 import { tenantNow } from '../kernel/clock';
 import { ApiError } from '../kernel/errors';
@@ -8,7 +9,7 @@ import { getDelivery } from './list';
 import type { DeliveryRecord } from './model';
 import { enqueue } from './queue';
 import { spendManualSend } from './send-budget';
-import { webhookStore } from './store';
+import { COUNT_BACKOFF_CAP_MS, COUNT_RETRIES, webhookStore } from './store';
 
 /**
  * Re-drives one delivery of the tenant, so that one delivery at a time
@@ -43,8 +44,13 @@ export async function replay(
       return redriven;
     }
     const d = await newDeliveryOf(original, now);
-    const cancelled = await transact(dataTable.client, { delivery: webhookStore.putDelivery(d), row: webhookStore.deliveryRow(d) }, [], seal.items(d));
-    if (cancelled) throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
+    const cancelled = await transact(dataTable.client, {}, webhookStore.createDeliveries([d]), seal.items(d));
+    if (cancelled) {
+      // The endpoint's count of PENDING deliveries is shared with its other deliveries: a concurrent change is retried.
+      if (!cancelled.conflict || round >= COUNT_RETRIES) throw new Error(`replay was cancelled (${cancelled.codes.join(', ')})`);
+      await backoff(round, 10, COUNT_BACKOFF_CAP_MS);
+      continue;
+    }
     await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);
     return d;
   }
@@ -76,18 +82,16 @@ async function newDeliveryOf(original: DeliveryRecord, now: Date): Promise<Deliv
 export async function resendOnce(failed: DeliveryRecord, now: Date): Promise<DeliveryRecord | undefined> {
   for (let round = 0; ; round++) {
     const d = await newDeliveryOf(failed, now);
-    const cancelled = await transact(dataTable.client, {
-      claim: webhookStore.claimRecovery(failed.id, d.id),
-      delivery: webhookStore.putDelivery(d),
-      row: webhookStore.deliveryRow(d),
-    });
+    const cancelled = await transact(dataTable.client, { claim: webhookStore.claimRecovery(failed.id, d.id) }, webhookStore.createDeliveries([d]));
     if (!cancelled) {
       await enqueue([{ kind: 'attempt', delivery_id: d.id, attempt: 1 }]);
       return d;
     }
     if (cancelled.failed('claim')) return undefined;
-    if (!cancelled.conflict || round >= 5) throw new Error(`recover's re-send was cancelled (${cancelled.codes.join(', ')})`);
-    // A concurrent recover's transaction: if it claimed the failure, it re-sends it.
+    if (!cancelled.conflict || round >= COUNT_RETRIES) throw new Error(`recover's re-send was cancelled (${cancelled.codes.join(', ')})`);
+    // A concurrent recover's transaction: if it claimed the failure, it re-sends it. Else another change met it on
+    // the endpoint's count of PENDING deliveries: tried again.
     if ((await webhookStore.getDelivery(failed.id))?.recovered_by) return undefined;
+    await backoff(round, 10, COUNT_BACKOFF_CAP_MS);
   }
 }

@@ -42,7 +42,7 @@ export const webhookRoutes = defineRoutes({
     errors: ['webhook.url.refused', 'webhook.endpoint.limit'],
     responses: { 201: { description: 'The endpoint with its signing_secret.', schema: WebhookEndpointWithSecret } },
     secretFields: ['signing_secret'],
-    // The endpoint and the environment's endpoint count (WH#), its subscriptions (WHSUB#).
+    // The endpoint, the environment's endpoint count and the endpoint's count of PENDING deliveries (WH#), its subscriptions (WHSUB#).
     dynamo: { data: { UpdateItem: [webhookPartitions.endpoints], PutItem: [webhookPartitions.endpoints, webhookPartitions.subscribers] } },
   },
   listWebhooks: {
@@ -56,7 +56,7 @@ export const webhookRoutes = defineRoutes({
     description:
       'Every endpoint of the environment of the calling key, with its last answer and error, its failure streak (failing_since) and how many of its deliveries are pending; never their secrets.',
     responses: { 200: { description: 'The endpoints, without secrets.', schema: WebhookList } },
-    // The endpoints, and their pending deliveries (gsi2).
+    // The endpoints and their counts of PENDING deliveries (WH#); the pending index (gsi2) for an endpoint older than the counts.
     dynamo: { data: { Query: [webhookPartitions.endpoints], queryIndexes: ['gsi2'] } },
   },
   listWebhookDeliveries: {
@@ -106,11 +106,11 @@ export const webhookRoutes = defineRoutes({
     },
     publishesEvents: true,
     // The budget spent; a PENDING delivery made due now; any other, a new delivery of its event to its endpoint (with
-    // the endpoint's row of it).
+    // the endpoint's row of it, and its count of PENDING deliveries raised).
     dynamo: {
       data: {
         GetItem: [webhookPartitions.delivery, webhookPartitions.attempt, eventPartitions.events, webhookPartitions.endpoints],
-        UpdateItem: [webhookPartitions.delivery, webhookPartitions.sendBudget],
+        UpdateItem: [webhookPartitions.delivery, webhookPartitions.sendBudget, webhookPartitions.endpoints],
         PutItem: [webhookPartitions.delivery, webhookPartitions.endpointDeliveries],
       },
     },

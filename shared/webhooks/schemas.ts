@@ -78,7 +78,7 @@ export const UpdateWebhookBody = z
 
 export const WebhookEndpointListed = WebhookEndpoint.extend({
   pending_deliveries: pub(z.number().int().min(0)).describe(
-    'Deliveries to this endpoint waiting for an attempt (a first one, or a retry); read from an index, so a delivery of the last second may be missed',
+    'Deliveries to this endpoint waiting for an attempt (a first one, or a retry), counted in the same transactions that change their status: exact. An endpoint created before the service kept these counts is counted from an index instead (a delivery of the last second may be missed)',
   ),
 }).meta({ id: 'WebhookEndpointListed' });
 
@@ -86,7 +86,7 @@ export const WebhookList = z
   .object({
     data: z.array(WebhookEndpointListed),
     pending_complete: pub(z.boolean()).describe(
-      'false when more deliveries were pending across the service than one list counts (5 000): each pending_deliveries is then a lower bound',
+      'false when an endpoint counted from the index (created before the service kept exact counts) has more deliveries pending across the service than one list reads (5 000): its pending_deliveries is then a lower bound',
     ),
   })
   .meta({ id: 'WebhookEndpointList' });

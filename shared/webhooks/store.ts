@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dataTable, type Guard, type Seal, type Table, type TransactItem, transact, unsealed } from '../db/client';
 import { isConditionFailed } from '../db/errors';
@@ -71,6 +72,15 @@ const openEntry = (id: string, number: number, now: Date): AttemptRecord => ({
 /** Webhook endpoints (with their per-environment count) and deliveries. */
 /** The most pending deliveries a list reads to count them (a few pages of the pending index). */
 const PENDING_READ_MAX = 5_000;
+/**
+ * The shards of an endpoint's count of PENDING deliveries (webhookKeys.pendingShard): a transaction changes one, at
+ * random, so of k changes to one endpoint's deliveries in flight at once about k/16 meet on an item, not all of them.
+ * A list reads all (16 items per endpoint, at most 272 in one strongly consistent Query of the endpoints' partition).
+ */
+export const PENDING_SHARDS = 16;
+/** Retries of a transaction that met another on an endpoint's count of PENDING deliveries, and their widest wait. */
+export const COUNT_RETRIES = 30;
+export const COUNT_BACKOFF_CAP_MS = 1_000;
 /** How long an endpoint's delivery row is kept: a week, far beyond the 31 h a delivery waits for its retries. */
 const DELIVERY_ROW_TTL_SECONDS = 7 * 86_400;
 
@@ -112,6 +122,19 @@ export function makeWebhookStore(table: Table = dataTable) {
         number,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  });
+
+  /**
+   * One shard of the endpoint's count of PENDING deliveries, picked at random, changed by `n`: a transaction rebuilt
+   * after a conflict picks again. Only the sum of the shards means anything.
+   */
+  const pendingDelta = (d: Pick<DeliveryRecord, 'partner_id' | 'env' | 'endpoint_id'>, n: number): TransactItem => ({
+    Update: {
+      TableName: TableName(),
+      Key: webhookKeys.pendingShard(d.partner_id, d.env, d.endpoint_id, randomInt(PENDING_SHARDS)),
+      UpdateExpression: 'ADD pending :n',
+      ExpressionAttributeValues: { ':n': n },
     },
   });
 
@@ -161,7 +184,16 @@ export function makeWebhookStore(table: Table = dataTable) {
               },
             },
           },
-          subscribedTypes(e).map((type) => subscriptionPut(e, type)),
+          [
+            ...subscribedTypes(e).map((type) => subscriptionPut(e, type)),
+            // Counted from its first delivery on: exact.
+            {
+              Put: {
+                TableName: TableName(),
+                Item: { ...webhookKeys.pendingCount(e.partner_id, e.env, e.id), type: 'webhook_pending_count', endpoint_id: e.id, pending: 0, exact: true },
+              },
+            },
+          ],
           seal.items(e),
         );
         if (!cancelled) return 'created';
@@ -264,12 +296,31 @@ export function makeWebhookStore(table: Table = dataTable) {
               },
             },
           },
-          subscribedTypes(current).map((type) => subscriptionDelete(current, type)),
+          [
+            ...subscribedTypes(current).map((type) => subscriptionDelete(current, type)),
+            // The count (its marker and shards) goes a week later, not now: an attempt in flight still settles on it (an
+            // ADD would make a shard anew, without its expiry), and every delivery settles within 31 h.
+            ...[
+              webhookKeys.pendingCount(partnerId, env, id),
+              ...Array.from({ length: PENDING_SHARDS }, (_, s) => webhookKeys.pendingShard(partnerId, env, id, s)),
+            ].map(
+              (Key): TransactItem => ({
+                Update: {
+                  TableName: TableName(),
+                  Key,
+                  UpdateExpression: 'SET #ttl = :ttl',
+                  ExpressionAttributeNames: { '#ttl': 'ttl' },
+                  ExpressionAttributeValues: { ':ttl': Math.floor(Date.now() / 1000) + DELIVERY_ROW_TTL_SECONDS },
+                },
+              }),
+            ),
+          ],
           seal.items({ id, deleted: true }),
         );
         if (!cancelled) return true;
-        if (attempt >= 10) throw new Error(`endpoint deletion was cancelled (${cancelled.codes.join(', ')})`);
-        await backoff(attempt);
+        // It may meet attempts settling on its count's shards: retried as they are.
+        if (attempt >= COUNT_RETRIES) throw new Error(`endpoint deletion was cancelled (${cancelled.codes.join(', ')})`);
+        await backoff(attempt, 10, COUNT_BACKOFF_CAP_MS);
       }
     },
 
@@ -563,10 +614,11 @@ export function makeWebhookStore(table: Table = dataTable) {
           `${at}.http_status = :h, ${at}.response_time_ms = :rt, ${at}.#err = :e, ${at}.#res = :res, ${at}.#answer = :answer` +
           (o.attempted_at ? `, ${at}.attempted_at = :att` : '') +
           (pending ? ', gsi2sk = :g2' : ' REMOVE gsi2pk, gsi2sk'),
-        ConditionExpression: `claimed_attempt = :a AND attempts = :prev AND claim_id = :cid${heed ? ' AND (attribute_not_exists(redrive_claim) OR redrive_claim <> :cid)' : ''}`,
+        ConditionExpression: `#s = :was AND claimed_attempt = :a AND attempts = :prev AND claim_id = :cid${heed ? ' AND (attribute_not_exists(redrive_claim) OR redrive_claim <> :cid)' : ''}`,
         ExpressionAttributeNames: { '#s': 'status', '#err': 'error', '#res': 'result', '#answer': 'response' },
         ExpressionAttributeValues: {
           ':s': o.status,
+          ':was': 'PENDING',
           ':answer': o.response ?? null,
           ':a': attempt,
           ':prev': attempt - 1,
@@ -591,7 +643,7 @@ export function makeWebhookStore(table: Table = dataTable) {
         }
         throw new Error(`attempt ${attempt} of delivery ${d.id} could not be recorded (${why})`);
       };
-      if (guards.length === 0) {
+      if (guards.length === 0 && pending) {
         // Nothing to commit with it: one conditional write, not a transaction.
         try {
           await table.client.send(new UpdateCommand(update));
@@ -601,14 +653,61 @@ export function makeWebhookStore(table: Table = dataTable) {
           throw e;
         }
       }
-      const cancelled = await transact(table.client, { delivery: { Update: update } }, [], guards);
-      return cancelled ? refused(cancelled.codes.join(', ')) : 'recorded';
+      // Settled (DELIVERED or FAILED): the endpoint's count of PENDING deliveries goes down with it (a shard picked
+      // afresh in each round).
+      for (let round = 0; ; round++) {
+        const cancelled = await transact(table.client, { delivery: { Update: update } }, pending ? [] : [pendingDelta(d, -1)], guards);
+        if (!cancelled) return 'recorded';
+        // Outcomes recorded at once may meet on a shard of the count (a burst to one endpoint has dozens in flight):
+        // tried again on another shard.
+        if (!cancelled.conflict || cancelled.failed('delivery') || round >= COUNT_RETRIES) return refused(cancelled.codes.join(', '));
+        await backoff(round, 10, COUNT_BACKOFF_CAP_MS);
+      }
     },
 
     /** A new delivery created with its first attempt already claimed (a test send), with its attempt lookup. */
     putClaimedDelivery(d: DeliveryRecord, claim: AttemptClaim): TransactItem[] {
       // An attempt that carries the delivery's own id needs no lookup: the id finds the delivery.
-      return claim.id === d.id ? [store.putDelivery(d)] : [store.putDelivery(d), attemptLookup(d, claim.id, 1)];
+      const put = [store.putDelivery(d), pendingDelta(d, 1)];
+      return claim.id === d.id ? put : [...put, attemptLookup(d, claim.id, 1)];
+    },
+
+    /**
+     * The items that create new deliveries: each one, its endpoint's row, and one shard of each endpoint's count of
+     * PENDING deliveries raised by its new ones (one shard per endpoint and transaction). At most 2 items per
+     * delivery and one per endpoint.
+     */
+    createDeliveries(ds: DeliveryRecord[]): TransactItem[] {
+      const perEndpoint = new Map<string, { d: DeliveryRecord; n: number }>();
+      for (const d of ds) {
+        const k = `${d.partner_id}#${d.env}#${d.endpoint_id}`;
+        perEndpoint.set(k, { d, n: (perEndpoint.get(k)?.n ?? 0) + 1 });
+      }
+      return [...ds.flatMap((d) => [store.putDelivery(d), store.deliveryRow(d)]), ...[...perEndpoint.values()].map(({ d, n }) => pendingDelta(d, n))];
+    },
+
+    /**
+     * The endpoints' counts of PENDING deliveries, by endpoint id: the sum of each one's shards, read strongly
+     * consistent in one Query. Each shard is one item, changed whole by the transaction that changes it, so the sum
+     * is exact as of the read. `exact` is false for an endpoint older than the counts (no marker): its shards hold
+     * only the changes made since.
+     */
+    async pendingCounts(partnerId: string, env: Env): Promise<Map<string, { pending: number; exact: boolean }>> {
+      const items = await queryAll(table, {
+        KeyConditionExpression: 'pk = :p AND begins_with(sk, :c)',
+        ExpressionAttributeValues: { ':p': webhookKeys.endpointsPartition(partnerId, env), ':c': webhookKeys.pendingCountPrefix },
+        ConsistentRead: true,
+      });
+      const counts = new Map<string, { pending: number; exact: boolean }>();
+      for (const i of items) {
+        // PENDING#<endpoint> is the marker, PENDING#<endpoint>#<shard> a shard.
+        const [id, shard] = (i.sk as string).slice(webhookKeys.pendingCountPrefix.length).split('#') as [string, string | undefined];
+        const c = counts.get(id) ?? { pending: 0, exact: false };
+        c.pending += Number(i.pending ?? 0);
+        if (shard === undefined && i.exact === true) c.exact = true;
+        counts.set(id, c);
+      }
+      return counts;
     },
 
     /**

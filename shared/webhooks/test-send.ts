@@ -1,4 +1,5 @@
 import { dataTable, type Seal, transact, unsealed } from '../db/client';
+import { backoff } from '../db/retry';
 import { recordEvent } from '../events/record';
 import type { EventType } from '../events/types';
 import { tenantNow } from '../kernel/clock';
@@ -11,7 +12,7 @@ import { signingSecrets } from './rotation';
 import { ATTEMPT_CLAIM_MS } from './schedule';
 import { spendManualSend } from './send-budget';
 import { sendAttempt } from './sender';
-import { type AttemptClaim, type AttemptOutcome, webhookStore } from './store';
+import { type AttemptClaim, type AttemptOutcome, COUNT_BACKOFF_CAP_MS, COUNT_RETRIES, webhookStore } from './store';
 
 /** Shorter than the delivery timeout so the answer always fits in the route's time. */
 export const TEST_SEND_TIMEOUT_MS = 8_000;
@@ -61,8 +62,13 @@ export async function testEndpoint(
     claimed_at: started,
     claim_id: claim.id,
   };
-  const cancelled = await transact(dataTable.client, { event: recorded.item }, webhookStore.putClaimedDelivery(d, claim));
-  if (cancelled) throw new Error(`test send was cancelled (${cancelled.codes.join(', ')})`);
+  for (let round = 0; ; round++) {
+    const cancelled = await transact(dataTable.client, { event: recorded.item }, webhookStore.putClaimedDelivery(d, claim));
+    if (!cancelled) break;
+    // It met another change on the shard of the endpoint's count it picked: tried again on another.
+    if (!cancelled.conflict || round >= COUNT_RETRIES) throw new Error(`test send was cancelled (${cancelled.codes.join(', ')})`);
+    await backoff(round, 10, COUNT_BACKOFF_CAP_MS);
+  }
   const r = await sendAttempt(
     {
       url: e.url,

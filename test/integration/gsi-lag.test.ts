@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
-import { gsiLagFromEnv } from '../../infra/local/gsi-lag';
+import { gsiLagFromEnv, SETTLED_PATH } from '../../infra/local/gsi-lag';
 import { readRuntime } from '../../infra/local/runtime-info';
 import { testDb } from './helpers';
 
@@ -77,6 +77,17 @@ describe('index reads on the local stack lag their writes (LOCAL_GSI_LAG_MS)', (
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
     expect(seen).toEqual([3, 4, 5]);
+  });
+
+  it('answers its settled path once the writes acknowledged before it are in the index (what tests wait on, not a sleep)', async () => {
+    await ddb.send(new PutCommand({ TableName: dataTable, Item: { ...key(9), gsi1pk: partition, gsi1sk: '9', v: 90 } }));
+    const acked = Date.now();
+    expect(await versions()).not.toContain(90);
+    const res = await fetch(`${readRuntime(inject('stateDir'), inject('port'))!.env.AWS_ENDPOINT_URL_DYNAMODB}${SETTLED_PATH}`);
+    expect(res.status).toBe(200);
+    // Not before the lag: it waited for the write, not for nothing.
+    expect(Date.now() - acked).toBeGreaterThanOrEqual(lagMs - 250);
+    expect(await versions()).toContain(90);
   });
 
   it('refuses a strongly consistent read of an index, as DynamoDB does', async () => {

@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, inject } from 'vitest';
+import { SETTLED_PATH } from '../../infra/local/gsi-lag';
 import { functionLogFile } from '../../infra/local/logs';
 import { checkContract } from './contract';
 
@@ -23,17 +24,23 @@ export const logLines = (): LogLine[] =>
     .map((l) => JSON.parse(l) as LogLine);
 
 /**
- * Waits out the indexes' lag (the test stack's LOCAL_GSI_LAG_MS, provided by global-setup.ts), as an
- * operator's command a moment after a partner's write would not: what a command finds through an index (the
- * quotes on a slot, an event's subscribers, the trips of a date) is what the index showed, as in AWS.
+ * Waits out the indexes' lag, as an operator's command a moment after a partner's write would not: what a command
+ * finds through an index (the quotes on a slot, an event's subscribers, the trips of a date) is what the index
+ * showed, as in AWS. The GSI lag layer answers its settled path once every write acknowledged before the call is in
+ * its indexes (LOCAL_GSI_LAG_MS after the last one, longer on a loaded machine, which a sleep of the lag fell short
+ * of). The bound guards a hang.
  */
-export const pastIndexLag = () => new Promise((r) => setTimeout(r, inject('gsiLagMs') + 250));
+export async function pastIndexLag() {
+  if (inject('gsiLagMs') === 0) return;
+  const res = await fetch(`${stackRuntime().env.AWS_ENDPOINT_URL_DYNAMODB}${SETTLED_PATH}`, { signal: AbortSignal.timeout(120_000) });
+  if (res.status !== 200) throw new Error(`the GSI lag layer did not settle: ${res.status} ${await res.text()}`);
+}
 
-/** `fn()` once `ok` holds of it, or its last value after `ms`. */
-export const until = async <T>(fn: () => T, ok: (v: T) => boolean, ms = 15_000): Promise<T> => {
+/** `fn()` (awaited) once `ok` holds of it, or its last value after `ms`. */
+export const until = async <T>(fn: () => T | Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> => {
   const end = Date.now() + ms;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (ok(v) || Date.now() > end) return v;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -7,7 +7,7 @@ import { createClient } from '../../sdk/src/index';
 import { addDays, localDate } from '../../shared/kernel/time';
 import { platformKeys } from '../../shared/platform/keys';
 import { bookingBody, packs, paidClaims, quoteFor, sandboxPaymentKey, signPayment } from './booking-helpers';
-import { api, baseUrl, newPartner, testDb, write } from './helpers';
+import { api, baseUrl, memberWithRole, newPartner, signatureHeaders, testDb, write } from './helpers';
 
 const keyCount = async (key: string) => (await api('GET', '/api-keys?limit=100', { key })).body.data.length as number;
 
@@ -269,5 +269,55 @@ describe('Idempotency-Key', () => {
     } finally {
       receiver.close();
     }
+  });
+});
+
+/**
+ * A write claims its Idempotency-Key in its authentication's stage, once the key is known genuine
+ * (shared/http/early-claim.ts): each refusal below comes after that claim, and must leave nothing a later request
+ * sees. Each key is first used once, so the running handlers know whose it is and claim beside the reads.
+ */
+describe('a write refused before it runs leaves no claim behind', () => {
+  const warm = async (...keys: string[]) => {
+    for (const key of keys) expect((await api('GET', '/me', { key })).status).toBe(200);
+  };
+  const hookOf = async (key: string, url: string) => {
+    const created = await write('POST', '/webhooks', key, { url, event_types: ['booking.confirmed'] });
+    expect(created.status, created.text).toBe(201);
+    return `/webhooks/${created.body.id}`;
+  };
+
+  it('a revoked key, a role without the scope, an invalid body: the same Idempotency-Key then runs a valid request', async () => {
+    const dev = await memberWithRole('DEVELOPER');
+    const viewer = await memberWithRole('VIEWER', dev.partner);
+    const admin = dev.partner.test_key;
+    const path = await hookOf(admin, 'http://localhost:9/early-claim');
+    await warm(dev.testKey, viewer.testKey);
+    expect((await write('DELETE', `/api-keys/${dev.testKey.split('_')[2]}`, admin)).status).toBe(200);
+    const [revoked, unscoped, invalid] = [randomUUID(), randomUUID(), randomUUID()];
+    expect((await write('PATCH', path, dev.testKey, { description: 'x' }, { idempotencyKey: revoked })).body.code).toBe('auth.api_key.invalid');
+    expect((await write('PATCH', path, viewer.testKey, { description: 'x' }, { idempotencyKey: unscoped })).body.code).toBe('auth.scope.insufficient');
+    expect((await write('PATCH', path, admin, { description: 7 }, { idempotencyKey: invalid })).status).toBe(400);
+    for (const idempotencyKey of [revoked, unscoped, invalid]) {
+      const ran = await write('PATCH', path, admin, { description: `after ${idempotencyKey}` }, { idempotencyKey });
+      expect(ran.status, ran.text).toBe(200);
+      expect(ran.headers.get('idempotent-replayed')).toBeNull();
+      expect(ran.body.description).toBe(`after ${idempotencyKey}`);
+    }
+  });
+
+  it('a live version 1 signature refused with its request is not taken as accepted', async () => {
+    const viewer = await memberWithRole('VIEWER');
+    const path = await hookOf(viewer.partner.live_key, 'http://localhost:9/early-claim');
+    await warm(viewer.liveKey);
+    const raw = JSON.stringify({ description: 'signed once' });
+    // One signature (version 1 signs no Idempotency-Key), sent twice under two keys.
+    const signed = { 'content-type': 'application/json', ...signatureHeaders(viewer.liveKey, 'PATCH', path, raw) };
+    const send = () => api('PATCH', path, { key: viewer.liveKey, rawBody: raw, headers: { ...signed, 'idempotency-key': randomUUID() } });
+    expect((await send()).body.code).toBe('auth.scope.insufficient');
+    expect((await write('PATCH', `/team/members/${viewer.memberId}/role`, viewer.partner.live_key, { role: 'DEVELOPER' })).status).toBe(200);
+    const accepted = await send();
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.body.description).toBe('signed once');
   });
 });

@@ -185,7 +185,8 @@ export class OwnStack {
       const pack = (await this.call('GET', `/adventures/${a.slug}`, p.test_key)).body.rate_packs.find(
         (rp: any) => rp.booking_mode === 'FLEXIBLE' && rp.min_travelers === 1 && rp.schedule.weekdays.length === 7 && rp.booking_window_days > 45,
       );
-      if (pack) return { key: p.test_key as string, jwk, pack: pack as { id: string; schedule: { daily_capacity: number } } };
+      if (pack)
+        return { key: p.test_key as string, partnerId: p.partner_id as string, jwk, pack: pack as { id: string; schedule: { daily_capacity: number } } };
     }
     throw new Error('no FLEXIBLE pack for single travelers in the sandbox catalog');
   }

@@ -10,7 +10,7 @@ import { eventKeys } from '../../shared/events/keys';
 import { addDays, isoWeekday, localDate } from '../../shared/kernel/time';
 import { quoteKeys } from '../../shared/quotes/keys';
 import { bookingBody, livePaymentKey, paidClaims, quoteFor, signPayment } from './booking-helpers';
-import { admin, api, newPartner, pastIndexLag, testDb, write } from './helpers';
+import { admin, api, newPartner, pastIndexLag, testDb, until, write } from './helpers';
 
 const today = localDate(new Date());
 const nextWeekday = (iso: number, after = 2) => {
@@ -20,7 +20,7 @@ const nextWeekday = (iso: number, after = 2) => {
 };
 
 // Adventures only this file touches: production changes on them cannot disturb the other suites.
-const ids = { weekdayPack: randomUUID(), flexPack: randomUUID(), advA: randomUUID(), advB: randomUUID() };
+const ids = { weekdayPack: randomUUID(), flexPack: randomUUID(), clockPack: randomUUID(), advA: randomUUID(), advB: randomUUID(), advC: randomUUID() };
 const brackets = [
   { code: 'CHILD', label: 'Child', min_age: 6, max_age: 17, price: '120.00' },
   { code: 'ADULT', label: 'Adult', min_age: 18, max_age: 75, price: '300.00' },
@@ -74,6 +74,18 @@ beforeAll(async () => {
         booking_mode: 'FLEXIBLE',
         age_brackets: brackets,
         min_travelers: 2,
+        max_travelers: 6,
+        cancellation_policy: policy,
+        schedule: { weekdays: [1, 2, 3, 4, 5, 6, 7], daily_capacity: 40 },
+      },
+    ]),
+    testville(ids.advC, `testville-clock-pass-${ids.advC.slice(0, 6)}`, [
+      {
+        id: ids.clockPack,
+        name: 'Clock pass',
+        booking_mode: 'FLEXIBLE',
+        age_brackets: brackets,
+        min_travelers: 1,
         max_travelers: 6,
         cancellation_policy: policy,
         schedule: { weekdays: [1, 2, 3, 4, 5, 6, 7], daily_capacity: 40 },
@@ -502,5 +514,38 @@ describe('sandbox catalog and adventure.unavailable', () => {
     expect((await quote(p.test_key, { rate_pack_id: ids.weekdayPack, start_date: nextWeekday(1), start_time: '10:00', travelers: [{ age: 30 }] })).status).toBe(
       201,
     );
+  });
+
+  // Last: its withdrawal and refresh write to every partner, which keeps the index copies busy for a while.
+  it("the refresh names a sandbox's open quotes as of its clock: one expired on the clock is not named, and the event is at the clock's time", async () => {
+    const p = await watcher('test');
+    const body = { rate_pack_id: ids.clockPack, start_date: addDays(today, 4), travelers: [{ age: 30 }] };
+    const stale = await quote(p.test_key, body);
+    expect(stale.status, stale.text).toBe(201);
+    // The sandbox clock 2 hours ahead: that quote (valid 30 minutes) has expired on the clock, not in real time.
+    const lead = 2 * 3_600_000;
+    const advanced = await write('POST', '/test-helpers/clock/advance', p.test_key, { to: new Date(Date.now() + lead).toISOString() });
+    expect(advanced.status, advanced.text).toBe(200);
+    const clock = await until(
+      async () => (await api('GET', '/test-helpers/clock', { key: p.test_key })).body,
+      (c) => c.status === 'ready',
+      60_000,
+    );
+    expect(clock.status).toBe('ready');
+    expect((await api('GET', `/quotes/${stale.body.id}`, { key: p.test_key })).body.expired).toBe(true);
+    const open = await quote(p.test_key, body);
+    expect(open.status, open.text).toBe(201);
+    await pastIndexLag(); // the quotes on an adventure and the subscribers are read through indexes
+
+    const slug = open.body.adventure_slug;
+    expect((await admin(['catalog:withdraw', '--slug', slug, '--json'])).code).toBe(0);
+    const refreshed = await admin(['catalog:refresh-sandbox', '--json']);
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+
+    const unavailable = (await eventsOf(p.partner_id, 'test')).filter((e) => e.type === 'adventure.unavailable' && e.data.adventure_slug === slug);
+    expect(unavailable).toHaveLength(1);
+    expect(unavailable[0]!.data).toMatchObject({ reason: 'SANDBOX_REFRESH', quote_ids: [open.body.id], quote_count: 1 });
+    // Recorded at the sandbox's time, as its other events are: about 2 hours ahead of real time.
+    expect(Date.parse((unavailable[0] as unknown as { created_at: string }).created_at)).toBeGreaterThan(Date.now() + lead / 2);
   });
 });

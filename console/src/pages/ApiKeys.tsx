@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { call } from '../api';
 import { useApiQuery, useCursorPages, useEnv, useWrite } from '../hooks';
 import { PagedTable } from '../lists';
@@ -118,7 +118,15 @@ function KeyList() {
             cell: (k) => <LastUsed apiKey={k} />,
           },
           { header: 'Issued by', cell: (k) => (k.issued_by ? names(k.issued_by) : 'the operators') },
-          { header: 'Action', cell: (k) => (k.status === 'ACTIVE' ? <Revoke id={k.id} name={k.name} /> : null) },
+          {
+            header: 'Action',
+            cell: (k) => (
+              <div className="actions">
+                <Rename id={k.id} name={k.name} />
+                {k.status === 'ACTIVE' ? <Revoke id={k.id} name={k.name} /> : null}
+              </div>
+            ),
+          },
         ]}
       />
     </section>
@@ -132,6 +140,61 @@ function LastUsed({ apiKey: k }: { apiKey: ApiKey }) {
   if (k.last_used_at) return <DateTime value={k.last_used_at} />;
   const never = Date.now() - Date.parse(k.created_at) < LAST_USE_RETENTION_MS;
   return <span className="muted">{never ? 'Never' : 'Not in 90 days'}</span>;
+}
+
+/** Renames a key in place: its form replaces the button, takes the focus, and gives it back when done. */
+function Rename({ id, name }: { id: string; name: string | null }) {
+  const [editing, setEditing] = useState(false);
+  const [value, setValue] = useState(name ?? '');
+  const input = useRef<HTMLInputElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  // Where the focus goes once the form renders or leaves: its field, then the button that opened it.
+  const opened = useRef(false);
+  const close = () => setEditing(false);
+  const rename = useWrite(
+    (body: { name: string }, { env, idempotencyKey }) => call(env, 'renameApiKey', { path: { key_id: id }, body, idempotencyKey }),
+    close,
+  );
+  useEffect(() => {
+    if (editing) input.current?.focus();
+    else if (opened.current) button.current?.focus();
+    opened.current = editing;
+  }, [editing]);
+  if (!editing) {
+    return (
+      <button
+        type="button"
+        className="secondary"
+        ref={button}
+        onClick={() => {
+          setValue(name ?? '');
+          rename.reset();
+          setEditing(true);
+        }}
+      >
+        Rename<span className="visually-hidden"> key {name ?? id}</span>
+      </button>
+    );
+  }
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    rename.mutate({ name: value.trim() });
+  };
+  return (
+    <form className="rename" onSubmit={submit} aria-label={`Rename key ${id}`}>
+      <label>
+        New name of key {id}
+        <input ref={input} type="text" required maxLength={64} value={value} onChange={(e) => setValue(e.target.value)} />
+      </label>
+      <button type="submit" disabled={rename.isPending || !value.trim()}>
+        Save the name
+      </button>
+      <button type="button" className="secondary" onClick={close}>
+        Cancel
+      </button>
+      <Outcome pending={rename.isPending} pendingLabel="Renaming…" error={rename.error} />
+    </form>
+  );
 }
 
 function Revoke({ id, name }: { id: string; name: string | null }) {

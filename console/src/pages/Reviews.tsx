@@ -9,7 +9,7 @@ const TYPES = ['EXPERIENCE', 'TRIP', 'AGENCY'] as const;
 const KIND: Record<(typeof TYPES)[number], string> = { EXPERIENCE: 'the experience', TRIP: 'the trip', AGENCY: 'the agency' };
 
 export default function Reviews() {
-  const f = useFilters({ minRating: '', type: '', adventure: '' });
+  const f = useFilters({ minRating: '', type: '', adventure: '', ours: false });
   const { filters, draft } = f;
   const pages = useCursorPages(filters);
   const q = useApiQuery(['reviews', filters, pages.cursor], (env, signal) =>
@@ -21,6 +21,7 @@ export default function Reviews() {
         min_rating: filters.minRating ? Number(filters.minRating) : undefined,
         reviewable_type: (filters.type || undefined) as (typeof TYPES)[number] | undefined,
         adventure: filters.adventure.trim() || undefined,
+        posted_by_you: filters.ours ? 'true' : undefined,
       },
     }),
   );
@@ -28,8 +29,8 @@ export default function Reviews() {
     <>
       <PageTitle>Reviews</PageTitle>
       <p>
-        Travelers' reviews of the catalog: the consumer site's and those your bank posted, with their moderation state. Lists show visible reviews; a review of
-        yours that the moderators hid is found by its id below.
+        Travelers' reviews of the catalog: the consumer site's and those your bank posted, with their moderation state. Lists show visible reviews; "Posted by
+        us" lists the reviews your bank posted, those the moderators hid included. A review is also found by its id below.
       </p>
       <FilterForm label="Filter the reviews" onApply={f.apply} onClear={f.clear}>
         <SelectField label="Minimum rating" value={draft.minRating} onChange={(e) => f.set({ minRating: e.target.value })}>
@@ -52,15 +53,22 @@ export default function Reviews() {
           Adventure (slug)
           <input type="text" pattern="[a-z0-9-]{1,120}" value={draft.adventure} onChange={(e) => f.set({ adventure: e.target.value })} />
         </label>
+        <label className="inline">
+          <input type="checkbox" checked={draft.ours} onChange={(e) => f.set({ ours: e.target.checked })} /> Posted by us (hidden ones included)
+        </label>
       </FilterForm>
       <QueryView query={q} loading="Loading reviews…">
         {(page) => (
           <>
             {page.data.length === 0 ? (
               <p>
-                {filters.minRating || filters.type || filters.adventure.trim()
-                  ? 'No visible reviews match these filters.'
-                  : 'No visible reviews in this environment yet.'}
+                {filters.ours
+                  ? filters.minRating || filters.type || filters.adventure.trim()
+                    ? 'None of the reviews your bank posted in this environment match these filters.'
+                    : 'Your bank has posted no review in this environment (POST /reviews, for a completed booking).'
+                  : filters.minRating || filters.type || filters.adventure.trim()
+                    ? 'No visible reviews match these filters.'
+                    : 'No visible reviews in this environment yet.'}
               </p>
             ) : (
               <ul className="cards">

@@ -146,6 +146,14 @@ export const OPERATIONS = {
     "hasPathParams": false,
     "response": "json"
   },
+  "renameApiKey": {
+    "method": "PATCH",
+    "path": "/api-keys/{key_id}",
+    "write": true,
+    "paginated": false,
+    "hasPathParams": true,
+    "response": "json"
+  },
   "revokeApiKey": {
     "method": "DELETE",
     "path": "/api-keys/{key_id}",
@@ -523,6 +531,7 @@ export const RESOURCES = {
     "resendMemberInvitation": "resendTeamMemberInvitation",
     "listApiKeys": "listApiKeys",
     "createApiKey": "createApiKey",
+    "renameApiKey": "renameApiKey",
     "revokeApiKey": "revokeApiKey"
   },
   "catalog": {
@@ -709,6 +718,7 @@ export interface OperationErrorCodes {
   resendTeamMemberInvitation: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'request.body.too_deep' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'auth.environment.live_required' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'team.member.already_active' | 'team.member.disabled' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   listApiKeys: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   createApiKey: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'request.body.too_deep' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'team.key.other_admin' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
+  renameApiKey: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'request.body.too_deep' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   revokeApiKey: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'request.body.malformed_json' | 'request.body.invalid_utf8' | 'request.body.duplicate_key' | 'request.body.too_deep' | 'idempotency.key.missing' | 'idempotency.key.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.timestamp.missing' | 'auth.timestamp.skew' | 'auth.signature.invalid' | 'auth.signature.replayed' | 'auth.scope.insufficient' | 'resource.not_found' | 'idempotency.key.reused' | 'idempotency.request.in_progress' | 'request.body.too_large' | 'rate_limit.exceeded' | 'internal.error';
   listAdventures: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'pagination.limit.invalid' | 'pagination.cursor.invalid' | 'pagination.cursor.wrong_endpoint' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'rate_limit.exceeded' | 'internal.error';
   getAdventure: 'validation.parameter.unknown' | 'validation.required.field' | 'validation.field.invalid' | 'auth.api_key.missing' | 'auth.api_key.invalid' | 'auth.scope.insufficient' | 'resource.not_found' | 'rate_limit.exceeded' | 'internal.error';

@@ -329,7 +329,11 @@ export interface paths {
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename an API key
+         * @description Any key of the environment of the calling key, the one issued with your partner and revoked ones included; others answer 404. The key itself does not change: it keeps working as before.
+         */
+        patch: operations["renameApiKey"];
         trace?: never;
     };
     "/adventures": {
@@ -981,7 +985,7 @@ export interface paths {
         };
         /**
          * Publicly visible reviews, newest first
-         * @description Consumer-site reviews and partners’ reviews of your environment, keyset-paginated. Filter by reviewable_type and reviewable_id, by adventure slug, and by minimum rating. Hidden and deleted reviews are never listed.
+         * @description Consumer-site reviews and partners’ reviews of your environment, keyset-paginated. Filter by reviewable_type and reviewable_id, by adventure slug, and by minimum rating. Hidden and deleted reviews are never listed, except with posted_by_you=true: the reviews you posted, HIDDEN ones included.
          */
         get: operations["listReviews"];
         put?: never;
@@ -1712,8 +1716,12 @@ export interface components {
              * @description Member who will own the key; the key acts in the environment of the key that creates it
              */
             member_id: string;
-            /** @description What you call the key, for example the system that will hold it ("payments-prod-eu1"): shown in the key list and the console. Optional; one line of 1 to 64 characters, without bidirectional controls; never changes. */
+            /** @description What you call the key, for example the system that will hold it ("payments-prod-eu1"): shown in the key list and the console. Optional; one line of 1 to 64 characters, without bidirectional controls; PATCH /api-keys/{key_id} renames it. */
             name?: string;
+        };
+        RenameApiKeyRequest: {
+            /** @description The new name: one line of 1 to 64 characters, without bidirectional controls, as when the key is issued */
+            name: string;
         };
         /** @enum {string} */
         Category: "DESERT" | "MOUNTAIN" | "CULTURE" | "FOOD" | "WATER" | "WELLNESS" | "ADVENTURE" | "NATURE";
@@ -2247,7 +2255,7 @@ export interface components {
         };
         WebhookEndpointList: {
             data: components["schemas"]["WebhookEndpointListed"][];
-            /** @description false when more deliveries were pending across the service than one list counts (5 000): each pending_deliveries is then a lower bound */
+            /** @description false when an endpoint counted from the index (created before the service kept exact counts) has more deliveries pending across the service than one list reads (5 000): its pending_deliveries is then a lower bound */
             pending_complete: boolean;
         };
         WebhookEndpointListed: {
@@ -2281,7 +2289,7 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description Deliveries to this endpoint waiting for an attempt (a first one, or a retry); read from an index, so a delivery of the last second may be missed */
+            /** @description Deliveries to this endpoint waiting for an attempt (a first one, or a retry), counted in the same transactions that change their status: exact. An endpoint created before the service kept these counts is counted from an index instead (a delivery of the last second may be missed) */
             pending_deliveries: number;
         };
         WebhookDeliveryPage: {
@@ -6865,6 +6873,307 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The revoked key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key_id": "k3v9x2m7p4q8",
+                     *       "id": "k3v9x2m7p4q8",
+                     *       "name": "payments-prod-eu1",
+                     *       "member_id": "2cb05481-8472-4eaa-84ba-03585f7b4325",
+                     *       "environment": "test",
+                     *       "status": "ACTIVE",
+                     *       "created_at": "2026-11-21T09:27:45.000Z",
+                     *       "revoked_at": null,
+                     *       "issued_by": "842f6a7c-019b-4d3a-a889-b1edec77a5ed",
+                     *       "last_used_at": "2026-11-21T09:27:45.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /**
+             * @description Invalid request: validation (the field and what was expected are in details), malformed JSON, pagination or Idempotency-Key.
+             *
+             *     Codes: `validation.parameter.unknown`, `validation.required.field`, `validation.field.invalid`, `request.body.malformed_json`, `request.body.invalid_utf8`, `request.body.duplicate_key`, `request.body.too_deep`, `idempotency.key.missing`, `idempotency.key.invalid`.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation.parameter.unknown",
+                     *       "message": "A query parameter the operation does not take; `details.errors` names it and lists the known ones.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "validation.parameter.unknown" | "validation.required.field" | "validation.field.invalid" | "request.body.malformed_json" | "request.body.invalid_utf8" | "request.body.duplicate_key" | "request.body.too_deep" | "idempotency.key.missing" | "idempotency.key.invalid";
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid key; for live writes, bad timestamp or signature.
+             *
+             *     Codes: `auth.api_key.missing`, `auth.api_key.invalid`, `auth.timestamp.missing`, `auth.timestamp.skew`, `auth.signature.invalid`, `auth.signature.replayed`.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.api_key.missing",
+                     *       "message": "The Authorization header is absent.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.api_key.missing" | "auth.api_key.invalid" | "auth.timestamp.missing" | "auth.timestamp.skew" | "auth.signature.invalid" | "auth.signature.replayed";
+                    };
+                };
+            };
+            /**
+             * @description The key's member lacks the required scope, or the operation is refused for this caller.
+             *
+             *     Codes: `auth.scope.insufficient`.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "auth.scope.insufficient",
+                     *       "message": "The key's member lacks the scope the route requires.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "auth.scope.insufficient";
+                    };
+                };
+            };
+            /**
+             * @description No such resource for this partner and environment.
+             *
+             *     Codes: `resource.not_found`.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "resource.not_found",
+                     *       "message": "The resource does not exist in this partner and environment.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "resource.not_found";
+                    };
+                };
+            };
+            /**
+             * @description Idempotency-Key reused with another request or still in progress, or a conflict of the operation.
+             *
+             *     Codes: `idempotency.key.reused`, `idempotency.request.in_progress`.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency.key.reused",
+                     *       "message": "The Idempotency-Key was already used for a different request (method, path or body).",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "idempotency.key.reused" | "idempotency.request.in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Body too large.
+             *
+             *     Codes: `request.body.too_large`.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request.body.too_large",
+                     *       "message": "The body exceeds the maximum size.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "request.body.too_large";
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *
+             *     Codes: `rate_limit.exceeded`.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit.exceeded",
+                     *       "message": "Too many requests for this key in the current minute; see Retry-After.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "rate_limit.exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Internal error; quote the request id.
+             *
+             *     Codes: `internal.error`.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal.error",
+                     *       "message": "Unexpected failure; retry later with the same Idempotency-Key, and quote the request id if it persists.",
+                     *       "request_id": "6b0f3a52-1d4e-4c55-8a2b-0c9d8e7f6a15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorFields"] & {
+                        /**
+                         * @description Stable code of the form domain.subdomain.detail
+                         * @enum {string}
+                         */
+                        code: "internal.error";
+                    };
+                };
+            };
+        };
+    };
+    renameApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per logical operation (UUID v4 recommended), at most 255 characters, retained 24 hours. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description Live writes only: Unix time in seconds, within 300 s of server time. */
+                "X-Timestamp"?: components["parameters"]["XTimestamp"];
+                /** @description Live writes only: 64 lowercase hex characters of HMAC-SHA256. */
+                "X-Signature"?: components["parameters"]["XSignature"];
+                /** @description Live writes only: 2 signs the Idempotency-Key too (recommended); absent, version 1. */
+                "X-Signature-Version"?: components["parameters"]["XSignatureVersion"];
+            };
+            path: {
+                /** @description Key id (12 characters) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "payments-prod-eu1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RenameApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, with its new name. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -17245,6 +17554,8 @@ export interface operations {
                 adventure?: string;
                 /** @description Only reviews rated at least this */
                 min_rating?: number;
+                /** @description true: only the reviews you posted (POST /reviews) in this environment, newest first, HIDDEN ones included (their moderation_status says so); the other filters apply too. Leave it out for every visible review. */
+                posted_by_you?: "true";
             };
             header?: never;
             path?: never;

@@ -3,20 +3,14 @@ import { REAUTH_AFTER_SECONDS } from '../../identity/session';
 import { ApiError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
 import { isIdempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH } from '../../platform/idempotency';
-import {
-  checkTimestamp,
-  type SignedParts,
-  signatureInvalid,
-  signatureMatches,
-  signatureVersionOf,
-  signParts,
-  unknownSignatureVersion,
-} from '../../platform/signature';
+import { checkTimestamp, signatureInvalid, signatureMatches, signParts, unknownSignatureVersion } from '../../platform/signature';
 import { acceptSignatureOnce } from '../../platform/signature-replay';
 import { authenticateRequest } from '../authenticate-request';
 import { type RouteContext, stateOf } from '../context';
-import { headerValue, pathWithQuery } from '../headers';
+import { claimBeside, earlySignature, giveBackEarly } from '../early-claim';
+import { headerValue } from '../headers';
 import type { RouteDef } from '../route-def';
+import { signedParts } from '../signed-parts';
 import type { ApiEvent, ApiResult } from '../types';
 
 function idempotencyKeyOf(event: ApiEvent): string {
@@ -31,27 +25,15 @@ function idempotencyKeyOf(event: ApiEvent): string {
   return key;
 }
 
-/** What a live write signs, as received; an X-Signature-Version the service does not know is refused. */
-function signedParts(event: ApiEvent, timestamp: string): SignedParts {
-  const announced = headerValue(event, 'x-signature-version');
-  const version = signatureVersionOf(announced);
-  if (!version) throw unknownSignatureVersion(announced!);
-  return {
-    version,
-    timestamp,
-    method: event.requestContext.http.method,
-    pathWithQuery: pathWithQuery(event),
-    idempotencyKey: version === '2' ? (headerValue(event, 'idempotency-key') ?? '') : undefined,
-  };
-}
-
 /**
  * The rules every keyed route shares, in order: API key and rate limit
  * (headers on every keyed response), sandbox-only routes (404 to live keys),
  * scope, the live-only rules (a sandbox key never changes production), the
  * request signature of live writes, the Idempotency-Key of writes, and a
  * version 1 live signature is accepted once (its retry with the same
- * Idempotency-Key aside).
+ * Idempotency-Key aside). A write's Idempotency-Key is claimed, and its
+ * version 1 signature recorded, beside the authentication reads
+ * (early-claim.ts); a request refused before it runs gives both back.
  */
 export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Error, RouteContext> {
   return {
@@ -60,7 +42,7 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
       const event = request.event;
       const state = stateOf(request.context);
       const now = Date.now();
-      const { principal, secret } = await authenticateRequest(event, state.headers, now);
+      const { principal, secret } = await authenticateRequest(event, state.headers, now, { alongside: claimBeside(event, state, now) });
       state.principal = principal;
       // Who is calling, on every later log line of the request (never as a metric dimension).
       logger.appendKeys({ partner_id: principal.partnerId, environment: principal.env, key_id: principal.keyId, via: principal.via });
@@ -98,6 +80,7 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
         const t = checkTimestamp(ts, Math.floor(now / 1000));
         if (!t.ok) throw new ApiError(t.missing ? 'auth.timestamp.missing' : 'auth.timestamp.skew', t.reason);
         const parts = signedParts(event, ts!);
+        if (!parts) throw unknownSignatureVersion(headerValue(event, 'x-signature-version')!);
         const given = headerValue(event, 'x-signature');
         if (!signatureMatches(signParts(secret, parts, state.bodyBytes), given)) throw signatureInvalid(parts, state.bodyBytes);
         // Version 2 signs the Idempotency-Key: its replay carries that key and gets the stored answer. Version 1 is accepted once.
@@ -105,12 +88,17 @@ export function platform(def: RouteDef): MiddlewareObj<ApiEvent, ApiResult, Erro
       }
       state.idempotencyKey = idempotencyKeyOf(event);
       if (signature && principal.keyId) {
-        // Recorded while runIdempotent claims the Idempotency-Key: one round trip for both, and the
-        // operation runs only once both answered. Landed before the response leaves, whatever happens.
-        state.signatureAccepted = acceptSignatureOnce(principal.keyId, signature, state.idempotencyKey, now);
+        // Recorded beside the authentication reads (early-claim.ts; else now, beside runIdempotent's claim): the
+        // operation runs only once both the record and the claim answered. Landed before the response leaves.
+        state.signatureAccepted =
+          earlySignature(state, signature) ?? acceptSignatureOnce(principal.keyId, signature, state.idempotencyKey, state.requestId, now);
         state.signatureAccepted.catch(() => undefined);
         state.pending.push(state.signatureAccepted);
       }
+    },
+    // Refused before runIdempotent took the early claim (here, in validation): nothing of it stays.
+    onError: async (request) => {
+      if (request.context.http) await giveBackEarly(request.context.http);
     },
   };
 }
