@@ -211,7 +211,7 @@ describe('bodies nested 10 000 levels deep (issue 40)', () => {
     await admin(['partner:set-rate-limit', '--partner', p.partner_id, '--per-minute', '100000', '--json']);
     const { session } = await consoleAdmin(p);
     const routes = ROUTE_LIST.filter((r) => r.write && r.request?.body);
-    expect(routes.length).toBe(25);
+    expect(routes.length).toBe(26);
     const bodies = { arrays: `${'['.repeat(10_000)}${']'.repeat(10_000)}`, objects: `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}` };
     const sent: { env: 'test' | 'live'; id: string; label: string }[] = [];
     for (const r of routes) {
