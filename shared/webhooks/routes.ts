@@ -86,6 +86,10 @@ export const webhookRoutes = defineRoutes({
     responses: { 200: { description: 'The delivery and its attempts.', schema: WebhookDeliveryDetail } },
     // By its id, or by an attempt's id through its lookup; its event when the delivery predates carrying it.
     dynamo: { data: { GetItem: [webhookPartitions.delivery, webhookPartitions.attempt, eventPartitions.events] } },
+    untested: {
+      [dynamoLine('data', 'GetItem', eventPartitions.events)]:
+        'a delivery created before deliveries carried their event (b7025ef) reads it from the event record; every delivery made since carries it',
+    },
   },
   replayWebhookDelivery: {
     method: 'POST',
