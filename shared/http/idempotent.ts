@@ -92,7 +92,8 @@ export async function runIdempotent(
 ): Promise<ApiResult> {
   const p = state.principal!;
   const scope = { partnerId: p.partnerId, env: p.env, idempotencyKey: state.idempotencyKey! };
-  const fp = fingerprint(event.requestContext.http.method, pathWithQuery(event), state.bodyBytes);
+  // The claim made beside authentication hashed this same request already: not hashed twice on the hot path.
+  const fp = state.early?.fingerprint ?? fingerprint(event.requestContext.http.method, pathWithQuery(event), state.bodyBytes);
   // Claimed beside the authentication reads (early-claim.ts), with the live signature's record: the operation runs only if both hold.
   const [accepted, claimed] = await Promise.allSettled([
     state.signatureAccepted ?? true,
